@@ -1,0 +1,196 @@
+/*
+ * libgemv: matrix-vector products on NVIDIA GPUs.
+ *
+ *     y = alpha * op(A) * x + beta * y
+ *
+ * A is M x K, row-major, element (i, j) at A[i*lda + j], lda >= max(1, K).
+ * Storage is fp32, fp16 or bf16 (A, x and y share one type); accumulation is fp32.
+ * Semantics, argument checks and quick returns follow reference BLAS (see
+ * GEMV-CONTRACT.md); in particular K == 0 is a quick return that leaves y unscaled.
+ *
+ * Thread safety: every function may be called from several host threads at once,
+ * provided concurrent calls use different streams or different workspaces.
+ * Every gemv call is asynchronous on the given stream, allocates nothing and never
+ * synchronises, so it can be captured in a CUDA graph.
+ */
+#ifndef GEMV_H
+#define GEMV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GEMV_VERSION_MAJOR 0
+#define GEMV_VERSION_MINOR 1
+#define GEMV_VERSION_PATCH 0
+#define GEMV_VERSION_STRING "0.1.0"
+/* MAJOR*10000 + MINOR*100 + PATCH, as gemv_version() returns it. */
+#define GEMV_VERSION (GEMV_VERSION_MAJOR * 10000 + GEMV_VERSION_MINOR * 100 + GEMV_VERSION_PATCH)
+
+#if defined(_WIN32)
+#  if defined(GEMV_BUILDING_LIBRARY)
+#    define GEMV_API __declspec(dllexport)
+#  else
+#    define GEMV_API __declspec(dllimport)
+#  endif
+#else
+#  define GEMV_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Same type as cudaStream_t, declared here so that this header needs no CUDA headers.
+ * NULL is the legacy default stream. */
+typedef struct CUstream_st *gemv_stream_t;
+
+typedef enum gemv_status {
+    GEMV_STATUS_SUCCESS = 0,                /* the call was queued (or needed no work) */
+    GEMV_STATUS_INVALID_VALUE = 1,          /* a size, increment, lda, enum or config value is out of range */
+    GEMV_STATUS_INVALID_POINTER = 2,        /* NULL, host or other-device pointer where device data is needed */
+    GEMV_STATUS_NOT_SUPPORTED = 3,          /* the forced config cannot run this shape or alignment */
+    GEMV_STATUS_INSUFFICIENT_WORKSPACE = 4, /* the forced config needs more workspace than was given */
+    GEMV_STATUS_NO_DEVICE = 5,              /* the driver is there, but no CUDA device is visible */
+    GEMV_STATUS_NO_DRIVER = 6,              /* no CUDA driver (libcuda) or one older than the runtime */
+    GEMV_STATUS_CUDA_ERROR = 7,             /* a CUDA call or kernel launch failed; see gemv_last_error() */
+    GEMV_STATUS_ALLOC_FAILED = 8,           /* a helper could not allocate device memory */
+} gemv_status_t;
+
+typedef enum gemv_dtype {
+    GEMV_DTYPE_F32 = 0,  /* float */
+    GEMV_DTYPE_F16 = 1,  /* IEEE half */
+    GEMV_DTYPE_BF16 = 2, /* bfloat16 */
+} gemv_dtype_t;
+
+typedef enum gemv_op {
+    GEMV_OP_N = 0, /* y = alpha*A*x + beta*y: x has K entries, y has M */
+    GEMV_OP_T = 1, /* y = alpha*A^T*x + beta*y: not implemented yet, returns NOT_SUPPORTED */
+} gemv_op_t;
+
+/* Variant ids. gemv_variant_count()/gemv_variant_info() enumerate them with their
+ * legal parameter ranges: that registry is the one list the dispatcher, tuner,
+ * tests and benchmark iterate. */
+typedef enum gemv_variant {
+    GEMV_VARIANT_AUTO = -1,          /* let the dispatcher choose (only in gemv_config_t) */
+    GEMV_VARIANT_THREAD_PER_ROW = 0, /* one thread computes a row */
+    GEMV_VARIANT_ROWS_PER_WARP = 1,  /* p = 2..16 threads a row, several rows a warp, shuffle reduction */
+    GEMV_VARIANT_WARP_PER_ROW = 2,   /* p = 32: one warp a row */
+    GEMV_VARIANT_BLOCK_PER_ROW = 3,  /* p = 64..1024 threads a row: shuffle then shared-memory reduction */
+    GEMV_VARIANT_SPLITK_ATOMIC = 4,  /* K split over blocks, partial sums added with fp32 atomics */
+    GEMV_VARIANT_SPLITK_TWOPASS = 5, /* K split over blocks, partials reduced in fixed order: deterministic */
+} gemv_variant_t;
+
+#define GEMV_VARIANT_COUNT 6
+
+/* An explicit launch configuration. Fields a variant does not use must be 0 (or
+ * the single legal value that gemv_variant_info reports). */
+typedef struct gemv_config {
+    int32_t variant;         /* gemv_variant_t */
+    int32_t threads_per_row; /* p, a power of two */
+    int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block */
+    int32_t vector_loads;    /* 1: 16-byte loads of A (needs 16-byte aligned A rows), 0: scalar loads */
+    int32_t unroll;          /* loads in flight per thread: 1, 2 or 4 */
+    int32_t x_in_smem;       /* 1: stage x in shared memory once per block, 0: read x through the cache */
+    int32_t split_k;         /* split-K variants: number of K slices (2..1024); others: 1 */
+} gemv_config_t;
+
+/* One registry entry: what a variant is, and the ranges of its parameters. */
+typedef struct gemv_variant_info {
+    int32_t variant;                 /* gemv_variant_t */
+    const char *name;                /* stable identifier, e.g. "warp_per_row" */
+    const char *description;         /* one line */
+    int32_t threads_per_row_min, threads_per_row_max; /* powers of two */
+    int32_t rows_per_block_min, rows_per_block_max;   /* powers of two; p * rows <= 1024 */
+    int32_t split_k_min, split_k_max;
+    int32_t unroll_mask;             /* bit u set: unroll u allowed (1, 2, 4) */
+    int32_t deterministic;           /* 1: bit-identical results on every run */
+    int32_t needs_workspace;         /* 1: may need a workspace (see gemv_workspace_size) */
+} gemv_variant_info_t;
+
+/* ---- versions and errors ------------------------------------------------------ */
+
+/* Runtime version, GEMV_VERSION of the library that is loaded. */
+GEMV_API int gemv_version(void);
+/* A static, one-line description of a status; never NULL (unknown codes get one too). */
+GEMV_API const char *gemv_status_string(gemv_status_t status);
+/* The detail of the last failed call on this host thread (which argument, which CUDA
+ * error); "" when none. Valid until the next libgemv call on this thread. */
+GEMV_API const char *gemv_last_error(void);
+
+/* ---- the registry ---------------------------------------------------------------- */
+
+GEMV_API int gemv_variant_count(void);
+/* Fills *info for registry entry index (0 <= index < gemv_variant_count()). */
+GEMV_API gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info);
+
+/* ---- GEMV -------------------------------------------------------------------------- */
+
+/* Workspace: split-K variants keep per-slice partial sums in a caller-supplied device
+ * buffer (the library never allocates). gemv() may pass workspace = NULL,
+ * workspace_bytes = 0: the dispatcher then only picks configs that need none. Concurrent
+ * calls must not share one workspace. GEMV_WORKSPACE_RECOMMENDED_BYTES lets the
+ * dispatcher use split-K on every shape where it helps. */
+#define GEMV_WORKSPACE_RECOMMENDED_BYTES ((size_t)4 << 20)
+
+/* Automatic dispatch. Checks every argument first (nothing is read, written or launched
+ * when a check fails), handles the BLAS quick returns, then picks a config.
+ * Pointers A, x and y are device pointers (or managed); A and x may be NULL when
+ * alpha == 0, and everything may be NULL when M == 0 or K == 0. incx and incy may be
+ * negative (reference-BLAS order). Returns SUCCESS once the work is queued on stream. */
+GEMV_API gemv_status_t gemv(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
+                            float alpha, const void *A, int64_t lda,
+                            const void *x, int64_t incx, float beta, void *y, int64_t incy,
+                            void *workspace, size_t workspace_bytes, gemv_stream_t stream);
+
+/* The same with an explicit config. A config the variant cannot run for this shape or
+ * alignment returns NOT_SUPPORTED; a config outside the variant's ranges INVALID_VALUE. */
+GEMV_API gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op,
+                                        gemv_dtype_t dtype, int64_t m, int64_t k,
+                                        float alpha, const void *A, int64_t lda,
+                                        const void *x, int64_t incx, float beta, void *y,
+                                        int64_t incy, void *workspace,
+                                        size_t workspace_bytes, gemv_stream_t stream);
+
+/* can_implement: whether config can run this problem, without touching the GPU (pointers
+ * are only inspected for alignment). SUCCESS, INVALID_VALUE or NOT_SUPPORTED. */
+GEMV_API gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op,
+                                         gemv_dtype_t dtype, int64_t m, int64_t k,
+                                         const void *A, int64_t lda, const void *x,
+                                         int64_t incx, const void *y, int64_t incy);
+
+/* Bytes of workspace config needs for this shape (0 for most); config NULL: the most the
+ * automatic dispatcher would use for it. */
+GEMV_API size_t gemv_workspace_size(const gemv_config_t *config, gemv_op_t op,
+                                    gemv_dtype_t dtype, int64_t m, int64_t k);
+
+/* The config gemv() would pick for this problem (pointers matter for alignment; stream
+ * and data are not touched). Runs no kernel; needs a device for its properties. */
+GEMV_API gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m,
+                                          int64_t k, const void *A, int64_t lda,
+                                          const void *x, int64_t incx, const void *y,
+                                          int64_t incy, size_t workspace_bytes,
+                                          gemv_config_t *config);
+
+/* ---- device helpers (so that a program needs nothing but libgemv) ------------------ */
+
+GEMV_API gemv_status_t gemv_device_count(int *count);
+GEMV_API gemv_status_t gemv_get_device(int *device);
+GEMV_API gemv_status_t gemv_set_device(int device);
+/* NUL-terminated device name into buf (at most len bytes). */
+GEMV_API gemv_status_t gemv_device_name(int device, char *buf, size_t len);
+GEMV_API gemv_status_t gemv_malloc(void **ptr, size_t bytes);
+GEMV_API gemv_status_t gemv_free(void *ptr); /* NULL is a no-op */
+/* Synchronous copies between host and device memory. */
+GEMV_API gemv_status_t gemv_memcpy_to_device(void *dst, const void *src, size_t bytes);
+GEMV_API gemv_status_t gemv_memcpy_to_host(void *dst, const void *src, size_t bytes);
+GEMV_API gemv_status_t gemv_stream_create(gemv_stream_t *stream);
+GEMV_API gemv_status_t gemv_stream_destroy(gemv_stream_t stream);
+GEMV_API gemv_status_t gemv_stream_synchronize(gemv_stream_t stream);
+/* *capturing = 1 while stream is being captured into a CUDA graph. */
+GEMV_API gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEMV_H */

@@ -1,0 +1,202 @@
+// Device helpers shared by the kernel families: type conversion, 16-byte packs,
+// the per-thread dot product over a row segment, and warp reductions.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "internal.h"
+
+namespace libgemv {
+
+template <typename T> __device__ __forceinline__ float to_f32(T v);
+template <> __device__ __forceinline__ float to_f32<float>(float v) { return v; }
+template <> __device__ __forceinline__ float to_f32<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float to_f32<__nv_bfloat16>(__nv_bfloat16 v) {
+    return __bfloat162float(v);
+}
+
+template <typename T> __device__ __forceinline__ T from_f32(float v);
+template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
+    return __float2bfloat16_rn(v);
+}
+
+// Elements in one 16-byte pack.
+template <typename T> constexpr int kPack = 16 / sizeof(T);
+
+// fp32 dot product of two 16-byte packs, in a fixed order.
+template <typename T> __device__ __forceinline__ float dot_pack(const uint4 &a, const uint4 &x, float acc) {
+    if constexpr (std::is_same_v<T, float>) {
+        acc = fmaf(__uint_as_float(a.x), __uint_as_float(x.x), acc);
+        acc = fmaf(__uint_as_float(a.y), __uint_as_float(x.y), acc);
+        acc = fmaf(__uint_as_float(a.z), __uint_as_float(x.z), acc);
+        acc = fmaf(__uint_as_float(a.w), __uint_as_float(x.w), acc);
+    } else {
+        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+        const T2 *a2 = reinterpret_cast<const T2 *>(&a);
+        const T2 *x2 = reinterpret_cast<const T2 *>(&x);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float2 af, xf;
+            if constexpr (std::is_same_v<T, __half>) {
+                af = __half22float2(a2[i]);
+                xf = __half22float2(x2[i]);
+            } else {
+                af = __bfloat1622float2(a2[i]);
+                xf = __bfloat1622float2(x2[i]);
+            }
+            acc = fmaf(af.x, xf.x, acc);
+            acc = fmaf(af.y, xf.y, acc);
+        }
+    }
+    return acc;
+}
+
+// A is read exactly once: stream it past L1 (evict-first). x is re-read by every row:
+// keep it on the read-only cached path.
+__device__ __forceinline__ uint4 load_a_pack(const uint4 *p) { return __ldcs(p); }
+template <typename T> __device__ __forceinline__ T load_a(const T *p) {
+    if constexpr (std::is_same_v<T, float>) {
+        return __ldcs(p);
+    } else {
+        return *p; // no __ldcs overload for 2-byte types; the scalar path is the fallback anyway
+    }
+}
+
+// Partial dot product of one thread over a row segment of n elements.
+// The p threads of a row take 16-byte packs lane, lane+p, lane+2p, ... (coalesced
+// across the group); UNROLL packs are loaded before any is used, so UNROLL loads are
+// in flight per thread. x points to shared memory when XSMEM. VEC requires a and x 16-byte aligned and incx == 1 (checked by
+// can_implement); the scalar tail covers n not a multiple of the pack.
+template <bool XSMEM> __device__ __forceinline__ uint4 load_x_pack(const uint4 *p) {
+    if constexpr (XSMEM) {
+        return *p; // shared memory: ld.global.nc would be wrong here
+    } else {
+        return __ldg(p);
+    }
+}
+
+template <typename T, bool VEC, int UNROLL, bool XSMEM>
+__device__ __forceinline__ float thread_dot(const T *__restrict__ a, const T *__restrict__ x,
+                                            int64_t incx, int64_t n, int lane, int p) {
+    float acc = 0.f;
+    int64_t tail_start = 0;
+    if constexpr (VEC) {
+        constexpr int N = kPack<T>;
+        const uint4 *av = reinterpret_cast<const uint4 *>(a);
+        const uint4 *xv = reinterpret_cast<const uint4 *>(x);
+        const int64_t packs = n / N;
+        int64_t c = lane;
+        for (; c + (UNROLL - 1) * (int64_t)p < packs; c += UNROLL * (int64_t)p) {
+            uint4 ra[UNROLL], rx[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) ra[u] = load_a_pack(av + c + u * p);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) rx[u] = load_x_pack<XSMEM>(xv + c + u * p);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) acc = dot_pack<T>(ra[u], rx[u], acc);
+        }
+        for (; c < packs; c += p) acc = dot_pack<T>(load_a_pack(av + c), load_x_pack<XSMEM>(xv + c), acc);
+        tail_start = packs * N;
+    } else {
+        int64_t j = lane;
+        for (; j + (UNROLL - 1) * (int64_t)p < n; j += UNROLL * (int64_t)p) {
+            float ra[UNROLL], rx[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) ra[u] = to_f32(load_a(a + j + u * p));
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) rx[u] = to_f32(x[(j + u * p) * incx]);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) acc = fmaf(ra[u], rx[u], acc);
+        }
+        tail_start = j - lane; // continue below with the same lane offsets
+    }
+    for (int64_t j = tail_start + lane; j < n; j += p) acc = fmaf(to_f32(load_a(a + j)), to_f32(x[j * incx]), acc);
+    return acc;
+}
+
+// Sum over aligned groups of p lanes (p a power of two <= 32); every lane of the warp
+// must call it. Fixed butterfly order, so results are reproducible.
+__device__ __forceinline__ float group_sum(float v, int p) {
+    for (int o = p >> 1; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// Stage x[0, n) (strided) into shared memory as a contiguous, 16-byte aligned array.
+template <typename T>
+__device__ __forceinline__ const T *stage_x(const T *x, int64_t incx, int64_t n, void *smem) {
+    T *xs = static_cast<T *>(smem);
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) xs[j] = x[j * incx];
+    __syncthreads();
+    return xs;
+}
+
+template <typename T>
+__device__ __forceinline__ void write_row(const RowArgs &args, int64_t row, float dot) {
+    switch (args.epilogue) {
+    case Epilogue::kStore: {
+        T *yp = static_cast<T *>(args.y) + row * args.incy;
+        float v = args.alpha * dot;
+        // beta == 0 assigns: NaN or Inf already in y must not leak in.
+        if (args.beta != 0.f) v = fmaf(args.beta, to_f32(*yp), v);
+        *yp = from_f32<T>(v);
+        break;
+    }
+    case Epilogue::kAtomic:
+        atomicAdd(args.acc + row * args.acc_inc, args.alpha * dot);
+        break;
+    case Epilogue::kPartial:
+        args.acc[(int64_t)blockIdx.y * args.m + row] = dot;
+        break;
+    }
+}
+
+// Calls f(std::type_identity-like tag) with the storage type of dtype, then
+// instantiates Family::launch<T, VEC, UNROLL, XSMEM> for the launch's compile-time
+// choices: 3 dtypes x 2 x 3 x 2 = 36 kernels a family, the bound on build time.
+template <typename T> struct TypeTag { using type = T; };
+
+template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
+    auto with_flags = [&](auto tag) -> cudaError_t {
+        using T = typename decltype(tag)::type;
+        auto with_unroll = [&](auto vec, auto smem) -> cudaError_t {
+            switch (L.unroll) {
+            case 1: return Family::template launch<T, decltype(vec)::value, 1, decltype(smem)::value>(L, s);
+            case 2: return Family::template launch<T, decltype(vec)::value, 2, decltype(smem)::value>(L, s);
+            case 4: return Family::template launch<T, decltype(vec)::value, 4, decltype(smem)::value>(L, s);
+            default: return cudaErrorInvalidValue;
+            }
+        };
+        using True = std::true_type;
+        using False = std::false_type;
+        if (L.vector_loads) return L.x_in_smem ? with_unroll(True{}, True{}) : with_unroll(True{}, False{});
+        return L.x_in_smem ? with_unroll(False{}, True{}) : with_unroll(False{}, False{});
+    };
+    switch (L.dtype) {
+    case GEMV_DTYPE_F32: return with_flags(TypeTag<float>{});
+    case GEMV_DTYPE_F16: return with_flags(TypeTag<__half>{});
+    case GEMV_DTYPE_BF16: return with_flags(TypeTag<__nv_bfloat16>{});
+    }
+    return cudaErrorInvalidValue;
+}
+
+// Shared-memory bytes for staging a slice of x (16-byte multiple), 0 without staging.
+inline size_t x_smem_bytes(const RowLaunch &L) {
+    if (!L.x_in_smem) return 0;
+    size_t b = (size_t)L.args.k_chunk * dtype_size(L.dtype);
+    return (b + 15) & ~size_t(15);
+}
+
+// Blocks along M: grid-stride beyond the hardware limit, so any M works.
+inline unsigned row_blocks(const RowArgs &a) {
+    int64_t b = (a.m + a.rows_per_block - 1) / a.rows_per_block;
+    return (unsigned)(b < 0x7fffffff ? b : 0x7fffffff);
+}
+
+} // namespace libgemv

@@ -1,0 +1,94 @@
+// The automatic dispatcher's heuristic: pick threads per row from the row length, then
+// widen rows (block per row) or split K until the whole GPU has work. Only
+// deterministic variants are chosen, like cuBLAS's default atomics mode.
+#include <algorithm>
+
+#include "internal.h"
+
+namespace libgemv {
+
+namespace {
+
+int pow2_ceil(int64_t v) {
+    int p = 1;
+    while (p < v && p < (1 << 30)) p <<= 1;
+    return p;
+}
+
+int pow2_floor(int64_t v) {
+    int p = 1;
+    while ((int64_t)p * 2 <= v && p < (1 << 30)) p <<= 1;
+    return p;
+}
+
+// Threads a row for a row-kernel config; keeps p * rows within [32, 1024].
+gemv_config_t row_config(int p, int unroll, bool vec, bool smem) {
+    gemv_config_t c{};
+    c.threads_per_row = p;
+    c.rows_per_block = std::max(1, std::min(1024 / p, 256 / std::min(p, 256)));
+    if (p <= 1) c.variant = GEMV_VARIANT_THREAD_PER_ROW;
+    else if (p < 32) c.variant = GEMV_VARIANT_ROWS_PER_WARP;
+    else if (p == 32) c.variant = GEMV_VARIANT_WARP_PER_ROW;
+    else c.variant = GEMV_VARIANT_BLOCK_PER_ROW;
+    if (c.variant == GEMV_VARIANT_WARP_PER_ROW) c.rows_per_block = 8;
+    if (c.variant == GEMV_VARIANT_BLOCK_PER_ROW) c.rows_per_block = 1;
+    c.unroll = (int64_t)p * c.rows_per_block > max_block_threads(unroll) ? 2 : unroll;
+    c.vector_loads = vec;
+    c.x_in_smem = smem;
+    c.split_k = 1;
+    return c;
+}
+
+bool runs(const gemv_config_t &c, const Problem &pb) {
+    return validate_config(c) == GEMV_STATUS_SUCCESS && can_implement(c, pb) == GEMV_STATUS_SUCCESS;
+}
+
+} // namespace
+
+gemv_config_t select_config(const Problem &pb, int sm_count) {
+    const int esz = (int)dtype_size(pb.dtype);
+    const int pack = 16 / esz;
+    // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
+    const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
+
+    // Try vectorised loads first; the can_implement check below drops what cannot run.
+    for (int vec = 1; vec >= 0; --vec) {
+        const int64_t loads = vec ? (pb.k + pack - 1) / pack : pb.k; // loads per row
+        // x staged in shared memory only where it makes vector loads possible.
+        const bool smem = vec && (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u)) &&
+                          (size_t)pb.k * esz <= kMaxSmemBytes;
+        int p = loads <= 32 ? pow2_ceil(loads) : 32;
+        int unroll = loads >= 32 * 8 ? 4 : (loads >= 32 * 2 ? 2 : 1);
+        // Few rows: more threads a row, while each still has a few loads to issue.
+        if ((int64_t)pb.m * p < target_threads && loads > 32 * 4) {
+            const int64_t want = target_threads / std::max<int64_t>(pb.m, 1);
+            p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 4))));
+        }
+        gemv_config_t c = row_config(p, unroll, vec, smem);
+
+        // Still far from filling the GPU with one block a row: split K (deterministic).
+        if ((int64_t)pb.m * p * 2 < target_threads && loads >= 4096) {
+            gemv_config_t s{};
+            s.variant = GEMV_VARIANT_SPLITK_TWOPASS;
+            s.threads_per_row = 256;
+            s.rows_per_block = 1;
+            s.unroll = 4;
+            s.vector_loads = vec;
+            s.x_in_smem = 0;
+            const int64_t by_gpu = target_threads / (std::max<int64_t>(pb.m, 1) * 256);
+            const int64_t by_work = loads / (256 * 8); // >= 8 loads per thread per slice
+            s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
+            while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
+            if (s.split_k >= 2 && runs(s, pb)) return s;
+        }
+        if (runs(c, pb)) return c;
+        if (smem) {
+            c.x_in_smem = 0;
+            if (runs(c, pb)) return c;
+        }
+    }
+    // Runs every problem: scalar loads, x through the cache, no workspace.
+    return row_config(32, 1, false, false);
+}
+
+} // namespace libgemv

@@ -1,0 +1,401 @@
+// The C entry points: argument checks (in the contract's order: values, then NULLs,
+// then the device, then what the pointers point at), BLAS quick returns, then the
+// dispatcher or the forced config. Also status strings and the device helpers.
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "internal.h"
+
+namespace libgemv {
+
+namespace {
+thread_local char g_error[512] = "";
+
+// Device properties the dispatcher needs, cached per device (read once, lock-free).
+constexpr int kMaxDevices = 64;
+std::atomic<int> g_sm_count[kMaxDevices];
+
+int sm_count(int device) {
+    if (device < 0 || device >= kMaxDevices) return 0;
+    int v = g_sm_count[device].load(std::memory_order_relaxed);
+    if (v == 0) {
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+            cudaGetLastError();
+            return 1;
+        }
+        g_sm_count[device].store(v, std::memory_order_relaxed);
+    }
+    return v;
+}
+} // namespace
+
+void set_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_error, sizeof g_error, fmt, ap);
+    va_end(ap);
+}
+
+void clear_error() { g_error[0] = '\0'; }
+
+namespace {
+
+// Maps a failed CUDA call to a status, clears the (non-sticky) error state, and names
+// the cause in the detail message.
+gemv_status_t cuda_failure(cudaError_t e, const char *what) {
+    cudaGetLastError();
+    switch (e) {
+    case cudaErrorNoDevice:
+        set_error("%s: no CUDA device is visible (cudaErrorNoDevice); check the GPU, the driver and "
+                  "CUDA_VISIBLE_DEVICES", what);
+        return GEMV_STATUS_NO_DEVICE;
+    case cudaErrorInsufficientDriver:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCallRequiresNewerDriver:
+        set_error("%s: no usable CUDA driver (%s: %s); libcuda.so.1 is missing or older than the CUDA "
+                  "runtime %d this library was built with", what, cudaGetErrorName(e), cudaGetErrorString(e),
+                  CUDART_VERSION);
+        return GEMV_STATUS_NO_DRIVER;
+    case cudaErrorMemoryAllocation:
+        set_error("%s: out of device memory", what);
+        return GEMV_STATUS_ALLOC_FAILED;
+    default:
+        set_error("%s failed: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+        return GEMV_STATUS_CUDA_ERROR;
+    }
+}
+
+gemv_status_t invalid(const char *fmt, long long v) {
+    set_error(fmt, v);
+    return GEMV_STATUS_INVALID_VALUE;
+}
+
+// Checks of values alone, before any pointer or the GPU is looked at.
+gemv_status_t check_values(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, int64_t lda, int64_t incx,
+                           int64_t incy) {
+    if (op != GEMV_OP_N && op != GEMV_OP_T) return invalid("op = %lld: must be GEMV_OP_N (0) or GEMV_OP_T (1)", (int)op);
+    if (dtype != GEMV_DTYPE_F32 && dtype != GEMV_DTYPE_F16 && dtype != GEMV_DTYPE_BF16)
+        return invalid("dtype = %lld: must be GEMV_DTYPE_F32, _F16 or _BF16", (int)dtype);
+    if (m < 0) return invalid("m = %lld: must be >= 0", m);
+    if (k < 0) return invalid("k = %lld: must be >= 0", k);
+    if (lda < (k > 1 ? k : 1)) {
+        set_error("lda = %lld: must be >= max(1, k) = %lld", (long long)lda, (long long)(k > 1 ? k : 1));
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    if (incx == 0) return invalid("incx = %lld: must be nonzero", incx);
+    if (incy == 0) return invalid("incy = %lld: must be nonzero", incy);
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t current_device(int *device) {
+    cudaError_t e = cudaGetDevice(device);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDevice");
+    // cudaGetDevice succeeds lazily even with no device on some drivers: ask for the count too.
+    int n = 0;
+    e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
+    if (n == 0) return cuda_failure(cudaErrorNoDevice, "cudaGetDeviceCount");
+    return GEMV_STATUS_SUCCESS;
+}
+
+// Device memory (or managed, or mapped pinned host memory) on the current device.
+gemv_status_t check_device_pointer(const void *p, const char *name, int device) {
+    cudaPointerAttributes at{};
+    cudaError_t e = cudaPointerGetAttributes(&at, p);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        set_error("%s = %p: not a pointer CUDA knows (%s)", name, p, cudaGetErrorName(e));
+        return GEMV_STATUS_INVALID_POINTER;
+    }
+    switch (at.type) {
+    case cudaMemoryTypeDevice:
+        if (at.device != device) {
+            set_error("%s = %p is on device %d, but the current device is %d", name, p, at.device, device);
+            return GEMV_STATUS_INVALID_POINTER;
+        }
+        return GEMV_STATUS_SUCCESS;
+    case cudaMemoryTypeManaged: return GEMV_STATUS_SUCCESS;
+    case cudaMemoryTypeHost:
+        if (at.devicePointer == p) return GEMV_STATUS_SUCCESS; // mapped pinned memory, same address
+        set_error("%s = %p is pinned host memory that the device cannot address directly", name, p);
+        return GEMV_STATUS_INVALID_POINTER;
+    default:
+        set_error("%s = %p is a host pointer; a device pointer is needed", name, p);
+        return GEMV_STATUS_INVALID_POINTER;
+    }
+}
+
+Problem make_problem(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A,
+                     int64_t lda, const void *x, int64_t incx, float beta, const void *y, int64_t incy,
+                     void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
+    Problem pb{};
+    pb.op = op;
+    pb.dtype = dtype;
+    pb.m = m;
+    pb.k = k;
+    pb.lda = lda;
+    pb.alpha = alpha;
+    pb.beta = beta;
+    pb.A = A;
+    pb.x = x;
+    pb.y = const_cast<void *>(y);
+    pb.incx = incx;
+    pb.incy = incy;
+    // Reference BLAS: with a negative increment the vector starts at its far end.
+    const int64_t len_x = op == GEMV_OP_N ? k : m, len_y = op == GEMV_OP_N ? m : k;
+    const size_t esz = dtype_size(dtype);
+    pb.x_first = x ? static_cast<const char *>(x) + (incx < 0 ? -(len_x - 1) * incx * (int64_t)esz : 0) : nullptr;
+    pb.y_first = y ? static_cast<char *>(pb.y) + (incy < 0 ? -(len_y - 1) * incy * (int64_t)esz : 0) : nullptr;
+    pb.workspace = workspace;
+    pb.workspace_bytes = workspace ? workspace_bytes : 0;
+    pb.stream = reinterpret_cast<cudaStream_t>(stream);
+    return pb;
+}
+
+gemv_status_t run(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha,
+                  const void *A, int64_t lda, const void *x, int64_t incx, float beta, void *y, int64_t incy,
+                  void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
+    clear_error();
+    gemv_status_t st = check_values(op, dtype, m, k, lda, incx, incy);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    if (config && (st = validate_config(*config)) != GEMV_STATUS_SUCCESS) return st;
+    if (op == GEMV_OP_T) {
+        set_error("op = GEMV_OP_T: the transpose is not implemented yet");
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    // Quick returns, as reference BLAS: nothing read or written.
+    if (m == 0 || k == 0 || (alpha == 0.f && beta == 1.f)) return GEMV_STATUS_SUCCESS;
+    const bool reads_ax = alpha != 0.f;
+    if (reads_ax && !A) return set_error("A is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (reads_ax && !x) return set_error("x is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (!y) return set_error("y is NULL"), GEMV_STATUS_INVALID_POINTER;
+
+    int device = 0;
+    if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+    if (reads_ax && (st = check_device_pointer(A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
+    if (reads_ax && (st = check_device_pointer(x, "x", device)) != GEMV_STATUS_SUCCESS) return st;
+    if ((st = check_device_pointer(y, "y", device)) != GEMV_STATUS_SUCCESS) return st;
+    if (workspace && workspace_bytes &&
+        (st = check_device_pointer(workspace, "workspace", device)) != GEMV_STATUS_SUCCESS)
+        return st;
+
+    const Problem pb =
+        make_problem(op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+    if (!reads_ax) { // y = beta*y; A and x are never read
+        cudaError_t e = launch_scale_y(dtype, pb.y_first, m, incy, beta, pb.stream);
+        return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "launching scale_y");
+    }
+    gemv_config_t c;
+    if (config) {
+        c = *config;
+        if ((st = can_implement(c, pb)) != GEMV_STATUS_SUCCESS) return st;
+        const size_t need = workspace_needed(c, pb);
+        if (need > pb.workspace_bytes) {
+            set_error("%s needs %zu bytes of workspace for this shape; %zu given", variant_info(c.variant)->name,
+                      need, pb.workspace_bytes);
+            return GEMV_STATUS_INSUFFICIENT_WORKSPACE;
+        }
+    } else {
+        c = select_config(pb, sm_count(device));
+        clear_error();
+    }
+    return launch(c, pb);
+}
+
+} // namespace
+} // namespace libgemv
+
+using namespace libgemv;
+
+extern "C" {
+
+int gemv_version(void) { return GEMV_VERSION; }
+
+const char *gemv_status_string(gemv_status_t status) {
+    switch (status) {
+    case GEMV_STATUS_SUCCESS: return "success";
+    case GEMV_STATUS_INVALID_VALUE: return "invalid value: a size, increment, leading dimension, enum or config is out of range";
+    case GEMV_STATUS_INVALID_POINTER: return "invalid pointer: NULL, host or other-device pointer where device data is needed";
+    case GEMV_STATUS_NOT_SUPPORTED: return "not supported: this config cannot run this shape or alignment";
+    case GEMV_STATUS_INSUFFICIENT_WORKSPACE: return "insufficient workspace for this config";
+    case GEMV_STATUS_NO_DEVICE: return "no CUDA device: the driver found no GPU";
+    case GEMV_STATUS_NO_DRIVER: return "no CUDA driver: libcuda is missing or older than the CUDA runtime";
+    case GEMV_STATUS_CUDA_ERROR: return "CUDA error";
+    case GEMV_STATUS_ALLOC_FAILED: return "device memory allocation failed";
+    }
+    return "unknown status";
+}
+
+const char *gemv_last_error(void) { return g_error; }
+
+int gemv_variant_count(void) { return variant_count(); }
+
+gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info) {
+    clear_error();
+    const gemv_variant_info_t *v = variant_info(index);
+    if (!v) return invalid("index = %lld: not a registry index", index);
+    if (!info) return set_error("info is NULL"), GEMV_STATUS_INVALID_POINTER;
+    *info = *v;
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A, int64_t lda,
+                   const void *x, int64_t incx, float beta, void *y, int64_t incy, void *workspace,
+                   size_t workspace_bytes, gemv_stream_t stream) {
+    return run(nullptr, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+}
+
+gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
+                               float alpha, const void *A, int64_t lda, const void *x, int64_t incx, float beta,
+                               void *y, int64_t incy, void *workspace, size_t workspace_bytes,
+                               gemv_stream_t stream) {
+    if (!config) {
+        clear_error();
+        set_error("config is NULL");
+        return GEMV_STATUS_INVALID_POINTER;
+    }
+    return run(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+}
+
+gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
+                                const void *A, int64_t lda, const void *x, int64_t incx, const void *y,
+                                int64_t incy) {
+    clear_error();
+    if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
+    gemv_status_t st = check_values(op, dtype, m, k, lda, incx, incy);
+    if (st == GEMV_STATUS_SUCCESS) st = validate_config(*config);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    const Problem pb = make_problem(op, dtype, m, k, 1.f, A, lda, x, incx, 0.f, y, incy, nullptr, 0, nullptr);
+    return can_implement(*config, pb);
+}
+
+size_t gemv_workspace_size(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k) {
+    clear_error();
+    if (check_values(op, dtype, m, k, k > 1 ? k : 1, 1, 1) != GEMV_STATUS_SUCCESS) return 0;
+    const Problem pb = make_problem(op, dtype, m, k, 1.f, nullptr, k, nullptr, 1, 0.f, nullptr, 1, nullptr, 0, nullptr);
+    if (config) return validate_config(*config) == GEMV_STATUS_SUCCESS ? workspace_needed(*config, pb) : 0;
+    return GEMV_WORKSPACE_RECOMMENDED_BYTES;
+}
+
+gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, const void *A, int64_t lda,
+                                 const void *x, int64_t incx, const void *y, int64_t incy, size_t workspace_bytes,
+                                 gemv_config_t *config) {
+    clear_error();
+    if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
+    gemv_status_t st = check_values(op, dtype, m, k, lda, incx, incy);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    if (op == GEMV_OP_T) return set_error("op = GEMV_OP_T: the transpose is not implemented yet"), GEMV_STATUS_NOT_SUPPORTED;
+    int device = 0;
+    if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+    // A non-NULL stand-in: only the workspace size matters to the dispatcher.
+    void *ws = workspace_bytes ? reinterpret_cast<void *>(uintptr_t(256)) : nullptr;
+    const Problem pb = make_problem(op, dtype, m, k, 1.f, A, lda, x, incx, 0.f, y, incy, ws, workspace_bytes, nullptr);
+    *config = select_config(pb, sm_count(device));
+    clear_error();
+    return GEMV_STATUS_SUCCESS;
+}
+
+// ---- device helpers ----------------------------------------------------------------
+
+gemv_status_t gemv_device_count(int *count) {
+    clear_error();
+    if (!count) return set_error("count is NULL"), GEMV_STATUS_INVALID_POINTER;
+    cudaError_t e = cudaGetDeviceCount(count);
+    if (e != cudaSuccess) {
+        *count = 0;
+        return cuda_failure(e, "cudaGetDeviceCount");
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_get_device(int *device) {
+    clear_error();
+    if (!device) return set_error("device is NULL"), GEMV_STATUS_INVALID_POINTER;
+    return current_device(device);
+}
+
+gemv_status_t gemv_set_device(int device) {
+    clear_error();
+    cudaError_t e = cudaSetDevice(device);
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaSetDevice");
+}
+
+gemv_status_t gemv_device_name(int device, char *buf, size_t len) {
+    clear_error();
+    if (!buf || !len) return set_error("buf is NULL or empty"), GEMV_STATUS_INVALID_POINTER;
+    cudaDeviceProp prop;
+    cudaError_t e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceProperties");
+    snprintf(buf, len, "%s", prop.name);
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_malloc(void **ptr, size_t bytes) {
+    clear_error();
+    if (!ptr) return set_error("ptr is NULL"), GEMV_STATUS_INVALID_POINTER;
+    *ptr = nullptr;
+    cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *ptr = nullptr;
+        gemv_status_t st = cuda_failure(e, "cudaMalloc");
+        return st == GEMV_STATUS_CUDA_ERROR ? GEMV_STATUS_ALLOC_FAILED : st;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_free(void *ptr) {
+    clear_error();
+    if (!ptr) return GEMV_STATUS_SUCCESS;
+    cudaError_t e = cudaFree(ptr);
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaFree");
+}
+
+gemv_status_t gemv_memcpy_to_device(void *dst, const void *src, size_t bytes) {
+    clear_error();
+    if (bytes && (!dst || !src)) return set_error("dst or src is NULL"), GEMV_STATUS_INVALID_POINTER;
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaMemcpy (host to device)");
+}
+
+gemv_status_t gemv_memcpy_to_host(void *dst, const void *src, size_t bytes) {
+    clear_error();
+    if (bytes && (!dst || !src)) return set_error("dst or src is NULL"), GEMV_STATUS_INVALID_POINTER;
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost);
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaMemcpy (device to host)");
+}
+
+gemv_status_t gemv_stream_create(gemv_stream_t *stream) {
+    clear_error();
+    if (!stream) return set_error("stream is NULL"), GEMV_STATUS_INVALID_POINTER;
+    cudaStream_t s = nullptr;
+    cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaStreamCreate");
+    *stream = reinterpret_cast<gemv_stream_t>(s);
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_stream_destroy(gemv_stream_t stream) {
+    clear_error();
+    cudaError_t e = cudaStreamDestroy(reinterpret_cast<cudaStream_t>(stream));
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaStreamDestroy");
+}
+
+gemv_status_t gemv_stream_synchronize(gemv_stream_t stream) {
+    clear_error();
+    cudaError_t e = cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream));
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaStreamSynchronize");
+}
+
+gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing) {
+    clear_error();
+    if (!capturing) return set_error("capturing is NULL"), GEMV_STATUS_INVALID_POINTER;
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(reinterpret_cast<cudaStream_t>(stream), &cs);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaStreamIsCapturing");
+    *capturing = cs == cudaStreamCaptureStatusActive;
+    return GEMV_STATUS_SUCCESS;
+}
+
+} // extern "C"

@@ -1,0 +1,103 @@
+// Internal types shared by the entry points, the registry and the kernel launchers.
+// Data flows: gemv.cpp (checks, quick returns) -> dispatch.cpp (config) ->
+// registry.cpp (legality, launch plan) -> one family's launcher (*.cu) -> kernel.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "gemv.h"
+
+namespace libgemv {
+
+// One validated call. x_first / y_first point at logical element 0, so element j is
+// x_first[j * incx] for either sign of incx (reference-BLAS order).
+struct Problem {
+    gemv_op_t op;
+    gemv_dtype_t dtype;
+    int64_t m, k, lda;
+    float alpha, beta;
+    const void *A;
+    const void *x, *x_first;
+    void *y, *y_first;
+    int64_t incx, incy;
+    void *workspace;
+    size_t workspace_bytes;
+    cudaStream_t stream;
+};
+
+// What the row kernels do with a row's dot product.
+enum class Epilogue : int {
+    kStore = 0,   // y = alpha*dot + beta*y, converted to T
+    kAtomic = 1,  // atomicAdd(acc[row*acc_inc], alpha*dot) into fp32
+    kPartial = 2, // acc[slice*m + row] = dot (unscaled, reduced later in fixed order)
+};
+
+// Arguments of one row-kernel launch (both families), passed by value.
+struct RowArgs {
+    const void *A;
+    const void *x; // logical element 0
+    void *y;       // logical element 0
+    float *acc;    // fp32 target of kAtomic / kPartial
+    int64_t m, k, lda, incx, incy, acc_inc;
+    int64_t k_chunk; // K elements per slice (k when not split)
+    float alpha, beta;
+    int p_log2;         // threads per row = 1 << p_log2
+    int rows_per_block; // rows one block computes per grid-stride step
+    Epilogue epilogue;
+};
+
+// Compile-time choices of a row kernel; launch geometry follows from RowArgs.
+struct RowLaunch {
+    gemv_dtype_t dtype;
+    bool vector_loads;
+    int unroll;
+    bool x_in_smem;
+    int splits; // grid.y
+    RowArgs args;
+};
+
+inline size_t dtype_size(gemv_dtype_t t) { return t == GEMV_DTYPE_F32 ? 4 : 2; }
+
+// Largest x slice staged in shared memory: the default 48 KB a block gets without
+// an opt-in attribute call (keeps calls free of per-device setup).
+constexpr size_t kMaxSmemBytes = 48 * 1024;
+// Threads a block may have: 4 packs in flight per thread need more than the 64
+// registers a 1024-thread block leaves each thread (ptxas spills), so unroll 4 caps
+// blocks at 512 threads. Both the kernels' launch bounds and the registry use this.
+constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
+// Split-K slices are multiples of this many elements, so slices keep 16-byte alignment.
+constexpr int64_t kSliceGranule = 8;
+
+// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, epilogue.cu).
+cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
+cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
+// y = beta*y (y = 0 when beta == 0), m strided elements.
+cudaError_t launch_scale_y(gemv_dtype_t dtype, void *y_first, int64_t m, int64_t incy,
+                           float beta, cudaStream_t stream);
+// y = alpha * sum_{s<splits} acc[s*m + i] + beta*y, summed in slice order.
+cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, int64_t m,
+                                 float alpha, float beta, void *y_first, int64_t incy,
+                                 cudaStream_t stream);
+
+// Error detail of the last failed call on this thread (gemv_last_error()).
+void set_error(const char *fmt, ...);
+void clear_error();
+
+// The registry (registry.cpp).
+int variant_count();
+const gemv_variant_info_t *variant_info(int variant);
+// Range checks of config against its variant: SUCCESS or INVALID_VALUE (detail set).
+gemv_status_t validate_config(const gemv_config_t &c);
+// can_implement for a range-valid config: SUCCESS or NOT_SUPPORTED (detail set).
+gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb);
+size_t workspace_needed(const gemv_config_t &c, const Problem &pb);
+// Queue the config's kernels on pb.stream; the config must have passed can_implement.
+gemv_status_t launch(const gemv_config_t &c, const Problem &pb);
+
+// The dispatcher (dispatch.cpp): always returns a config that can_implement accepts.
+gemv_config_t select_config(const Problem &pb, int sm_count);
+
+} // namespace libgemv

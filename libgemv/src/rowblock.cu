@@ -1,0 +1,61 @@
+// Kernel family "row block": p = 64..1024 threads per row (p/32 warps), for long rows
+// and few of them. Each warp reduces with shuffles, then the first warp of each row
+// sums the p/32 warp totals from shared memory.
+// Geometry: block = p * rows_per_block threads (<= max_block_threads(UNROLL)); grid.x blocks along M with a
+// grid-stride loop; grid.y = K slices (split-K).
+#include "common.cuh"
+
+namespace libgemv {
+
+template <typename T, bool VEC, int UNROLL, bool XSMEM>
+__global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kernel(const RowArgs args) {
+    extern __shared__ uint4 smem[];
+    __shared__ float warp_sums[32];
+    const int p = 1 << args.p_log2;
+    const int lane = threadIdx.x & (p - 1);
+    const int local_row = threadIdx.x >> args.p_log2;
+    const int warp = threadIdx.x >> 5;
+    const int warps_per_row = p >> 5;
+    const int64_t k0 = (int64_t)blockIdx.y * args.k_chunk;
+    const int64_t n = min(args.k - k0, args.k_chunk);
+    const T *x = static_cast<const T *>(args.x) + k0 * args.incx;
+    int64_t incx = args.incx;
+    if constexpr (XSMEM) {
+        x = stage_x(x, incx, n, smem);
+        incx = 1;
+    }
+    const T *A = static_cast<const T *>(args.A) + k0;
+    // row0 is block-uniform, so every thread reaches every barrier.
+    for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.m;
+         row0 += (int64_t)gridDim.x * args.rows_per_block) {
+        const int64_t row = row0 + local_row;
+        float dot = 0.f;
+        if (row < args.m) dot = thread_dot<T, VEC, UNROLL, XSMEM>(A + row * args.lda, x, incx, n, lane, p);
+        dot = group_sum(dot, 32);
+        if ((threadIdx.x & 31) == 0) warp_sums[warp] = dot;
+        __syncthreads();
+        if ((warp & (warps_per_row - 1)) == 0) { // first warp of its row
+            const int l = threadIdx.x & 31;
+            float v = l < warps_per_row ? warp_sums[warp + l] : 0.f;
+            v = group_sum(v, 32);
+            if (l == 0 && row < args.m) write_row<T>(args, row, v);
+        }
+        __syncthreads(); // warp_sums is reused by the next step
+    }
+}
+
+struct RowBlockFamily {
+    template <typename T, bool VEC, int UNROLL, bool XSMEM>
+    static cudaError_t launch(const RowLaunch &L, cudaStream_t s) {
+        const dim3 grid(row_blocks(L.args), (unsigned)L.splits);
+        const unsigned threads = (unsigned)(L.args.rows_per_block << L.args.p_log2);
+        gemv_rowblock_kernel<T, VEC, UNROLL, XSMEM><<<grid, threads, x_smem_bytes(L), s>>>(L.args);
+        return cudaGetLastError();
+    }
+};
+
+cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream) {
+    return dispatch_row_family<RowBlockFamily>(L, stream);
+}
+
+} // namespace libgemv

@@ -1,0 +1,46 @@
+"""pygemv: fast GEMV (``y = alpha * A @ x + beta * y``) on NVIDIA GPUs.
+
+A ctypes binding of libgemv. ``pygemv.gemv`` takes torch, CuPy, Numba or DLPack arrays,
+:class:`DeviceArray` (numpy only), or raw device pointers, on the caller's stream.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import _errors as errors
+from ._api import gemv, select_config
+from ._device import (DeviceArray, Stream, current_device, device_count, device_name, empty, set_device,
+                      synchronize, to_device)
+from ._errors import (AllocationError, CudaError, GemvError, InsufficientWorkspaceError, InvalidPointerError,
+                      InvalidValueError, LibraryNotFoundError, NoDeviceError, NoDriverError, NotSupportedError)
+from ._lib import WORKSPACE_RECOMMENDED_BYTES
+from ._registry import Config, Variant, can_implement, variant, variants, workspace_size
+
+__version__ = "0.1.0"
+
+
+def library_version() -> str:
+    """The loaded libgemv's version, from ``gemv_version()``."""
+    from . import _lib
+    v = _lib.load().gemv_version()
+    return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+
+
+def cmake_prefix() -> str:
+    """A CMAKE_PREFIX_PATH entry under which ``find_package(gemv)`` finds this install."""
+    return str(Path(__file__).resolve().parent)
+
+
+def include_dir() -> str:
+    """The folder that holds ``gemv.h``."""
+    return str(Path(__file__).resolve().parent / "include")
+
+
+__all__ = [
+    "gemv", "select_config", "variants", "variant", "Variant", "Config", "can_implement", "workspace_size",
+    "DeviceArray", "Stream", "to_device", "empty", "synchronize", "device_count", "current_device",
+    "set_device", "device_name", "library_version", "cmake_prefix", "include_dir", "errors",
+    "WORKSPACE_RECOMMENDED_BYTES", "GemvError", "InvalidValueError", "InvalidPointerError",
+    "NotSupportedError", "InsufficientWorkspaceError", "NoDeviceError", "NoDriverError", "CudaError",
+    "AllocationError", "LibraryNotFoundError",
+]

@@ -1,0 +1,194 @@
+"""``pygemv.gemv``: the Python entry point, on raw pointers or on CUDA arrays."""
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from . import _lib
+from ._device import current_device, dtype_name, set_device
+from ._operands import allocate_like, as_operand, current_stream, stream_handle
+from ._registry import Config
+
+# One workspace per (device, stream): concurrent streams never share one. Allocated on
+# first use outside graph capture (cudaMalloc may not run inside one) and kept.
+_workspaces: dict[tuple[int, int], int] = {}
+_ws_lock = threading.Lock()
+
+
+def _workspace(device: int, stream: int) -> tuple[int, int]:
+    key = (device, stream)
+    ptr = _workspaces.get(key)
+    if ptr is not None:
+        return ptr, _lib.WORKSPACE_RECOMMENDED_BYTES
+    lib = _lib.load()
+    capturing = ctypes.c_int(0)
+    _lib.check(lib.gemv_stream_is_capturing(stream, ctypes.byref(capturing)), "stream")
+    if capturing.value:
+        return 0, 0  # the dispatcher then picks a config that needs none
+    with _ws_lock:
+        if key not in _workspaces:
+            p = ctypes.c_void_p()
+            _lib.check(lib.gemv_malloc(ctypes.byref(p), _lib.WORKSPACE_RECOMMENDED_BYTES), "workspace")
+            _workspaces[key] = p.value
+    return _workspaces[key], _lib.WORKSPACE_RECOMMENDED_BYTES
+
+
+def _blas_pointer(ptr: int, n: int, inc: int, itemsize: int) -> int:
+    """Reference BLAS expects the lowest address with a negative increment; an array view
+    gives the address of logical element 0."""
+    return ptr + (n - 1) * inc * itemsize if inc < 0 and n > 0 else ptr
+
+
+def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = False,
+         m: int | None = None, k: int | None = None, dtype=None, lda: int | None = None,
+         incx: int = 1, incy: int = 1, stream=None, config: Config | None = None,
+         workspace: tuple[int, int] | None = None):
+    """Matrix-vector product ``y = alpha * op(A) @ x + beta * y`` on the GPU.
+
+    Parameters
+    ----------
+    A : CUDA array or int
+        An M x K row-major matrix (unit stride along its last axis; the row stride is
+        lda) from torch, CuPy, Numba, any ``__cuda_array_interface__`` or ``__dlpack__``
+        producer, or :class:`pygemv.DeviceArray`. Or a raw device pointer (int), with
+        ``m``, ``k`` and ``dtype`` given.
+    x : CUDA array or int
+        Vector of K entries (M with ``trans``); any stride, including negative.
+    y : CUDA array or int, optional
+        Vector of M entries (K with ``trans``), updated in place. If omitted, it is
+        allocated with the same library as ``x`` (and ``beta`` must be 0).
+    alpha, beta : float
+        Scalars. ``beta == 0`` assigns y (NaN in y does not leak in).
+    trans : bool
+        Use ``A.T``. Not implemented yet: raises :class:`pygemv.NotSupportedError`.
+    m, k, dtype, lda, incx, incy :
+        Raw-pointer mode only: sizes, storage type ('float32', 'float16', 'bfloat16'),
+        leading dimension (default ``max(1, k)``) and increments (BLAS meaning).
+    stream : int or stream object, optional
+        Stream to queue on. Default: the current stream of the arrays' library (torch,
+        CuPy), else the legacy default stream.
+    config : pygemv.Config, optional
+        Force a variant and its parameters instead of the dispatcher's choice.
+    workspace : (int, int), optional
+        ``(device pointer, bytes)`` for split-K. Default: a per-stream buffer pygemv keeps.
+
+    Returns
+    -------
+    y
+        The output array (raw-pointer mode: the pointer).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Naming the argument whose type, dtype, shape, stride or device is wrong.
+    pygemv.GemvError
+        Its subclass for the C status (see ``pygemv.errors``).
+    """
+    op = _lib.OP_T if trans else _lib.OP_N
+    if isinstance(A, int):
+        return _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, stream, config, workspace)
+
+    a = as_operand(A, "A")
+    xo = as_operand(x, "x")
+    if len(a.shape) != 2:
+        raise ValueError(f"A must be 2-D, got shape {a.shape}")
+    if len(xo.shape) != 1:
+        raise ValueError(f"x must be 1-D, got shape {xo.shape}")
+    if xo.dtype != a.dtype:
+        raise TypeError(f"x has dtype {xo.dtype}, but A has {a.dtype}")
+    M, K = a.shape
+    nx, ny = (M, K) if trans else (K, M)
+    if xo.shape[0] != nx:
+        raise ValueError(f"x has {xo.shape[0]} entries; A{'.T' if trans else ''} of shape {a.shape} needs {nx}")
+    if y is None:
+        if beta != 0:
+            raise ValueError("y: omitted, so beta must be 0 (there is no y to scale)")
+        y = allocate_like(xo, ny)
+    yo = as_operand(y, "y")
+    if len(yo.shape) != 1 or yo.shape[0] != ny:
+        raise ValueError(f"y must be 1-D with {ny} entries, got shape {yo.shape}")
+    if yo.dtype != a.dtype:
+        raise TypeError(f"y has dtype {yo.dtype}, but A has {a.dtype}")
+    devices = {o.device for o in (a, xo, yo) if o.device is not None}
+    if len(devices) > 1:
+        raise ValueError(f"A, x and y are on different devices: A on {a.device}, x on {xo.device}, y on {yo.device}")
+
+    # Row-major with unit stride along K; a single row or column needs neither.
+    sa0, sa1 = a.strides
+    if K > 1 and sa1 != 1:
+        raise ValueError(f"A must have unit stride along its last axis (row-major), got strides {a.strides}"
+                         + ("; for a column-major A pass A.T with trans=True" if sa0 == 1 else ""))
+    lda_ = sa0 if M > 1 else max(1, K)
+    if M > 1 and lda_ < max(1, K):
+        raise ValueError(f"A: row stride {sa0} is smaller than its {K} columns (overlapping rows)")
+    incx_, incy_ = xo.strides[0], yo.strides[0]
+    if nx > 1 and incx_ == 0:
+        raise ValueError("x has stride 0 (a broadcast view); pass a materialised vector")
+    if ny > 1 and incy_ == 0:
+        raise ValueError("y has stride 0 (a broadcast view); y must have distinct entries")
+    incx_ = incx_ or 1
+    incy_ = incy_ or 1
+    itemsize = _lib.DTYPE_SIZES[a.dtype]
+
+    device = next(iter(devices)) if devices else None
+    restore = None
+    if device is not None:
+        cur = current_device()
+        if cur != device:
+            set_device(device)
+            restore = cur
+    try:
+        dev = device if device is not None else current_device()
+        s = stream_handle(stream) if stream is not None else current_stream(a)
+        ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
+        _call(config, op, a.dtype, M, K, alpha, a.ptr, lda_,
+              _blas_pointer(xo.ptr, nx, incx_, itemsize), incx_, beta,
+              _blas_pointer(yo.ptr, ny, incy_, itemsize), incy_, ws, ws_bytes, s)
+    finally:
+        if restore is not None:
+            set_device(restore)
+    return y
+
+
+def _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, stream, config, workspace):
+    if m is None or k is None or dtype is None:
+        raise TypeError("A is a raw pointer: m=, k= and dtype= are required")
+    for name, v in (("x", x), ("y", y)):
+        if not isinstance(v, int):
+            raise TypeError(f"{name}: with a raw pointer A, {name} must be a raw pointer (int) too, "
+                            f"got {type(v).__name__}")
+    name = dtype_name(dtype)
+    s = stream_handle(stream)
+    if workspace is None:
+        try:
+            workspace = _workspace(current_device(), s)
+        except Exception:
+            workspace = (0, 0)  # no device: let the C library report it, after its argument checks
+    _call(config, op, name, m, k, alpha, A, max(1, k) if lda is None else lda, x, incx, beta, y, incy,
+          workspace[0], workspace[1], s)
+    return y
+
+
+def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, ws, ws_bytes, stream):
+    lib = _lib.load()
+    dt = _lib.DTYPES[dtype]
+    if config is None:
+        st = lib.gemv(op, dt, m, k, alpha, A, lda, x, incx, beta, y, incy, ws, ws_bytes, stream)
+    else:
+        c = config.to_c() if isinstance(config, Config) else config
+        st = lib.gemv_with_config(ctypes.byref(c), op, dt, m, k, alpha, A, lda, x, incx, beta, y, incy, ws,
+                                  ws_bytes, stream)
+    if st:
+        _lib.check(st, "gemv")
+
+
+def select_config(m: int, k: int, dtype="float32", *, lda: int | None = None, incx: int = 1, incy: int = 1,
+                  a_ptr: int = 256, x_ptr: int = 256, y_ptr: int = 256,
+                  workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES) -> Config:
+    """The config the automatic dispatcher picks for this problem on the current GPU."""
+    c = _lib.Config()
+    lib = _lib.load()
+    _lib.check(lib.gemv_select_config(_lib.OP_N, _lib.DTYPES[dtype_name(dtype)], m, k, a_ptr,
+                                      max(1, k) if lda is None else lda, x_ptr, incx, y_ptr, incy,
+                                      workspace_bytes, ctypes.byref(c)), "select_config")
+    return Config.from_c(c)

@@ -1,0 +1,188 @@
+"""Loading libgemv and declaring every C symbol for ctypes.
+
+Every exported function gets ``argtypes`` and ``restype`` once, at load time (an unset
+``restype`` would truncate 64-bit pointers). The C prototype stands above each one.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_int64, c_size_t, c_void_p
+from pathlib import Path
+
+from . import _errors
+
+ENV_LIBRARY = "PYGEMV_LIBRARY"
+LIBRARY_NAME = {"win32": "gemv.dll", "darwin": "libgemv.dylib"}.get(sys.platform, "libgemv.so")
+
+# Mirrors of gemv.h's enums and structs.
+STATUS_SUCCESS = 0
+DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2}
+DTYPE_SIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
+OP_N, OP_T = 0, 1
+WORKSPACE_RECOMMENDED_BYTES = 4 << 20
+
+
+class Config(ctypes.Structure):
+    """``gemv_config_t``: an explicit launch configuration (see :class:`pygemv.Config`)."""
+
+    _fields_ = [
+        ("variant", c_int32),
+        ("threads_per_row", c_int32),
+        ("rows_per_block", c_int32),
+        ("vector_loads", c_int32),
+        ("unroll", c_int32),
+        ("x_in_smem", c_int32),
+        ("split_k", c_int32),
+    ]
+
+
+class VariantInfo(ctypes.Structure):
+    """``gemv_variant_info_t``: one registry entry."""
+
+    _fields_ = [
+        ("variant", c_int32),
+        ("name", c_char_p),
+        ("description", c_char_p),
+        ("threads_per_row_min", c_int32),
+        ("threads_per_row_max", c_int32),
+        ("rows_per_block_min", c_int32),
+        ("rows_per_block_max", c_int32),
+        ("split_k_min", c_int32),
+        ("split_k_max", c_int32),
+        ("unroll_mask", c_int32),
+        ("deterministic", c_int32),
+        ("needs_workspace", c_int32),
+    ]
+
+
+status_t = c_int
+stream_t = c_void_p
+
+# name -> (restype, argtypes); the C prototypes are in libgemv/include/gemv.h.
+_GEMV_ARGS = [c_int, c_int, c_int64, c_int64, c_float, c_void_p, c_int64, c_void_p, c_int64,
+              c_float, c_void_p, c_int64, c_void_p, c_size_t, stream_t]
+SIGNATURES = {
+    # int gemv_version(void);
+    "gemv_version": (c_int, []),
+    # const char *gemv_status_string(gemv_status_t status);
+    "gemv_status_string": (c_char_p, [status_t]),
+    # const char *gemv_last_error(void);
+    "gemv_last_error": (c_char_p, []),
+    # int gemv_variant_count(void);
+    "gemv_variant_count": (c_int, []),
+    # gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info);
+    "gemv_variant_info": (status_t, [c_int, POINTER(VariantInfo)]),
+    # gemv_status_t gemv(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha,
+    #     const void *A, int64_t lda, const void *x, int64_t incx, float beta, void *y,
+    #     int64_t incy, void *workspace, size_t workspace_bytes, gemv_stream_t stream);
+    "gemv": (status_t, _GEMV_ARGS),
+    # gemv_status_t gemv_with_config(const gemv_config_t *config, <the arguments of gemv>);
+    "gemv_with_config": (status_t, [POINTER(Config)] + _GEMV_ARGS),
+    # gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype,
+    #     int64_t m, int64_t k, const void *A, int64_t lda, const void *x, int64_t incx,
+    #     const void *y, int64_t incy);
+    "gemv_check_config": (status_t, [POINTER(Config), c_int, c_int, c_int64, c_int64, c_void_p, c_int64,
+                                     c_void_p, c_int64, c_void_p, c_int64]),
+    # size_t gemv_workspace_size(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype,
+    #     int64_t m, int64_t k);
+    "gemv_workspace_size": (c_size_t, [POINTER(Config), c_int, c_int, c_int64, c_int64]),
+    # gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
+    #     const void *A, int64_t lda, const void *x, int64_t incx, const void *y, int64_t incy,
+    #     size_t workspace_bytes, gemv_config_t *config);
+    "gemv_select_config": (status_t, [c_int, c_int, c_int64, c_int64, c_void_p, c_int64, c_void_p, c_int64,
+                                      c_void_p, c_int64, c_size_t, POINTER(Config)]),
+    # gemv_status_t gemv_device_count(int *count);
+    "gemv_device_count": (status_t, [POINTER(c_int)]),
+    # gemv_status_t gemv_get_device(int *device);
+    "gemv_get_device": (status_t, [POINTER(c_int)]),
+    # gemv_status_t gemv_set_device(int device);
+    "gemv_set_device": (status_t, [c_int]),
+    # gemv_status_t gemv_device_name(int device, char *buf, size_t len);
+    "gemv_device_name": (status_t, [c_int, c_char_p, c_size_t]),
+    # gemv_status_t gemv_malloc(void **ptr, size_t bytes);
+    "gemv_malloc": (status_t, [POINTER(c_void_p), c_size_t]),
+    # gemv_status_t gemv_free(void *ptr);
+    "gemv_free": (status_t, [c_void_p]),
+    # gemv_status_t gemv_memcpy_to_device(void *dst, const void *src, size_t bytes);
+    "gemv_memcpy_to_device": (status_t, [c_void_p, c_void_p, c_size_t]),
+    # gemv_status_t gemv_memcpy_to_host(void *dst, const void *src, size_t bytes);
+    "gemv_memcpy_to_host": (status_t, [c_void_p, c_void_p, c_size_t]),
+    # gemv_status_t gemv_stream_create(gemv_stream_t *stream);
+    "gemv_stream_create": (status_t, [POINTER(stream_t)]),
+    # gemv_status_t gemv_stream_destroy(gemv_stream_t stream);
+    "gemv_stream_destroy": (status_t, [stream_t]),
+    # gemv_status_t gemv_stream_synchronize(gemv_stream_t stream);
+    "gemv_stream_synchronize": (status_t, [stream_t]),
+    # gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing);
+    "gemv_stream_is_capturing": (status_t, [stream_t, POINTER(c_int)]),
+}
+
+_lock = threading.Lock()
+_lib: ctypes.CDLL | None = None
+
+
+def candidate_paths() -> list[Path]:
+    """Where the library is looked for: the override alone when it is set (a wrong override
+    is an error, not a silent fall-back), else the installed package folder."""
+    override = os.environ.get(ENV_LIBRARY)
+    if override:
+        return [Path(override)]
+    return [Path(__file__).resolve().parent / LIBRARY_NAME]
+
+
+def declare(lib: ctypes.CDLL) -> ctypes.CDLL:
+    """Set argtypes and restype on every symbol in :data:`SIGNATURES`."""
+    for name, (restype, argtypes) in SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return lib
+
+
+def load() -> ctypes.CDLL:
+    """The loaded, declared library; loaded once (thread-safe) on first use.
+
+    Raises
+    ------
+    pygemv.LibraryNotFoundError
+        Naming every path that was tried and why each failed.
+    """
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is None:
+            tried = []
+            for path in candidate_paths():
+                if not path.is_file():
+                    tried.append(f"{path} (no such file)")
+                    continue
+                try:
+                    lib = ctypes.CDLL(str(path))
+                except OSError as e:
+                    tried.append(f"{path} ({e})")
+                    continue
+                _lib = declare(lib)
+                break
+            else:
+                raise _errors.LibraryNotFoundError(
+                    "could not load libgemv; tried: " + "; ".join(tried)
+                    + f". Install pygemv with 'pip install .', or set {ENV_LIBRARY} to the library's path."
+                )
+    return _lib
+
+
+def check(status: int, what: str = "") -> None:
+    """Raise the exception class of a non-zero status, with the C library's messages."""
+    if status == STATUS_SUCCESS:
+        return
+    lib = load()
+    text = lib.gemv_status_string(status).decode()
+    detail = lib.gemv_last_error().decode()
+    msg = f"{what}: {text}" if what else text
+    if detail:
+        msg += f" ({detail})"
+    raise _errors.error_class(status)(msg, status=status)

@@ -1,0 +1,152 @@
+"""The variant registry, read from libgemv (the one list; nothing here repeats it)."""
+from __future__ import annotations
+
+import ctypes
+import itertools
+from dataclasses import dataclass, fields
+from typing import Iterator
+
+from . import _lib
+
+UNROLLS = (1, 2, 4)
+
+
+@dataclass(frozen=True)
+class Config:
+    """An explicit launch configuration (``gemv_config_t``).
+
+    Parameters
+    ----------
+    variant : int or str
+        Registry id or name (see :func:`variants`).
+    threads_per_row : int
+        ``p``, a power of two within the variant's range.
+    rows_per_block : int
+        Rows one block computes; threads per block are ``p * rows_per_block``.
+    vector_loads : bool
+        16-byte loads of A (needs 16-byte aligned rows).
+    unroll : int
+        Loads in flight per thread: 1, 2 or 4.
+    x_in_smem : bool
+        Stage x in shared memory once per block.
+    split_k : int
+        K slices (split-K variants: 2..1024, others: 1).
+    """
+
+    variant: int | str
+    threads_per_row: int
+    rows_per_block: int
+    vector_loads: bool = True
+    unroll: int = 1
+    x_in_smem: bool = False
+    split_k: int = 1
+
+    def to_c(self) -> _lib.Config:
+        vid = self.variant if isinstance(self.variant, int) else variant(self.variant).id
+        return _lib.Config(vid, self.threads_per_row, self.rows_per_block, int(self.vector_loads),
+                           self.unroll, int(self.x_in_smem), self.split_k)
+
+    @classmethod
+    def from_c(cls, c: _lib.Config) -> "Config":
+        return cls(variant(c.variant).name, c.threads_per_row, c.rows_per_block, bool(c.vector_loads),
+                   c.unroll, bool(c.x_in_smem), c.split_k)
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One registry entry: what a variant is and the ranges of its parameters."""
+
+    id: int
+    name: str
+    description: str
+    threads_per_row: tuple[int, int]
+    rows_per_block: tuple[int, int]
+    split_k: tuple[int, int]
+    unrolls: tuple[int, ...]
+    deterministic: bool
+    needs_workspace: bool
+
+    def configs(self, split_ks: tuple[int, ...] = (2, 4, 16, 64)) -> Iterator[Config]:
+        """Every config within the ranges (split-K limited to ``split_ks``) that the library
+        accepts as valid values; shape legality is :func:`can_implement`'s business."""
+        ps = _pow2_range(*self.threads_per_row)
+        rows = _pow2_range(*self.rows_per_block)
+        splits = [s for s in split_ks if self.split_k[0] <= s <= self.split_k[1]] or [self.split_k[0]]
+        for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, (True, False), (False, True), splits):
+            c = Config(self.name, p, r, vec, u, smem, s)
+            if validate(c):
+                yield c
+
+
+def _pow2_range(lo: int, hi: int) -> list[int]:
+    out, v = [], 1
+    while v <= hi:
+        if v >= lo:
+            out.append(v)
+        v *= 2
+    return out
+
+
+_VARIANTS: tuple[Variant, ...] | None = None
+
+
+def variants() -> tuple[Variant, ...]:
+    """The registry, as libgemv reports it (``gemv_variant_count``/``gemv_variant_info``)."""
+    global _VARIANTS
+    if _VARIANTS is None:
+        lib = _lib.load()
+        out = []
+        for i in range(lib.gemv_variant_count()):
+            info = _lib.VariantInfo()
+            _lib.check(lib.gemv_variant_info(i, ctypes.byref(info)), "gemv_variant_info")
+            out.append(Variant(
+                id=info.variant, name=info.name.decode(), description=info.description.decode(),
+                threads_per_row=(info.threads_per_row_min, info.threads_per_row_max),
+                rows_per_block=(info.rows_per_block_min, info.rows_per_block_max),
+                split_k=(info.split_k_min, info.split_k_max),
+                unrolls=tuple(u for u in UNROLLS if (info.unroll_mask >> u) & 1),
+                deterministic=bool(info.deterministic), needs_workspace=bool(info.needs_workspace)))
+        _VARIANTS = tuple(out)
+    return _VARIANTS
+
+
+def variant(key: int | str) -> Variant:
+    """A registry entry by id or name."""
+    for v in variants():
+        if key == v.id or key == v.name:
+            return v
+    raise ValueError(f"variant: no variant {key!r}; known: {[v.name for v in variants()]}")
+
+
+def _check_config(config: Config, m: int, k: int, dtype: str, lda: int | None, incx: int, incy: int,
+                  a_ptr: int, x_ptr: int, y_ptr: int) -> int:
+    lib = _lib.load()
+    c = config.to_c()
+    return lib.gemv_check_config(ctypes.byref(c), _lib.OP_N, _lib.DTYPES[dtype], m, k, a_ptr,
+                                 max(1, k) if lda is None else lda, x_ptr, incx, y_ptr, incy)
+
+
+def validate(config: Config) -> bool:
+    """Whether the config's values lie within its variant's ranges (shape-independent)."""
+    return _check_config(config, 1, 1, "float32", None, 1, 1, 256, 256, 256) != 1
+
+
+def can_implement(config: Config, m: int, k: int, dtype: str = "float32", *, lda: int | None = None,
+                  incx: int = 1, incy: int = 1, a_ptr: int = 256, x_ptr: int = 256, y_ptr: int = 256
+                  ) -> tuple[bool, str]:
+    """Whether ``config`` can run this problem (``gemv_check_config``); pointers only matter
+    for their alignment. Returns ``(ok, reason)``; ``reason`` is empty when ``ok``."""
+    status = _check_config(config, m, k, dtype, lda, incx, incy, a_ptr, x_ptr, y_ptr)
+    if status == _lib.STATUS_SUCCESS:
+        return True, ""
+    return False, _lib.load().gemv_last_error().decode()
+
+
+def workspace_size(config: Config | None, m: int, k: int, dtype: str = "float32") -> int:
+    """Workspace bytes ``config`` needs for this shape; ``None``: what the dispatcher may use."""
+    lib = _lib.load()
+    c = ctypes.byref(config.to_c()) if config is not None else None
+    return lib.gemv_workspace_size(c, _lib.OP_N, _lib.DTYPES[dtype], m, k)

@@ -1,0 +1,150 @@
+"""Shared machinery of the GPU tests: problems laid out in raw buffers (padding, offsets,
+strides of either sign), poisoned outputs, float64 references and the contract's bound."""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import pygemv
+
+U_OUT = {"float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
+GAP = 7.25  # what sits in y's gaps; it must still be there, bit for bit, afterwards
+
+
+def torch_dtype(torch, name):
+    return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[name]
+
+
+def pow2_range(lo, hi):
+    return [1 << i for i in range(31) if lo <= (1 << i) <= hi]
+
+
+def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
+    """Every compile-time combination (vector loads x unroll x x-in-smem) of the variant,
+    with threads per row, rows per block and split-K cycling through their ranges."""
+    ps = pow2_range(*v.threads_per_row)
+    rows = pow2_range(*v.rows_per_block)
+    splits = [s for s in (2, 3, 16, 64) if v.split_k[0] <= s <= v.split_k[1]] or [1]
+    out = []
+    for i, (vec, unroll, smem) in enumerate(itertools.product((True, False), v.unrolls, (False, True))):
+        p = ps[i % len(ps)]
+        cap = 512 if unroll == 4 else 1024
+        ok_rows = [r for r in rows if 32 <= p * r <= cap]
+        r = ok_rows[(i // len(ps) + i) % len(ok_rows)]
+        out.append(pygemv.Config(v.name, p, r, vec, unroll, smem, splits[i % len(splits)]))
+    return out
+
+
+def all_sample_configs() -> list[pygemv.Config]:
+    return [c for v in pygemv.variants() for c in sample_configs(v)]
+
+
+@dataclass
+class Case:
+    """How operands sit in memory: lda padding (filled with NaN), base offsets in elements
+    (to misalign), increments (either sign), and the scalars."""
+    lda_pad: int = 0
+    a_off: int = 0
+    incx: int = 1
+    x_off: int = 0
+    incy: int = 1
+    y_off: int = 0
+    alpha: float = 1.0
+    beta: float = 0.0
+
+
+CASES = [
+    Case(),
+    Case(lda_pad=5, alpha=-0.7, beta=1.3),
+    Case(lda_pad=8, incx=2, incy=3, alpha=2.5),
+    Case(a_off=1, x_off=1, y_off=1, beta=-2.0),            # misaligned base pointers
+    Case(lda_pad=3, a_off=3, incx=-1, incy=-2, alpha=0.5, beta=1.0),
+    Case(alpha=1.0, beta=1.0, incx=-3, x_off=2),
+]
+
+
+class Problem:
+    """One GEMV problem in raw device buffers, with its float64 reference and bound."""
+
+    def __init__(self, torch, m, k, dtype, case: Case, seed=0):
+        self.torch, self.m, self.k, self.dtype, self.case = torch, m, k, dtype, case
+        dt = torch_dtype(torch, dtype)
+        dev = "cuda"
+        g = torch.Generator(device=dev).manual_seed(seed * 1000003 + m * 7919 + k)
+        nan = float("nan")
+        self.lda = max(1, k) + case.lda_pad
+        self.a_buf = torch.full((case.a_off + m * self.lda + 16,), nan, dtype=dt, device=dev)
+        A = self.a_buf[case.a_off:case.a_off + m * self.lda].view(m, self.lda)[:, :k]
+        A.copy_(torch.randn(m, k, generator=g, device=dev))
+        # x: logical element j at x_idx[j] (reference-BLAS order for a negative increment).
+        self.x_idx = self._indices(k, case.incx, case.x_off)
+        self.x_buf = torch.full((case.x_off + (k - 1) * abs(case.incx) + 16,), nan, dtype=dt, device=dev)
+        self.x_buf[self.x_idx] = torch.randn(k, generator=g, device=dev).to(dt)
+        self.y_idx = self._indices(m, case.incy, case.y_off)
+        self.y_init = torch.full((case.y_off + (m - 1) * abs(case.incy) + 16,), GAP, dtype=dt, device=dev)
+        # beta == 0: poison y with NaN, which must not leak into the result.
+        y0 = torch.randn(m, generator=g, device=dev).to(dt) if case.beta != 0 else torch.full((m,), nan, dtype=dt,
+                                                                                              device=dev)
+        self.y_init[self.y_idx] = y0
+        self.y_buf = self.y_init.clone()
+        gaps = torch.ones_like(self.y_init, dtype=torch.bool)
+        gaps[self.y_idx] = False
+        self.gaps = gaps
+        A64, x64 = A.double(), self.x_buf[self.x_idx].double()
+        by = case.beta * y0.double() if case.beta != 0 else torch.zeros(m, dtype=torch.float64, device=dev)
+        self.ref = case.alpha * (A64 @ x64) + by
+        g_mag = abs(case.alpha) * (A64.abs() @ x64.abs()) + by.abs()
+        self.bound = U_OUT[dtype] * self.ref.abs() + 2 * k * 2.0**-24 * g_mag
+        self.A = A
+
+    def _indices(self, n, inc, off):
+        torch = self.torch
+        j = torch.arange(n, device="cuda")
+        return off + (j * inc if inc > 0 else (n - 1 - j) * (-inc))
+
+    def ptrs(self):
+        c, es = self.case, self.a_buf.element_size()
+        x_lo = self.x_buf.data_ptr() + c.x_off * es
+        y_lo = self.y_buf.data_ptr() + c.y_off * es
+        return self.a_buf.data_ptr() + c.a_off * es, x_lo, y_lo
+
+    def run(self, config=None, workspace=None, stream=None):
+        """Reset y (poisoned), run one gemv, return the logical y (the call is queued)."""
+        self.y_buf.copy_(self.y_init)
+        A, x, y = self.ptrs()
+        c = self.case
+        pygemv.gemv(A, x, y, m=self.m, k=self.k, dtype=self.dtype, lda=self.lda, incx=c.incx, incy=c.incy,
+                    alpha=c.alpha, beta=c.beta, config=config, workspace=workspace,
+                    stream=stream if stream is not None else self.torch.cuda.current_stream().cuda_stream)
+        return self.y_buf[self.y_idx].double()
+
+    def gaps_changed(self):
+        """Count of y's gap elements that differ bitwise from before (a device tensor: no sync)."""
+        t = self.torch
+        bits = t.int16 if self.y_buf.element_size() == 2 else t.int32
+        return (self.y_buf[self.gaps].view(bits) != self.y_init[self.gaps].view(bits)).sum()
+
+    def gaps_untouched(self) -> bool:
+        return int(self.gaps_changed()) == 0
+
+    def violations_t(self, y):
+        """Outputs outside the contract's bound, NaN counting as outside (a device tensor)."""
+        return (~((y - self.ref).abs() <= self.bound)).sum()
+
+    def violations(self, y) -> int:
+        return int(self.violations_t(y))
+
+    def can_run(self, config) -> tuple[bool, str]:
+        A, x, y = self.ptrs()
+        c = self.case
+        return pygemv.can_implement(config, self.m, self.k, self.dtype, lda=self.lda, incx=c.incx, incy=c.incy,
+                                    a_ptr=A, x_ptr=x, y_ptr=y)
+
+
+def describe(p: Problem, config) -> str:
+    return f"{p.dtype} m={p.m} k={p.k} {p.case} config={config}"
+
+
+def workspace(torch, nbytes=pygemv.WORKSPACE_RECOMMENDED_BYTES):
+    buf = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    return buf, (buf.data_ptr(), nbytes)

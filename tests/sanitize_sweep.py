@@ -1,0 +1,56 @@
+"""A reduced sweep of every variant and every compile-time combination, for
+compute-sanitizer (memcheck, racecheck): numpy and pygemv.DeviceArray only, so the
+sanitizer sees libgemv's kernels alone. Also checks results against float64.
+
+    compute-sanitizer --tool memcheck --error-exitcode 1 python3 tests/sanitize_sweep.py
+"""
+import sys
+
+import numpy as np
+
+import pygemv
+from gpu_cases import sample_configs
+
+SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097)]
+
+
+def main() -> int:
+    rng = np.random.default_rng(0)
+    ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
+    ws_arg = (ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES)
+    runs = wrong = 0
+    for dtype in ("float32", "float16", "bfloat16"):
+        for m, k in SHAPES:
+            lda = k + 3
+            A = rng.standard_normal((m, lda)).astype(np.float32)
+            x = rng.standard_normal(2 * k).astype(np.float32)
+            y0 = rng.standard_normal(m).astype(np.float32)
+            dA = pygemv.to_device(A, dtype)
+            dx = pygemv.to_device(x, dtype)
+            # Reference from the rounded inputs.
+            A64 = dA.to_numpy()[:, :k].astype(np.float64)
+            x64 = dx.to_numpy()[::2].astype(np.float64)
+            for incx, x_view in ((1, dx.view((k,), (1,))), (2, dx.view((k,), (2,)))):
+                xr = x64 if incx == 2 else dx.to_numpy()[:k].astype(np.float64)
+                ref = 1.5 * (A64 @ xr) - 0.5 * pygemv.to_device(y0, dtype).to_numpy().astype(np.float64)
+                for v in pygemv.variants():
+                    for config in [None] + sample_configs(v):
+                        if config is not None and not pygemv.can_implement(
+                                config, m, k, dtype, lda=lda, incx=incx, a_ptr=dA.ptr, x_ptr=x_view.ptr)[0]:
+                            continue
+                        dy = pygemv.to_device(y0, dtype)
+                        pygemv.gemv(dA.view((m, k), (lda, 1)), x_view, dy, alpha=1.5, beta=-0.5, config=config,
+                                    workspace=ws_arg)
+                        out = dy.to_numpy().astype(np.float64)
+                        tol = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 5e-2}[dtype]
+                        if not np.all(np.abs(out - ref) <= tol * (1 + np.abs(A64) @ np.abs(xr))):
+                            wrong += 1
+                            print(f"WRONG {dtype} {m}x{k} incx={incx} {config}", file=sys.stderr)
+                        runs += 1
+    pygemv.synchronize()
+    print(f"sanitize sweep: {runs} runs, {wrong} wrong")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The library builds, installs and loads; every C symbol is declared for ctypes with the
+header's prototype; versions agree; the loader names what it tried."""
+import ctypes
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pygemv
+from pygemv import _lib
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADER = ROOT / "libgemv" / "include" / "gemv.h"
+
+
+def header_prototypes() -> dict[str, int]:
+    """Exported function name -> number of parameters, parsed from gemv.h."""
+    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
+    protos = {}
+    for m in re.finditer(r"GEMV_API\s+[\w\s\*]+?\b(gemv\w*)\s*\(([^)]*)\)\s*;", text):
+        params = [p for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
+        protos[m.group(1)] = len(params)
+    return protos
+
+
+def test_library_loads_from_the_installed_package():
+    lib = _lib.load()
+    assert isinstance(lib, ctypes.CDLL)
+    assert Path(lib._name).name == _lib.LIBRARY_NAME
+    assert Path(lib._name).parent == Path(pygemv.__file__).resolve().parent or os.environ.get(_lib.ENV_LIBRARY)
+
+
+def test_every_header_function_is_declared_with_matching_arity():
+    protos = header_prototypes()
+    assert len(protos) >= 20, protos
+    assert set(protos) == set(_lib.SIGNATURES), set(protos) ^ set(_lib.SIGNATURES)
+    lib = _lib.load()
+    for name, nparams in protos.items():
+        fn = getattr(lib, name)
+        restype, argtypes = _lib.SIGNATURES[name]
+        assert fn.restype is restype, name
+        assert fn.argtypes == argtypes, name
+        assert len(fn.argtypes) == nparams, f"{name}: header has {nparams} parameters, ctypes {len(fn.argtypes)}"
+
+
+def test_pointer_returning_and_size_functions_have_wide_restypes():
+    # An unset restype is a C int: it would truncate pointers and size_t.
+    assert _lib.SIGNATURES["gemv_status_string"][0] is ctypes.c_char_p
+    assert _lib.SIGNATURES["gemv_last_error"][0] is ctypes.c_char_p
+    assert _lib.SIGNATURES["gemv_workspace_size"][0] is ctypes.c_size_t
+
+
+def test_struct_layouts_match_the_header():
+    text = HEADER.read_text()
+    for struct, cls in (("gemv_config", _lib.Config), ("gemv_variant_info", _lib.VariantInfo)):
+        body = re.search(r"typedef struct %s \{(.*?)\}" % struct, text, re.S).group(1)
+        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+        names = []
+        for decl in body.split(";"):
+            decl = decl.strip()
+            if decl:
+                names += [n.strip().lstrip("*") for n in decl.split(None, 1)[1].replace("*", " ").split(",")]
+        names = [n.split()[-1] for n in names]
+        assert [f[0] for f in cls._fields_] == names, struct
+
+
+def test_versions_agree():
+    text = HEADER.read_text()
+    header_version = re.search(r'GEMV_VERSION_STRING "([0-9.]+)"', text).group(1)
+    assert pygemv.library_version() == header_version == pygemv.__version__
+    from importlib.metadata import version
+    assert version("pygemv") == header_version
+
+
+def test_status_strings_are_distinct_and_total():
+    lib = _lib.load()
+    texts = [lib.gemv_status_string(s).decode() for s in range(9)]
+    assert texts[0] == "success"
+    assert len(set(texts)) == 9 and all(texts)
+    assert lib.gemv_status_string(12345).decode() == "unknown status"
+
+
+def test_each_status_maps_to_its_exception_class():
+    from pygemv import errors
+    expected = {1: errors.InvalidValueError, 2: errors.InvalidPointerError, 3: errors.NotSupportedError,
+                4: errors.InsufficientWorkspaceError, 5: errors.NoDeviceError, 6: errors.NoDriverError,
+                7: errors.CudaError, 8: errors.AllocationError}
+    for status, cls in expected.items():
+        assert errors.error_class(status) is cls
+        try:
+            _lib.check(status, "what")
+        except cls as e:
+            assert e.status == status
+            assert str(e).startswith("what: " + _lib.load().gemv_status_string(status).decode())
+        else:  # pragma: no cover
+            raise AssertionError(f"status {status} raised nothing")
+    assert issubclass(errors.InvalidValueError, ValueError)
+    assert errors.error_class(99) is errors.GemvError
+
+
+def test_loader_names_the_paths_it_tried(tmp_path):
+    missing = tmp_path / "nowhere" / "libgemv.so"
+    code = ("import pygemv, sys\n"
+            "try:\n    pygemv.variants()\n"
+            "except pygemv.LibraryNotFoundError as e:\n    print(e); sys.exit(3)\n")
+    env = dict(os.environ, PYGEMV_LIBRARY=str(missing))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 3, r.stderr
+    assert str(missing) in r.stdout and "no such file" in r.stdout and "PYGEMV_LIBRARY" in r.stdout
+
+
+def test_loader_without_a_built_library_names_the_package_path(tmp_path):
+    import shutil
+    pkg = tmp_path / "pygemv"
+    shutil.copytree(Path(pygemv.__file__).parent, pkg, ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    code = ("import pygemv, sys\n"
+            "assert pygemv.__file__.startswith(sys.argv[1]), pygemv.__file__\n"
+            "try:\n    pygemv.variants()\n"
+            "except pygemv.LibraryNotFoundError as e:\n    print(e); sys.exit(3)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYGEMV_LIBRARY"}
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], env=env, capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 3, r.stderr
+    assert str(pkg / _lib.LIBRARY_NAME) in r.stdout and "pip install" in r.stdout
+
+
+def test_environment_override_loads_that_library(tmp_path):
+    real = Path(_lib.load()._name)
+    code = "import pygemv._lib as l; print(l.load()._name)"
+    env = dict(os.environ, PYGEMV_LIBRARY=str(real))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(real)

@@ -1,0 +1,108 @@
+"""The variant registry and its legality rules (can_implement), without a GPU."""
+import pytest
+
+import pygemv
+from pygemv import Config
+
+A = 0x10000  # 16-byte aligned addresses; alignment is all can_implement reads
+
+
+def ok(config, m=64, k=64, dtype="float16", **kw):
+    return pygemv.can_implement(config, m, k, dtype, **kw)[0]
+
+
+def test_registry_is_complete_and_consistent():
+    vs = pygemv.variants()
+    assert [v.id for v in vs] == list(range(len(vs)))
+    assert len({v.name for v in vs}) == len(vs)
+    assert {v.name for v in vs} >= {"thread_per_row", "rows_per_warp", "warp_per_row", "block_per_row",
+                                    "splitk_atomic", "splitk_twopass"}
+    for v in vs:
+        lo, hi = v.threads_per_row
+        assert lo & (lo - 1) == 0 and hi & (hi - 1) == 0 and lo <= hi
+        assert v.unrolls == (1, 2, 4)
+        assert v.needs_workspace == v.name.startswith("splitk")
+    assert pygemv.variant("splitk_twopass").deterministic
+    assert not pygemv.variant("splitk_atomic").deterministic
+    # The strategies of the field, by threads per row.
+    assert pygemv.variant("thread_per_row").threads_per_row == (1, 1)
+    assert pygemv.variant("rows_per_warp").threads_per_row == (2, 16)
+    assert pygemv.variant("warp_per_row").threads_per_row == (32, 32)
+    assert pygemv.variant("block_per_row").threads_per_row == (64, 1024)
+
+
+def test_every_enumerated_config_is_valid_and_blocks_are_whole_warps():
+    total = 0
+    for v in pygemv.variants():
+        configs = list(v.configs())
+        assert configs, v.name
+        for c in configs:
+            threads = c.threads_per_row * c.rows_per_block
+            assert 32 <= threads <= (512 if c.unroll == 4 else 1024)
+            assert pygemv.can_implement(c, 256, 256, "float32")[0] or c.x_in_smem
+        total += len(configs)
+    assert total > 1000
+
+
+def test_values_outside_the_ranges_are_rejected():
+    assert not pygemv._registry.validate(Config("warp_per_row", 16, 8))
+    assert not pygemv._registry.validate(Config("block_per_row", 2048, 1))
+    assert not pygemv._registry.validate(Config("rows_per_warp", 3, 8))
+    assert not pygemv._registry.validate(Config("thread_per_row", 1, 16))   # < 32 threads: not whole warps
+    assert not pygemv._registry.validate(Config("warp_per_row", 32, 32, unroll=4))
+    assert pygemv._registry.validate(Config("warp_per_row", 32, 32, unroll=2))
+    assert not pygemv._registry.validate(Config("splitk_twopass", 32, 8, split_k=1))
+    assert not pygemv._registry.validate(Config("splitk_twopass", 32, 8, split_k=2000))
+    with pytest.raises(ValueError, match="no variant"):
+        Config("nope", 32, 8).to_c()
+
+
+def test_vector_loads_need_aligned_rows():
+    c = Config("warp_per_row", 32, 8, vector_loads=True)
+    assert ok(c, k=64, lda=64)
+    assert not ok(c, k=63, lda=63)                     # fp16 rows of 126 bytes
+    assert ok(c, k=63, lda=64)                         # padded rows are fine
+    assert ok(c, k=63, lda=63, dtype="float32") is False
+    assert not ok(c, a_ptr=A + 2)                      # base pointer off by one fp16
+    assert ok(Config("warp_per_row", 32, 8, vector_loads=False), k=63, lda=63, a_ptr=A + 2)
+    reason = pygemv.can_implement(c, 64, 64, "float16", a_ptr=A + 2)[1]
+    assert "16-byte aligned" in reason
+
+
+def test_vector_loads_of_x_need_contiguous_aligned_x_unless_staged():
+    c = Config("warp_per_row", 32, 8, vector_loads=True)
+    assert not ok(c, incx=2)
+    assert not ok(c, incx=-1)
+    assert not ok(c, x_ptr=A + 4)
+    staged = Config("warp_per_row", 32, 8, vector_loads=True, x_in_smem=True)
+    assert ok(staged, incx=2) and ok(staged, incx=-3) and ok(staged, x_ptr=A + 2)
+
+
+def test_x_in_smem_is_bounded_by_shared_memory():
+    staged = Config("warp_per_row", 32, 8, x_in_smem=True)
+    assert ok(staged, k=24576, dtype="float16")       # 48 KB
+    assert not ok(staged, k=24577, dtype="float16")
+    assert not ok(staged, k=12289, dtype="float32")
+    # Split-K stages only its slice.
+    sk = Config("splitk_twopass", 32, 8, x_in_smem=True, split_k=4)
+    assert ok(sk, k=4 * 12288, dtype="float32")
+    assert not ok(sk, k=4 * 12288 + 64, dtype="float32")
+
+
+def test_transpose_is_not_implemented():
+    lib = pygemv._lib.load()
+    import ctypes
+    c = Config("warp_per_row", 32, 8).to_c()
+    assert lib.gemv_check_config(ctypes.byref(c), 1, 0, 4, 4, A, 4, A, 1, A, 1) == 3
+
+
+def test_workspace_sizes():
+    two = Config("splitk_twopass", 256, 1, split_k=4)
+    assert pygemv.workspace_size(two, 100, 4096) == 4 * 100 * 4
+    # Slices are multiples of 8 elements: 10 slices of K = 20 give 3 real slices.
+    assert pygemv.workspace_size(Config("splitk_twopass", 32, 8, split_k=10), 7, 20) == 3 * 7 * 4
+    at = Config("splitk_atomic", 256, 1, split_k=4)
+    assert pygemv.workspace_size(at, 100, 4096, "float32") == 0       # atomics straight into y
+    assert pygemv.workspace_size(at, 100, 4096, "bfloat16") == 100 * 4  # fp32 accumulator
+    assert pygemv.workspace_size(Config("warp_per_row", 32, 8), 100, 4096) == 0
+    assert pygemv.workspace_size(None, 100, 4096) == pygemv.WORKSPACE_RECOMMENDED_BYTES
