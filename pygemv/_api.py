@@ -33,6 +33,19 @@ def _workspace(device: int, stream: int) -> tuple[int, int]:
     return _workspaces[key], _lib.WORKSPACE_RECOMMENDED_BYTES
 
 
+_device_count: int | None = None
+
+
+def _single_device() -> bool:
+    """One visible GPU: no device switching to consider (checked once)."""
+    global _device_count
+    if _device_count is None:
+        n = ctypes.c_int(0)
+        _lib.load().gemv_device_count(ctypes.byref(n))
+        _device_count = n.value
+    return _device_count == 1
+
+
 def _blas_pointer(ptr: int, n: int, inc: int, itemsize: int) -> int:
     """Reference BLAS expects the lowest address with a negative increment; an array view
     gives the address of logical element 0."""
@@ -132,7 +145,7 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
 
     device = next(iter(devices)) if devices else None
     restore = None
-    if device is not None:
+    if device is not None and not _single_device():
         cur = current_device()
         if cur != device:
             set_device(device)

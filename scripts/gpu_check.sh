@@ -15,7 +15,11 @@ python3 -m pip install -q --no-build-isolation --no-deps -Ccmake.define.CMAKE_CU
   > "$OUT/build.log" 2>&1 || { echo "BUILD FAILED"; tail -50 "$OUT/build.log"; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 status=0
-python3 -P -m pytest -q -m gpu -rs --durations=15 ${PYTEST_ARGS:-} tests 2>&1 | tee "$OUT/pytest-gpu.log" | tail -40
+# Correctness in parallel processes (one GPU, many host cores); timing tests alone after.
+python3 -P -m pytest -q -m "gpu and not timing" -rs --durations=10 -n ${JOBS:-8} -p no:cacheprovider tests 2>&1 \
+  | tee "$OUT/pytest-gpu.log" | tail -30
+rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || status=1
+python3 -P -m pytest -q -s -m "gpu and timing" -p no:cacheprovider tests 2>&1 | tee -a "$OUT/pytest-gpu.log" | tail -8
 rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || status=1
 if [ -z "${SKIP_SANITIZER:-}" ]; then
   for tool in memcheck racecheck; do
@@ -26,5 +30,5 @@ if [ -z "${SKIP_SANITIZER:-}" ]; then
   done
 fi
 echo "== summary =="
-grep -E "passed|failed" "$OUT/pytest-gpu.log" | tail -1
+grep -E "^[0-9]+ (passed|failed)|^=+ .*(passed|failed)" "$OUT/pytest-gpu.log"
 exit $status

@@ -27,10 +27,11 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
     splits = [s for s in (2, 3, 16, 64) if v.split_k[0] <= s <= v.split_k[1]] or [1]
     out = []
     for i, (vec, unroll, smem) in enumerate(itertools.product((True, False), v.unrolls, (False, True))):
-        p = ps[i % len(ps)]
         cap = 512 if unroll == 4 else 1024
-        ok_rows = [r for r in rows if 32 <= p * r <= cap]
-        r = ok_rows[(i // len(ps) + i) % len(ok_rows)]
+        legal = [(p, [r for r in rows if 32 <= p * r <= cap]) for p in ps]
+        legal = [(p, rs) for p, rs in legal if rs]
+        p, ok_rows = legal[i % len(legal)]
+        r = ok_rows[(i // len(legal) + i) % len(ok_rows)]
         out.append(pygemv.Config(v.name, p, r, vec, unroll, smem, splits[i % len(splits)]))
     return out
 

@@ -90,14 +90,9 @@ gemv_status_t check_values(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t 
 }
 
 gemv_status_t current_device(int *device) {
+    // Initialises the runtime on first use: no driver or no device fails here.
     cudaError_t e = cudaGetDevice(device);
-    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDevice");
-    // cudaGetDevice succeeds lazily even with no device on some drivers: ask for the count too.
-    int n = 0;
-    e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
-    if (n == 0) return cuda_failure(cudaErrorNoDevice, "cudaGetDeviceCount");
-    return GEMV_STATUS_SUCCESS;
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaGetDevice");
 }
 
 // Device memory (or managed, or mapped pinned host memory) on the current device.

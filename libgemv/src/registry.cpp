@@ -125,7 +125,7 @@ gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb) {
     const size_t esz = dtype_size(pb.dtype);
     const int64_t chunk = kRegistry[c.variant].split == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
     if (c.vector_loads) {
-        if (!aligned16(pb.A) || ((uint64_t)pb.lda * esz) % 16 != 0) {
+        if (!aligned16(pb.A) || (pb.m > 1 && ((uint64_t)pb.lda * esz) % 16 != 0)) {
             set_error("%s with vector_loads needs A and every row 16-byte aligned (A = %p, lda = %lld)", v->name,
                       pb.A, (long long)pb.lda);
             return GEMV_STATUS_NOT_SUPPORTED;

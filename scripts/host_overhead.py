@@ -1,0 +1,44 @@
+"""Where the host time of one eager pygemv.gemv call goes (1024x1024 fp16, torch tensors).
+Prints microseconds per call of each layer, best of 5 x 2000 calls."""
+import ctypes
+import time
+
+import torch
+
+import pygemv
+from pygemv import _lib
+from pygemv._operands import as_operand
+
+A = torch.randn(1024, 1024, device="cuda").half()
+x = torch.randn(1024, device="cuda").half()
+y = torch.empty(1024, device="cuda").half()
+lib = _lib.load()
+s = torch.cuda.current_stream().cuda_stream
+pa, px, py = A.data_ptr(), x.data_ptr(), y.data_ptr()
+
+
+def per_call(fn, n=2000):
+    for _ in range(200):
+        fn()
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+        torch.cuda.synchronize()
+    return best * 1e6
+
+
+rows = {
+    "ctypes gemv_version() (call floor)": lambda: lib.gemv_version(),
+    "C gemv, quick return (checks only)": lambda: lib.gemv(0, 1, 1024, 1024, 0.0, pa, 1024, px, 1, 1.0, py, 1, 0, 0, s),
+    "C gemv, full call": lambda: lib.gemv(0, 1, 1024, 1024, 1.0, pa, 1024, px, 1, 0.0, py, 1, 0, 0, s),
+    "as_operand(torch tensor)": lambda: as_operand(A, "A"),
+    "pygemv.gemv raw pointers": lambda: pygemv.gemv(pa, px, py, m=1024, k=1024, dtype="float16", stream=s),
+    "pygemv.gemv torch tensors": lambda: pygemv.gemv(A, x, y),
+    "torch.mv(out=)": lambda: torch.mv(A, x, out=y),
+}
+for name, fn in rows.items():
+    print(f"{name:<40} {per_call(fn):6.2f} us")
