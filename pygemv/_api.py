@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 
 from . import _lib
@@ -97,6 +98,11 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
     pygemv.GemvError
         Its subclass for the C status (see ``pygemv.errors``).
     """
+    torch = sys.modules.get("torch")
+    if torch is not None and not trans and type(A) is torch.Tensor:
+        out = _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace)
+        if out is not None:
+            return out
     op = _lib.OP_T if trans else _lib.OP_N
     if isinstance(A, int):
         return _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, stream, config, workspace)
@@ -160,6 +166,49 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
     finally:
         if restore is not None:
             set_device(restore)
+    return y
+
+
+_TORCH_DTYPES: dict = {}
+
+
+def _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace):
+    """The eager hot path for the common torch case (CUDA tensors, one device, row-major A,
+    matching dtypes and sizes). Returns None for anything else, which the general path
+    then handles, or rejects with its precise messages."""
+    if not _TORCH_DTYPES:
+        _TORCH_DTYPES.update({torch.float32: 0, torch.float16: 1, torch.bfloat16: 2})
+    dt = A.dtype
+    code = _TORCH_DTYPES.get(dt)
+    if code is None or type(x) is not torch.Tensor or x.dtype is not dt or x.dim() != 1 or A.dim() != 2:
+        return None
+    dev = A.get_device()
+    if dev < 0 or x.get_device() != dev or not _single_device():
+        return None
+    M, K = A.shape
+    sa0, sa1 = A.stride()
+    (incx,) = x.stride()
+    if x.shape[0] != K or (K > 1 and sa1 != 1) or incx <= 0 or (M > 1 and sa0 < K):
+        return None
+    if y is None:
+        if beta != 0:
+            return None
+        y = torch.empty(M, dtype=dt, device=A.device)
+    elif type(y) is not torch.Tensor or y.dtype is not dt or y.dim() != 1 or y.shape[0] != M or \
+            y.get_device() != dev:
+        return None
+    (incy,) = y.stride()
+    if incy <= 0:
+        return None
+    s = stream_handle(stream) if stream is not None else torch._C._cuda_getCurrentRawStream(dev)
+    ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
+    # Torch guarantees these are device pointers of device dev: skip the pointer queries.
+    args = _lib.Args(_lib.OP_N, code, M, K, alpha, beta, A.data_ptr(), sa0 if M > 1 else max(1, K), x.data_ptr(),
+                     incx, y.data_ptr(), incy, ws, ws_bytes, s, _lib.FLAG_TRUSTED_POINTERS)
+    c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
+    st = _lib.load().gemv_ex(ctypes.byref(args), c)
+    if st:
+        _lib.check(st, "gemv")
     return y
 
 

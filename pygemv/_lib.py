@@ -58,6 +58,31 @@ class VariantInfo(ctypes.Structure):
     ]
 
 
+class Args(ctypes.Structure):
+    """``gemv_args_t``: every argument of one call (the torch fast path fills one)."""
+
+    _fields_ = [
+        ("op", c_int32),
+        ("dtype", c_int32),
+        ("m", c_int64),
+        ("k", c_int64),
+        ("alpha", c_float),
+        ("beta", c_float),
+        ("A", c_void_p),
+        ("lda", c_int64),
+        ("x", c_void_p),
+        ("incx", c_int64),
+        ("y", c_void_p),
+        ("incy", c_int64),
+        ("workspace", c_void_p),
+        ("workspace_bytes", c_size_t),
+        ("stream", c_void_p),
+        ("flags", ctypes.c_uint32),
+    ]
+
+
+FLAG_TRUSTED_POINTERS = 1
+
 status_t = c_int
 stream_t = c_void_p
 
@@ -81,6 +106,8 @@ SIGNATURES = {
     "gemv": (status_t, _GEMV_ARGS),
     # gemv_status_t gemv_with_config(const gemv_config_t *config, <the arguments of gemv>);
     "gemv_with_config": (status_t, [POINTER(Config)] + _GEMV_ARGS),
+    # gemv_status_t gemv_ex(const gemv_args_t *args, const gemv_config_t *config);
+    "gemv_ex": (status_t, [POINTER(Args), POINTER(Config)]),
     # gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype,
     #     int64_t m, int64_t k, const void *A, int64_t lda, const void *x, int64_t incx,
     #     const void *y, int64_t incy);

@@ -35,6 +35,8 @@ rows = {
     "ctypes gemv_version() (call floor)": lambda: lib.gemv_version(),
     "C gemv, quick return (checks only)": lambda: lib.gemv(0, 1, 1024, 1024, 0.0, pa, 1024, px, 1, 1.0, py, 1, 0, 0, s),
     "C gemv, full call": lambda: lib.gemv(0, 1, 1024, 1024, 1.0, pa, 1024, px, 1, 0.0, py, 1, 0, 0, s),
+    "C gemv_ex, trusted pointers": lambda: lib.gemv_ex(ctypes.byref(_lib.Args(
+        0, 1, 1024, 1024, 1.0, 0.0, pa, 1024, px, 1, py, 1, 0, 0, s, 1)), None),
     "as_operand(torch tensor)": lambda: as_operand(A, "A"),
     "pygemv.gemv raw pointers": lambda: pygemv.gemv(pa, px, py, m=1024, k=1024, dtype="float16", stream=s),
     "pygemv.gemv torch tensors": lambda: pygemv.gemv(A, x, y),

@@ -53,7 +53,8 @@ def test_pointer_returning_and_size_functions_have_wide_restypes():
 
 def test_struct_layouts_match_the_header():
     text = HEADER.read_text()
-    for struct, cls in (("gemv_config", _lib.Config), ("gemv_variant_info", _lib.VariantInfo)):
+    for struct, cls in (("gemv_config", _lib.Config), ("gemv_variant_info", _lib.VariantInfo),
+                        ("gemv_args", _lib.Args)):
         body = re.search(r"typedef struct %s \{(.*?)\}" % struct, text, re.S).group(1)
         body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
         names = []

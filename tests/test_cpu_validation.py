@@ -130,3 +130,18 @@ def test_no_gpu_status_and_message():
         pygemv.gemv(P, P, P, m=-1, k=4, dtype="float32")
     with pytest.raises((pygemv.NoDriverError, pygemv.NoDeviceError)):
         pygemv.gemv(P, P, P, m=4, k=4, dtype="float32")
+
+
+def test_gemv_ex_runs_the_same_checks():
+    lib = _lib.load()
+    assert lib.gemv_ex(None, None) == INVALID_POINTER and last_error() == "args is NULL"
+    args = _lib.Args(0, 1, 4, 8, 1.0, 0.0, P, 7, P, 1, P, 1, 0, 0, 0, _lib.FLAG_TRUSTED_POINTERS)
+    assert lib.gemv_ex(ctypes.byref(args), None) == INVALID_VALUE and "lda = 7" in last_error()
+    args.lda, args.y = 8, None
+    # Trusted pointers skip only the pointer-attribute queries, never the NULL checks.
+    assert lib.gemv_ex(ctypes.byref(args), None) == INVALID_POINTER and last_error() == "y is NULL"
+    args.y, args.m = P, 0
+    assert lib.gemv_ex(ctypes.byref(args), None) == SUCCESS
+    bad = _lib.Config(0, 1, 16, 0, 1, 0, 1)
+    args.m = 4
+    assert lib.gemv_ex(ctypes.byref(args), ctypes.byref(bad)) == INVALID_VALUE

@@ -21,6 +21,10 @@ def check_all_configs(torch, p: Problem, configs, ws):
             with pytest.raises(pygemv.NotSupportedError):
                 p.run(config, workspace=ws)
             continue
+        if config is not None and pygemv.workspace_size(config, p.m, p.k, p.dtype) > ws[1]:
+            with pytest.raises(pygemv.InsufficientWorkspaceError):
+                p.run(config, workspace=ws)
+            continue
         y = p.run(config, workspace=ws)
         counts.append(torch.stack([p.violations_t(y), p.gaps_changed()]))
         ran.append(config)

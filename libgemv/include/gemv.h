@@ -151,6 +151,33 @@ GEMV_API gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t o
                                         int64_t incy, void *workspace,
                                         size_t workspace_bytes, gemv_stream_t stream);
 
+/* Every argument of one call in a struct: one pointer instead of fifteen arguments, for
+ * bindings where each argument costs (ctypes). Field meanings as in gemv(). */
+typedef struct gemv_args {
+    int32_t op;    /* gemv_op_t */
+    int32_t dtype; /* gemv_dtype_t */
+    int64_t m, k;
+    float alpha, beta;
+    const void *A;
+    int64_t lda;
+    const void *x;
+    int64_t incx;
+    void *y;
+    int64_t incy;
+    void *workspace;
+    size_t workspace_bytes;
+    gemv_stream_t stream;
+    uint32_t flags; /* GEMV_FLAG_* */
+} gemv_args_t;
+
+/* The caller guarantees that A, x, y and workspace are device memory of the current
+ * device (a framework's CUDA tensors, say): the cudaPointerGetAttributes checks are
+ * skipped. Every other check still runs. */
+#define GEMV_FLAG_TRUSTED_POINTERS 1u
+
+/* gemv() (config NULL) or gemv_with_config() on a gemv_args_t. */
+GEMV_API gemv_status_t gemv_ex(const gemv_args_t *args, const gemv_config_t *config);
+
 /* can_implement: whether config can run this problem, without touching the GPU (pointers
  * are only inspected for alignment). SUCCESS, INVALID_VALUE or NOT_SUPPORTED. */
 GEMV_API gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op,

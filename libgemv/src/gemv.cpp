@@ -149,7 +149,7 @@ Problem make_problem(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, flo
     return pb;
 }
 
-gemv_status_t run(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha,
+gemv_status_t run(uint32_t flags, const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha,
                   const void *A, int64_t lda, const void *x, int64_t incx, float beta, void *y, int64_t incy,
                   void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
     clear_error();
@@ -169,12 +169,14 @@ gemv_status_t run(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype,
 
     int device = 0;
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
-    if (reads_ax && (st = check_device_pointer(A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
-    if (reads_ax && (st = check_device_pointer(x, "x", device)) != GEMV_STATUS_SUCCESS) return st;
-    if ((st = check_device_pointer(y, "y", device)) != GEMV_STATUS_SUCCESS) return st;
-    if (workspace && workspace_bytes &&
-        (st = check_device_pointer(workspace, "workspace", device)) != GEMV_STATUS_SUCCESS)
-        return st;
+    if (!(flags & GEMV_FLAG_TRUSTED_POINTERS)) {
+        if (reads_ax && (st = check_device_pointer(A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
+        if (reads_ax && (st = check_device_pointer(x, "x", device)) != GEMV_STATUS_SUCCESS) return st;
+        if ((st = check_device_pointer(y, "y", device)) != GEMV_STATUS_SUCCESS) return st;
+        if (workspace && workspace_bytes &&
+            (st = check_device_pointer(workspace, "workspace", device)) != GEMV_STATUS_SUCCESS)
+            return st;
+    }
 
     const Problem pb =
         make_problem(op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
@@ -239,7 +241,17 @@ gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info) {
 gemv_status_t gemv(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A, int64_t lda,
                    const void *x, int64_t incx, float beta, void *y, int64_t incy, void *workspace,
                    size_t workspace_bytes, gemv_stream_t stream) {
-    return run(nullptr, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+    return run(0, nullptr, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+}
+
+gemv_status_t gemv_ex(const gemv_args_t *a, const gemv_config_t *config) {
+    if (!a) {
+        clear_error();
+        set_error("args is NULL");
+        return GEMV_STATUS_INVALID_POINTER;
+    }
+    return run(a->flags, config, (gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, a->alpha, a->A, a->lda, a->x,
+               a->incx, a->beta, a->y, a->incy, a->workspace, a->workspace_bytes, a->stream);
 }
 
 gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
@@ -251,7 +263,7 @@ gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op, gemv_d
         set_error("config is NULL");
         return GEMV_STATUS_INVALID_POINTER;
     }
-    return run(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+    return run(0, config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
 }
 
 gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
