@@ -15,6 +15,7 @@ y = torch.empty(1024, device="cuda").half()
 lib = _lib.load()
 s = torch.cuda.current_stream().cuda_stream
 pa, px, py = A.data_ptr(), x.data_ptr(), y.data_ptr()
+cfg = _lib.Config()
 
 
 def per_call(fn, n=2000):
@@ -35,6 +36,10 @@ rows = {
     "ctypes gemv_version() (call floor)": lambda: lib.gemv_version(),
     "C gemv, quick return (checks only)": lambda: lib.gemv(0, 1, 1024, 1024, 0.0, pa, 1024, px, 1, 1.0, py, 1, 0, 0, s),
     "C gemv, full call": lambda: lib.gemv(0, 1, 1024, 1024, 1.0, pa, 1024, px, 1, 0.0, py, 1, 0, 0, s),
+    "C gemv_select_config (no launch)": lambda: lib.gemv_select_config(0, 1, 1024, 1024, pa, 1024, px, 1, py, 1, 0,
+                                                                       ctypes.byref(cfg)),
+    "C gemv_ex alpha=0 (checks + 1 tiny launch)": lambda: lib.gemv_ex(ctypes.byref(_lib.Args(
+        0, 1, 1024, 1024, 0.0, 0.5, pa, 1024, px, 1, py, 1, 0, 0, s, 1)), None),
     "C gemv_ex, trusted pointers": lambda: lib.gemv_ex(ctypes.byref(_lib.Args(
         0, 1, 1024, 1024, 1.0, 0.0, pa, 1024, px, 1, py, 1, 0, 0, s, 1)), None),
     "as_operand(torch tensor)": lambda: as_operand(A, "A"),
