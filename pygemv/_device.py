@@ -12,6 +12,11 @@ _NP_DTYPES = {"float32": np.float32, "float16": np.float16}
 
 def dtype_name(dtype) -> str:
     """Normalise a dtype spelling (str, numpy dtype, torch dtype) to 'float32', 'float16' or 'bfloat16'."""
+    if not isinstance(dtype, str) and "torch" not in type(dtype).__module__:
+        try:
+            dtype = np.dtype(dtype).name  # numpy and CuPy dtypes and scalar types
+        except TypeError:
+            pass
     name = str(dtype).replace("torch.", "")
     name = {"f4": "float32", "<f4": "float32", "f2": "float16", "<f2": "float16", "half": "float16",
             "float": "float32", "bf16": "bfloat16", "fp32": "float32", "fp16": "float16"}.get(name, name)
