@@ -9,6 +9,7 @@ import ctypes
 import os
 import sys
 import threading
+from importlib import resources
 from ctypes import POINTER, c_char_p, c_float, c_int, c_int32, c_int64, c_size_t, c_void_p
 from pathlib import Path
 
@@ -83,6 +84,22 @@ class Args(ctypes.Structure):
 
 FLAG_TRUSTED_POINTERS = 1
 
+
+class DeviceProps(ctypes.Structure):
+    """``gemv_device_props_t``."""
+
+    _fields_ = [
+        ("name", ctypes.c_char * 256),
+        ("sm_count", c_int32),
+        ("cc_major", c_int32),
+        ("cc_minor", c_int32),
+        ("l2_bytes", c_int64),
+        ("smem_per_block_optin", c_int64),
+        ("global_mem_bytes", c_int64),
+        ("runtime_version", c_int32),
+        ("driver_version", c_int32),
+    ]
+
 status_t = c_int
 stream_t = c_void_p
 
@@ -145,6 +162,18 @@ SIGNATURES = {
     "gemv_stream_synchronize": (status_t, [stream_t]),
     # gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing);
     "gemv_stream_is_capturing": (status_t, [stream_t, POINTER(c_int)]),
+    # gemv_status_t gemv_device_props(int device, gemv_device_props_t *props);
+    "gemv_device_props": (status_t, [c_int, POINTER(DeviceProps)]),
+    # gemv_status_t gemv_capture_begin(gemv_stream_t stream);
+    "gemv_capture_begin": (status_t, [stream_t]),
+    # gemv_status_t gemv_capture_end(gemv_stream_t stream, gemv_graph_t *graph);
+    "gemv_capture_end": (status_t, [stream_t, POINTER(c_void_p)]),
+    # gemv_status_t gemv_graph_replay_ms(gemv_graph_t graph, gemv_stream_t stream, int replays, float *ms);
+    "gemv_graph_replay_ms": (status_t, [c_void_p, stream_t, c_int, POINTER(c_float)]),
+    # gemv_status_t gemv_graph_destroy(gemv_graph_t graph);
+    "gemv_graph_destroy": (status_t, [c_void_p]),
+    # gemv_status_t gemv_read_ceiling(const void *data, size_t bytes, void *sink, gemv_stream_t stream);
+    "gemv_read_ceiling": (status_t, [c_void_p, c_size_t, c_void_p, stream_t]),
 }
 
 _lock = threading.Lock()
@@ -153,11 +182,12 @@ _lib: ctypes.CDLL | None = None
 
 def candidate_paths() -> list[Path]:
     """Where the library is looked for: the override alone when it is set (a wrong override
-    is an error, not a silent fall-back), else the installed package folder."""
+    is an error, not a silent fall-back), else inside the installed package."""
     override = os.environ.get(ENV_LIBRARY)
     if override:
         return [Path(override)]
-    return [Path(__file__).resolve().parent / LIBRARY_NAME]
+    # The wheel installs libgemv beside the Python files; a package on disk is a real path.
+    return [Path(str(resources.files(__package__).joinpath(LIBRARY_NAME)))]
 
 
 def declare(lib: ctypes.CDLL) -> ctypes.CDLL:

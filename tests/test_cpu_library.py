@@ -54,7 +54,7 @@ def test_pointer_returning_and_size_functions_have_wide_restypes():
 def test_struct_layouts_match_the_header():
     text = HEADER.read_text()
     for struct, cls in (("gemv_config", _lib.Config), ("gemv_variant_info", _lib.VariantInfo),
-                        ("gemv_args", _lib.Args)):
+                        ("gemv_args", _lib.Args), ("gemv_device_props", _lib.DeviceProps)):
         body = re.search(r"typedef struct %s \{(.*?)\}" % struct, text, re.S).group(1)
         body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
         names = []
@@ -62,7 +62,7 @@ def test_struct_layouts_match_the_header():
             decl = decl.strip()
             if decl:
                 names += [n.strip().lstrip("*") for n in decl.split(None, 1)[1].replace("*", " ").split(",")]
-        names = [n.split()[-1] for n in names]
+        names = [n.split()[-1].split("[")[0] for n in names]
         assert [f[0] for f in cls._fields_] == names, struct
 
 

@@ -216,6 +216,39 @@ GEMV_API gemv_status_t gemv_stream_synchronize(gemv_stream_t stream);
 /* *capturing = 1 while stream is being captured into a CUDA graph. */
 GEMV_API gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing);
 
+/* What the dispatcher (and a tuned table's fingerprint) needs to know about a GPU. */
+typedef struct gemv_device_props {
+    char name[256];
+    int32_t sm_count;
+    int32_t cc_major, cc_minor;
+    int64_t l2_bytes;
+    int64_t smem_per_block_optin; /* shared memory a block may opt in to */
+    int64_t global_mem_bytes;
+    int32_t runtime_version;      /* CUDART_VERSION libgemv was built with */
+    int32_t driver_version;       /* cudaDriverGetVersion */
+} gemv_device_props_t;
+
+GEMV_API gemv_status_t gemv_device_props(int device, gemv_device_props_t *props);
+
+/* ---- timing support (the benchmark and the tuner) ------------------------------------ */
+
+/* An instantiated CUDA graph (cudaGraphExec_t). */
+typedef struct gemv_graph_st *gemv_graph_t;
+
+/* Capture what the calling thread queues on stream (thread-local capture mode) ... */
+GEMV_API gemv_status_t gemv_capture_begin(gemv_stream_t stream);
+/* ... into an instantiated graph. */
+GEMV_API gemv_status_t gemv_capture_end(gemv_stream_t stream, gemv_graph_t *graph);
+/* Replay graph `replays` times back to back between two events on stream; waits for
+ * them and stores the elapsed milliseconds in *ms. */
+GEMV_API gemv_status_t gemv_graph_replay_ms(gemv_graph_t graph, gemv_stream_t stream, int replays, float *ms);
+GEMV_API gemv_status_t gemv_graph_destroy(gemv_graph_t graph);
+
+/* The read-bandwidth ceiling: streams `bytes` (a multiple of 16, data 16-byte aligned)
+ * with 16-byte evict-first loads over a grid sized to the GPU. sink is 4 bytes of device
+ * memory that keeps the loads alive (written only in a case that never occurs). */
+GEMV_API gemv_status_t gemv_read_ceiling(const void *data, size_t bytes, void *sink, gemv_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

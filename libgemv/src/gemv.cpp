@@ -16,6 +16,7 @@ thread_local char g_error[512] = "";
 // Device properties the dispatcher needs, cached per device (read once, lock-free).
 constexpr int kMaxDevices = 64;
 std::atomic<int> g_sm_count[kMaxDevices];
+} // namespace
 
 int sm_count(int device) {
     if (device < 0 || device >= kMaxDevices) return 0;
@@ -29,7 +30,6 @@ int sm_count(int device) {
     }
     return v;
 }
-} // namespace
 
 void set_error(const char *fmt, ...) {
     va_list ap;
@@ -39,8 +39,6 @@ void set_error(const char *fmt, ...) {
 }
 
 void clear_error() { g_error[0] = '\0'; }
-
-namespace {
 
 // Maps a failed CUDA call to a status, clears the (non-sticky) error state, and names
 // the cause in the detail message.
@@ -67,6 +65,14 @@ gemv_status_t cuda_failure(cudaError_t e, const char *what) {
     }
 }
 
+gemv_status_t current_device(int *device) {
+    // Initialises the runtime on first use: no driver or no device fails here.
+    cudaError_t e = cudaGetDevice(device);
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaGetDevice");
+}
+
+namespace {
+
 gemv_status_t invalid(const char *fmt, long long v) {
     set_error(fmt, v);
     return GEMV_STATUS_INVALID_VALUE;
@@ -87,12 +93,6 @@ gemv_status_t check_values(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t 
     if (incx == 0) return invalid("incx = %lld: must be nonzero", incx);
     if (incy == 0) return invalid("incy = %lld: must be nonzero", incy);
     return GEMV_STATUS_SUCCESS;
-}
-
-gemv_status_t current_device(int *device) {
-    // Initialises the runtime on first use: no driver or no device fails here.
-    cudaError_t e = cudaGetDevice(device);
-    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaGetDevice");
 }
 
 // Device memory (or managed, or mapped pinned host memory) on the current device.

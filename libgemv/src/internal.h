@@ -82,6 +82,9 @@ cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int split
                                  float alpha, float beta, void *y_first, int64_t incy,
                                  cudaStream_t stream);
 
+// Streaming-read kernel of the bandwidth ceiling (read_ceiling.cu).
+cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t stream);
+
 // Error detail of the last failed call on this thread (gemv_last_error()).
 void set_error(const char *fmt, ...);
 void clear_error();
@@ -96,6 +99,12 @@ gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb);
 size_t workspace_needed(const gemv_config_t &c, const Problem &pb);
 // Queue the config's kernels on pb.stream; the config must have passed can_implement.
 gemv_status_t launch(const gemv_config_t &c, const Problem &pb);
+
+// Shared by the entry points (gemv.cpp, timing.cpp): map a CUDA error to a status, with
+// the cause in the detail message; read the current device; SM count, cached.
+gemv_status_t cuda_failure(cudaError_t e, const char *what);
+gemv_status_t current_device(int *device);
+int sm_count(int device);
 
 // The dispatcher (dispatch.cpp): always returns a config that can_implement accepts.
 gemv_config_t select_config(const Problem &pb, int sm_count);

@@ -1,0 +1,324 @@
+"""``pygemv-bench``: pygemv's automatic dispatch against cuBLAS (called directly), torch
+(``torch.mv``, ``F.linear``) and the read-bandwidth ceiling, in one run.
+
+Every figure is kernel time from CUDA-graph replay with a cold L2 (``pygemv.timing``),
+the median of repeats; the peers run in the same process, case by case. Before timing,
+pygemv's output (poisoned with NaN first) is checked against a float64 reference.
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import math
+import platform
+import sys
+import time
+from dataclasses import asdict
+
+import numpy as np
+
+from . import _lib, timing
+from ._device import DeviceArray, bfloat16_bits_to_float32
+
+SUITE = {
+    "square": [(n, n) for n in (256, 512, 1024, 2048, 4096, 8192, 16384)],
+    "llm": [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672),
+            (128256, 4096)],
+    "skewed": [(256, 65536), (65536, 256), (1048576, 16), (1048576, 32), (131072, 128)],
+}
+DTYPES = ("float32", "float16", "bfloat16")
+U_OUT = {"float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
+NP_STORE = {"float32": np.float32, "float16": np.float16, "bfloat16": np.uint16}
+
+
+def _check(status, what):
+    _lib.check(status, what)
+
+
+def device_props(device: int = 0) -> dict:
+    p = _lib.DeviceProps()
+    _check(_lib.load().gemv_device_props(device, ctypes.byref(p)), "device_props")
+    d = {f: getattr(p, f) for f, _ in p._fields_}
+    d["name"] = p.name.decode()
+    return d
+
+
+class Buffers:
+    """Rotating input sets of one case: A (sets x M x K), x (sets x K), y (sets x M), as
+    torch tensors when torch is there (its peers need them), else DeviceArrays."""
+
+    def __init__(self, m, k, dtype, sets, torch=None, seed=0):
+        self.m, self.k, self.dtype, self.sets, self.torch = m, k, dtype, sets, torch
+        self.es = _lib.DTYPE_SIZES[dtype]
+        if torch is not None:
+            dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+            g = torch.Generator(device="cuda").manual_seed(seed)
+            self.A = torch.empty(sets, m, k, dtype=dt, device="cuda").normal_(generator=g)
+            self.x = torch.empty(sets, k, dtype=dt, device="cuda").normal_(generator=g)
+            self.y = torch.empty(sets, m, dtype=dt, device="cuda").normal_(generator=g)
+            self.ptr = (self.A.data_ptr(), self.x.data_ptr(), self.y.data_ptr())
+            torch.cuda.synchronize()  # the timing stream does not wait for torch's
+        else:
+            rng = np.random.default_rng(seed)
+            chunk = rng.standard_normal(1 << 20).astype(np.float32)  # random values, tiled
+            self.A, self.x, self.y = (self._random((n,), chunk) for n in (sets * m * k, sets * k, sets * m))
+            self.ptr = (self.A.ptr, self.x.ptr, self.y.ptr)
+
+    def _random(self, shape, chunk):
+        n = shape[0]
+        host = np.resize(chunk, n)
+        return DeviceArray.from_numpy(host, self.dtype)
+
+    def a(self, i):
+        return self.ptr[0] + i * self.m * self.k * self.es
+
+    def xp(self, i):
+        return self.ptr[1] + i * self.k * self.es
+
+    def yp(self, i):
+        return self.ptr[2] + i * self.m * self.es
+
+    def download(self, ptr, n) -> np.ndarray:
+        store = np.empty(n, dtype=NP_STORE[self.dtype])
+        _check(_lib.load().gemv_memcpy_to_host(store.ctypes.data, ptr, n * self.es), "download")
+        return (bfloat16_bits_to_float32(store) if self.dtype == "bfloat16" else store).astype(np.float64)
+
+    def poison_y0(self):
+        nan = np.full(self.m, np.nan, dtype=np.float32)
+        host = nan.astype(np.float16) if self.dtype == "float16" else nan
+        if self.dtype == "bfloat16":
+            host = np.full(self.m, 0x7FC0, dtype=np.uint16)
+        _check(_lib.load().gemv_memcpy_to_device(self.yp(0), host.ctypes.data, self.m * self.es), "poison")
+
+
+def check_pygemv(buf: Buffers, call0) -> tuple[bool, str]:
+    """Poison y, run pygemv on set 0, compare the first rows with a float64 reference."""
+    buf.poison_y0()
+    call0()
+    _check(_lib.load().gemv_stream_synchronize(0), "sync")
+    rows = min(buf.m, 256)
+    A = buf.download(buf.a(0), rows * buf.k).reshape(rows, buf.k)
+    x = buf.download(buf.xp(0), buf.k)
+    y = buf.download(buf.yp(0), rows)
+    ref = A @ x
+    bound = U_OUT[buf.dtype] * np.abs(ref) + 2 * buf.k * 2.0**-24 * (np.abs(A) @ np.abs(x))
+    bad = int(np.sum(~(np.abs(y - ref) <= bound)))
+    return bad == 0, f"{bad} of {rows} checked rows outside the error bound"
+
+
+def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, verbose) -> dict:
+    lib = _lib.load()
+    es = _lib.DTYPE_SIZES[dtype]
+    moved = (m * k + k + m) * es  # A and x read once, y written once (beta = 0)
+    sets = timing.rotation_sets(moved, l2)
+    buf = Buffers(m, k, dtype, sets, torch)
+    code = _lib.DTYPES[dtype]
+    args = [_lib.Args(_lib.OP_N, code, m, k, 1.0, 0.0, buf.a(i), k, buf.xp(i), 1, buf.yp(i), 1, ws[0], ws[1],
+                      stream, _lib.FLAG_TRUSTED_POINTERS) for i in range(sets)]
+
+    def pygemv_call(i, s):
+        args[i].stream = s
+        st = lib.gemv_ex(ctypes.byref(args[i]), None)
+        if st:
+            _check(st, "gemv")
+
+    ok, why = check_pygemv(buf, lambda: pygemv_call(0, 0))
+    if not ok:
+        raise AssertionError(f"pygemv wrong on {dtype} {m}x{k}: {why}")
+    cfg = _lib.Config()
+    _check(lib.gemv_select_config(_lib.OP_N, code, m, k, buf.a(0), k, buf.xp(0), 1, buf.yp(0), 1, ws[1],
+                                  ctypes.byref(cfg)), "select_config")
+    from ._registry import Config
+    row = {"dtype": dtype, "m": m, "k": k, "bytes": moved, "sets": sets,
+           "config": Config.from_c(cfg).as_dict()}
+    row["pygemv"] = asdict(timing.time_graph(pygemv_call, sets, stream, repeats=repeats))
+
+    if cublas is not None:
+        entries = {}
+        cublas.set_stream(stream)
+        for entry in cublas.entry_points(dtype):
+            def cublas_call(i, s, entry=entry):
+                cublas.gemv(entry, dtype, m, k, buf.a(i), k, buf.xp(i), buf.yp(i))
+            entries[entry] = asdict(timing.time_graph(cublas_call, sets, stream, repeats=repeats))
+        best = min(entries, key=lambda e: entries[e]["median_us"])
+        row["cublas"] = dict(entries[best], entry=best)
+        row["cublas_entries"] = entries
+    if torch is not None:
+        F = torch.nn.functional
+        row["torch.mv"] = asdict(timing.time_torch_graph(
+            lambda i: torch.mv(buf.A[i], buf.x[i], out=buf.y[i]), sets, repeats=repeats))
+        row["F.linear"] = asdict(timing.time_torch_graph(lambda i: F.linear(buf.x[i], buf.A[i]), sets,
+                                                         repeats=repeats))
+    for peer in ("pygemv", "cublas", "torch.mv", "F.linear"):
+        if peer in row:
+            row[peer]["gbps"] = moved / (row[peer]["median_us"] * 1e3)
+    for peer in ("cublas", "torch.mv", "F.linear"):
+        if peer in row:
+            row[f"speedup_vs_{peer}"] = row[peer]["median_us"] / row["pygemv"]["median_us"]
+    del buf
+    return row
+
+
+def measure_ceiling(l2, stream) -> dict:
+    """GB/s of libgemv's streaming-read kernel over a buffer of 4 x L2 and at least 1 GiB."""
+    lib = _lib.load()
+    nbytes = max(timing.L2_FACTOR * l2, 1 << 30)
+    data = DeviceArray.empty((nbytes // 4,), "float32")
+    sink = DeviceArray.empty((1,), "float32")
+
+    def read(i, s):
+        _check(lib.gemv_read_ceiling(data.ptr, nbytes, sink.ptr, s), "read_ceiling")
+
+    t = timing.time_graph(read, 1, stream, repeats=15)
+    return {"bytes": nbytes, "median_us": t.median_us, "gbps": nbytes / (t.median_us * 1e3)}
+
+
+def host_overhead(torch) -> dict:
+    """Eager per-call host cost on torch tensors, 1024x1024 fp16: pygemv.gemv vs torch.mv."""
+    import pygemv
+    A = torch.randn(1024, 1024, device="cuda").half()
+    x = torch.randn(1024, device="cuda").half()
+    y = torch.empty(1024, device="cuda").half()
+    sync = torch.cuda.synchronize
+    return {"pygemv.gemv_us": timing.host_call_us(lambda: pygemv.gemv(A, x, y), sync),
+            "torch.mv_us": timing.host_call_us(lambda: torch.mv(A, x, out=y), sync)}
+
+
+def geomean(v):
+    return math.exp(sum(math.log(a) for a in v) / len(v)) if v else float("nan")
+
+
+def print_table(rows, ceiling):
+    head = (f"{'dtype':<8} {'M x K':>16} {'pygemv us':>10} {'GB/s':>6} {'%ceil':>6} {'cuBLAS us':>10} "
+            f"{'entry':<22} {'mv us':>8} {'linear us':>9} {'vs cuBLAS':>9} {'vs mv':>6}  config")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        c = r["config"]
+        cfg = (f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} v={int(c['vector_loads'])} "
+               f"u={c['unroll']} s={int(c['x_in_smem'])} k={c['split_k']}")
+        cb = r.get("cublas", {})
+        print(f"{r['dtype']:<8} {r['m']:>7} x {r['k']:<6} {r['pygemv']['median_us']:>10.2f} "
+              f"{r['pygemv']['gbps']:>6.0f} {100 * r['pygemv']['gbps'] / ceiling['gbps']:>5.1f}% "
+              f"{cb.get('median_us', float('nan')):>10.2f} {cb.get('entry', '-'):<22} "
+              f"{r.get('torch.mv', {}).get('median_us', float('nan')):>8.2f} "
+              f"{r.get('F.linear', {}).get('median_us', float('nan')):>9.2f} "
+              f"{r.get('speedup_vs_cublas', float('nan')):>8.2f}x {r.get('speedup_vs_torch.mv', float('nan')):>5.2f}x"
+              f"  {cfg}")
+
+
+def summary(rows, ceiling) -> dict:
+    s = {"cases": len(rows), "ceiling_gbps": ceiling["gbps"]}
+    sp = [r["speedup_vs_cublas"] for r in rows if "speedup_vs_cublas" in r]
+    if sp:
+        s.update(geomean_vs_cublas=geomean(sp), min_vs_cublas=min(sp),
+                 slower_than_cublas=[f"{r['dtype']} {r['m']}x{r['k']}" for r in rows
+                                     if r.get("speedup_vs_cublas", 2) < 1.0])
+        sq = [r["speedup_vs_cublas"] for r in rows if r["dtype"] != "float32" and r["m"] == r["k"] <= 4096
+              and "speedup_vs_cublas" in r]
+        if sq:
+            s["min_vs_cublas_half_squares_le_4096"] = min(sq)
+    big = [r["pygemv"]["gbps"] / ceiling["gbps"] for r in rows if r["bytes"] >= 64 << 20]
+    if big:
+        s["min_fraction_of_ceiling_64MB_up"] = min(big)
+    return s
+
+
+def plot(rows, ceiling, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    dtypes = sorted({r["dtype"] for r in rows}, key=DTYPES.index)
+    fig, axes = plt.subplots(1, len(dtypes), figsize=(6 * len(dtypes), 4.5), squeeze=False)
+    for ax, dt in zip(axes[0], dtypes):
+        rs = sorted((r for r in rows if r["dtype"] == dt), key=lambda r: r["bytes"])
+        for peer, style in (("pygemv", "o-"), ("cublas", "s--"), ("torch.mv", "^:"), ("F.linear", "v:")):
+            pts = [(r["bytes"], r[peer]["gbps"]) for r in rs if peer in r]
+            if pts:
+                ax.plot(*zip(*pts), style, label=peer, markersize=4)
+        ax.axhline(ceiling["gbps"], color="k", lw=1, label=f"read ceiling {ceiling['gbps']:.0f} GB/s")
+        ax.set_xscale("log")
+        ax.set_xlabel("bytes moved per call (A + x + y)")
+        ax.set_ylabel("GB/s")
+        ax.set_title(dt)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def parse_shapes(text):
+    return [tuple(int(v) for v in s.lower().split("x")) for s in text.split(",") if s]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="pygemv-bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated: float32,float16,bfloat16")
+    ap.add_argument("--groups", default=",".join(SUITE), help="suite groups: " + ",".join(SUITE))
+    ap.add_argument("--shapes", default="", help="MxK,... instead of the suite")
+    ap.add_argument("--repeats", type=int, default=15, help="timed samples per measurement (median taken)")
+    ap.add_argument("--json", default="", help="write the results here")
+    ap.add_argument("--plot", default="", help="draw bandwidth against size to this PNG (needs matplotlib)")
+    ap.add_argument("--no-torch", action="store_true", help="leave torch out even if it is installed")
+    ap.add_argument("--no-cublas", action="store_true", help="leave cuBLAS out")
+    args = ap.parse_args(argv)
+
+    torch = None
+    if not args.no_torch:
+        try:
+            import torch
+        except ImportError:
+            torch = None
+    lib = _lib.load()
+    props = device_props()
+    l2 = props["l2_bytes"]
+    ws_buf = DeviceArray.empty((_lib.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
+    ws = (ws_buf.ptr, _lib.WORKSPACE_RECOMMENDED_BYTES)
+    cublas = None
+    if not args.no_cublas:
+        from ._cublas import WORKSPACE_BYTES, Cublas
+        cublas_ws = DeviceArray.empty((WORKSPACE_BYTES // 4,), "float32")
+        cublas = Cublas(cublas_ws.ptr)
+    s = ctypes.c_void_p()
+    _check(lib.gemv_stream_create(ctypes.byref(s)), "stream")
+    stream = s.value
+
+    shapes = [("custom", s) for s in parse_shapes(args.shapes)] or \
+        [(g, s) for g in args.groups.split(",") for s in SUITE[g]]
+    dtypes = args.dtypes.split(",")
+    print(f"# {props['name']}, {props['sm_count']} SMs, L2 {l2 >> 20} MiB, driver {props['driver_version']}, "
+          f"cuBLAS {cublas.version if cublas else '-'} ({cublas.path if cublas else 'off'}), "
+          f"torch {torch.__version__ if torch else '-'}")
+    ceiling = measure_ceiling(l2, stream)
+    print(f"# read ceiling: {ceiling['gbps']:.0f} GB/s")
+    rows = []
+    total = len(shapes) * len(dtypes)
+    t0 = time.time()
+    for n, ((group, (m, k)), dtype) in enumerate(((g, d) for g in shapes for d in dtypes), 1):
+        row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,
+                         repeats=args.repeats, verbose=False)
+        row["group"] = group
+        rows.append(row)
+        print(f"\r[{n}/{total}] {dtype} {m}x{k} {time.time() - t0:.0f}s", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    overhead = host_overhead(torch) if torch is not None else None
+    print_table(rows, ceiling)
+    summ = summary(rows, ceiling)
+    if overhead:
+        summ["host_us"] = overhead
+    print("\nsummary: " + json.dumps(summ, default=float))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": props, "platform": platform.platform(), "argv": sys.argv,
+                       "cublas": {"path": cublas.path, "version": cublas.version} if cublas else None,
+                       "torch": torch.__version__ if torch else None, "ceiling": ceiling,
+                       "host_overhead": overhead, "summary": summ, "cases": rows}, f, indent=1)
+    if args.plot:
+        plot(rows, ceiling, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""The timing module's and the benchmark's logic, without a GPU."""
+import math
+
+import pytest
+
+from pygemv import bench, timing
+
+
+def test_rotation_sets_cover_four_times_l2():
+    l2 = 50 << 20
+    assert timing.rotation_sets(256 * 256 * 2, l2) == 1600           # 128 KiB sets
+    assert timing.rotation_sets(2 << 30, l2) == 1                    # one set dwarfs L2
+    assert timing.rotation_sets(60 << 20, l2) == 4                   # 240 MiB >= 200 MiB
+    assert timing.rotation_sets(1, l2) == timing.MAX_SETS            # capped
+    for size in (1000, 123457, 10 << 20, 51 << 20):
+        n = timing.rotation_sets(size, l2)
+        assert n * size >= 4 * l2 or n == timing.MAX_SETS
+        assert (n - 1) * size < 4 * l2
+
+
+def test_summarize_takes_the_median():
+    t = timing.summarize([5.0, 1.0, 3.0, 100.0, 2.0], sets=7)
+    assert (t.median_us, t.min_us, t.max_us, t.repeats, t.sets) == (3.0, 1.0, 100.0, 5, 7)
+
+
+def test_host_call_us_reports_best_loop():
+    calls = []
+    us = timing.host_call_us(lambda: calls.append(1), lambda: None, calls=10, repeats=3, warmup=4)
+    assert len(calls) == 4 + 30 and 0 < us < 1e5
+
+
+def test_capture_is_always_ended_even_when_a_call_fails(monkeypatch):
+    log = []
+
+    class FakeLib:
+        def gemv_capture_begin(self, s):
+            log.append("begin")
+            return 0
+
+        def gemv_capture_end(self, s, g):
+            log.append("end")
+            return 0
+
+    monkeypatch.setattr(timing._lib, "load", lambda: FakeLib())
+
+    def boom(i, s):
+        raise RuntimeError("kernel refused")
+
+    with pytest.raises(RuntimeError, match="kernel refused"):
+        timing.time_graph(boom, 3, stream=0)
+    assert log == ["begin", "end"]
+
+
+def row(dtype, m, k, ours, cublas, gbps=1000.0):
+    return {"dtype": dtype, "m": m, "k": k, "bytes": m * k * 2, "pygemv": {"median_us": ours, "gbps": gbps},
+            "speedup_vs_cublas": cublas / ours}
+
+
+def test_summary_of_targets():
+    rows = [row("float16", 1024, 1024, 2.0, 4.0), row("float32", 8192, 8192, 10.0, 9.0, gbps=2900.0),
+            row("bfloat16", 4096, 4096, 5.0, 10.0)]
+    s = bench.summary(rows, {"gbps": 3000.0})
+    assert math.isclose(s["geomean_vs_cublas"], (2.0 * 0.9 * 2.0) ** (1 / 3))
+    assert s["min_vs_cublas"] == 0.9 and s["slower_than_cublas"] == ["float32 8192x8192"]
+    assert s["min_vs_cublas_half_squares_le_4096"] == 2.0
+    assert math.isclose(s["min_fraction_of_ceiling_64MB_up"], 2900 / 3000)
+
+
+def test_suite_matches_the_issue():
+    assert len(bench.SUITE["square"]) == 7 and len(bench.SUITE["llm"]) == 7 and len(bench.SUITE["skewed"]) == 5
+    assert (128256, 4096) in bench.SUITE["llm"] and (1048576, 16) in bench.SUITE["skewed"]
+    assert bench.parse_shapes("4096x4096,1x2") == [(4096, 4096), (1, 2)]

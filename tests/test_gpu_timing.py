@@ -1,0 +1,38 @@
+"""GPU: the timing module and the benchmark's pieces run and give sane numbers."""
+import ctypes
+
+import pytest
+
+import pygemv
+from pygemv import _lib, bench, timing
+
+pytestmark = pytest.mark.gpu
+
+
+def test_time_graph_and_read_ceiling():
+    props = bench.device_props()
+    assert props["sm_count"] > 0 and props["l2_bytes"] > 0 and props["name"]
+    s = pygemv.Stream()
+    ceiling = bench.measure_ceiling(props["l2_bytes"], s.handle)
+    assert 100 < ceiling["gbps"] < 20000
+    A = pygemv.empty((512, 512), "float16")
+    x = pygemv.empty((512,), "float16")
+    y = pygemv.empty((512,), "float16")
+    args = _lib.Args(0, 1, 512, 512, 1.0, 0.0, A.ptr, 512, x.ptr, 1, y.ptr, 1, 0, 0, s.handle, 1)
+    lib = _lib.load()
+    t = timing.time_graph(lambda i, st: lib.gemv_ex(ctypes.byref(args), None), 10, s.handle, repeats=5)
+    assert 0 < t.min_us <= t.median_us <= t.max_us < 1000 and t.sets == 10
+
+
+def test_bench_case_against_cublas(torch):
+    from pygemv._cublas import WORKSPACE_BYTES, Cublas
+    props = bench.device_props()
+    s = pygemv.Stream()
+    ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
+    cws = pygemv.empty((WORKSPACE_BYTES // 4,), "float32")
+    cublas = Cublas(cws.ptr)
+    for dtype in ("float32", "float16", "bfloat16"):
+        r = bench.bench_case(1000, 777, dtype, l2=props["l2_bytes"], ws=(ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES),
+                             cublas=cublas, torch=torch, stream=s.handle, repeats=3, verbose=False)
+        assert r["pygemv"]["median_us"] > 0 and r["cublas"]["median_us"] > 0 and r["torch.mv"]["median_us"] > 0
+        assert set(r["cublas_entries"]) == set(cublas.entry_points(dtype))
