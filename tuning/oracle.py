@@ -54,6 +54,10 @@ def search(m, k, dtype, *, l2, ws, stream, repeats=5, cublas=None, torch=None, p
     args = [_lib.Args(_lib.OP_N, code, m, k, 1.0, 0.0, buf.a(i), k, buf.xp(i), 1, buf.yp(i), 1, ws[0], ws[1],
                       stream, _lib.FLAG_TRUSTED_POINTERS) for i in range(sets)]
     results = []
+    chosen = _lib.Config()
+    _lib.check(lib.gemv_select_config(_lib.OP_N, code, m, k, buf.a(0), k, buf.xp(0), 1, buf.yp(0), 1, ws[1],
+                                      ctypes.byref(chosen)), "select_config")
+    heuristic = pygemv.Config.from_c(chosen).as_dict()
     configs = [None] + list(search_space(m, k, dtype, ws[1]))
     t0 = time.time()
     for n, config in enumerate(configs):
@@ -68,7 +72,8 @@ def search(m, k, dtype, *, l2, ws, stream, repeats=5, cublas=None, torch=None, p
             results.append({"config": config and config.as_dict(), "wrong": why})
             continue
         t = timing.time_graph(call, sets, stream, repeats=repeats, target_ms=1.0)
-        results.append({"config": "heuristic" if config is None else config.as_dict(), "us": t.median_us})
+        results.append({"config": heuristic if config is None else config.as_dict(), "us": t.median_us,
+                        "heuristic": config is None})
         if progress:
             print(f"\r  {dtype} {m}x{k}: {n + 1}/{len(configs)} configs, {time.time() - t0:.0f}s", end="",
                   file=sys.stderr, flush=True)
@@ -76,7 +81,7 @@ def search(m, k, dtype, *, l2, ws, stream, repeats=5, cublas=None, torch=None, p
         print(file=sys.stderr)
     timed = sorted((r for r in results if "us" in r), key=lambda r: r["us"])
     out = {"dtype": dtype, "m": m, "k": k, "bytes": moved, "best": timed[:8],
-           "heuristic_us": next(r["us"] for r in results if r["config"] == "heuristic"),
+           "heuristic_us": next(r["us"] for r in results if r.get("heuristic")), "heuristic": heuristic,
            "wrong": [r for r in results if "wrong" in r], "timed": len(timed)}
     if cublas is not None:
         cublas.set_stream(stream)

@@ -1,7 +1,8 @@
-// The automatic dispatcher's heuristic: pick threads per row from the row length, then
-// widen rows (block per row) or split K until the whole GPU has work. Only
-// deterministic variants are chosen, like cuBLAS's default atomics mode.
+// The automatic dispatcher's heuristic: threads per row from the row length (fit to
+// measurements), then wider rows (block per row) or split K until the whole GPU has
+// work. Only deterministic variants are chosen, like cuBLAS's default atomics mode.
 #include <algorithm>
+#include <cmath>
 
 #include "internal.h"
 
@@ -21,18 +22,32 @@ int pow2_floor(int64_t v) {
     return p;
 }
 
-// Threads a row for a row-kernel config; keeps p * rows within [32, 1024].
-gemv_config_t row_config(int p, int unroll, bool vec, bool smem) {
+// The nearest power of two in the log domain (45 -> 64, 40 -> 32).
+int pow2_round(double v) {
+    if (v <= 1) return 1;
+    return 1 << std::min(30, (int)std::lround(std::log2(v)));
+}
+
+// Threads a row from L, the 16-byte loads a row needs. Fit to an exhaustive search on
+// the H100 (benchmarks/results/h100-2026-11-21-oracle.txt): tiny rows take one load a
+// lane; fp32 wants about 2 loads a thread; 16-bit types about sqrt(L)/4 loads a thread
+// (their conversions make each load costlier, and more rows in flight pay off).
+int threads_per_row(int64_t loads, bool half) {
+    if (loads <= 8) return pow2_ceil(loads);
+    return std::min(512, pow2_round(half ? 4.0 * std::sqrt((double)loads) : loads / 2.0));
+}
+
+// A row-kernel config for p threads a row: blocks of at least 128 threads; two loads in
+// flight once each thread has two.
+gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) {
     gemv_config_t c{};
     c.threads_per_row = p;
-    c.rows_per_block = std::max(1, std::min(1024 / p, 256 / std::min(p, 256)));
+    c.rows_per_block = std::max(1, 128 / p);
     if (p <= 1) c.variant = GEMV_VARIANT_THREAD_PER_ROW;
     else if (p < 32) c.variant = GEMV_VARIANT_ROWS_PER_WARP;
     else if (p == 32) c.variant = GEMV_VARIANT_WARP_PER_ROW;
     else c.variant = GEMV_VARIANT_BLOCK_PER_ROW;
-    if (c.variant == GEMV_VARIANT_WARP_PER_ROW) c.rows_per_block = 8;
-    if (c.variant == GEMV_VARIANT_BLOCK_PER_ROW) c.rows_per_block = 1;
-    c.unroll = (int64_t)p * c.rows_per_block > max_block_threads(unroll) ? 2 : unroll;
+    c.unroll = loads >= 2 * (int64_t)p ? 2 : 1;
     c.vector_loads = vec;
     c.x_in_smem = smem;
     c.split_k = 1;
@@ -57,14 +72,13 @@ gemv_config_t select_config(const Problem &pb, int sm_count) {
         // x staged in shared memory only where it makes vector loads possible.
         const bool smem = vec && (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u)) &&
                           (size_t)pb.k * esz <= kMaxSmemBytes;
-        int p = loads <= 32 ? pow2_ceil(loads) : 32;
-        int unroll = loads >= 32 * 8 ? 4 : (loads >= 32 * 2 ? 2 : 1);
-        // Few rows: more threads a row, while each still has a few loads to issue.
-        if ((int64_t)pb.m * p < target_threads && loads > 32 * 4) {
+        int p = threads_per_row(loads, pb.dtype != GEMV_DTYPE_F32);
+        // Few rows: more threads a row, while each keeps two loads or more.
+        if ((int64_t)pb.m * p < target_threads && loads > 2 * (int64_t)p) {
             const int64_t want = target_threads / std::max<int64_t>(pb.m, 1);
-            p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 4))));
+            p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
-        gemv_config_t c = row_config(p, unroll, vec, smem);
+        gemv_config_t c = row_config(p, loads, vec, smem);
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
         if ((int64_t)pb.m * p * 2 < target_threads && loads >= 4096) {
