@@ -29,12 +29,13 @@ int pow2_round(double v) {
 }
 
 // Threads a row from L, the 16-byte loads a row needs. Fit to an exhaustive search on
-// the H100 (benchmarks/results/h100-2026-11-21-oracle.txt): tiny rows take one load a
-// lane; fp32 wants about 2 loads a thread; 16-bit types about sqrt(L)/4 loads a thread
-// (their conversions make each load costlier, and more rows in flight pay off).
+// the H100 (benchmarks/results/h100-2026-11-21-oracle.txt): short rows (L <= 32) and
+// fp32 rows want about 2 loads a thread; longer 16-bit rows about sqrt(L)/4 loads a
+// thread (their conversions make each load costlier, and more rows in flight pay off).
 int threads_per_row(int64_t loads, bool half) {
-    if (loads <= 8) return pow2_ceil(loads);
-    return std::min(512, pow2_round(half ? 4.0 * std::sqrt((double)loads) : loads / 2.0));
+    if (loads <= 2) return (int)loads;
+    if (loads <= 32 || !half) return std::min<int64_t>(512, pow2_floor(loads / 2));
+    return std::min(512, pow2_round(4.0 * std::sqrt((double)loads)));
 }
 
 // A row-kernel config for p threads a row: blocks of at least 128 threads; two loads in
@@ -69,9 +70,10 @@ gemv_config_t select_config(const Problem &pb, int sm_count) {
     // Try vectorised loads first; the can_implement check below drops what cannot run.
     for (int vec = 1; vec >= 0; --vec) {
         const int64_t loads = vec ? (pb.k + pack - 1) / pack : pb.k; // loads per row
-        // x staged in shared memory only where it makes vector loads possible.
-        const bool smem = vec && (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u)) &&
-                          (size_t)pb.k * esz <= kMaxSmemBytes;
+        // x staged in shared memory where that makes vector loads possible, and for
+        // rows of at most 256 bytes (measured faster there than x through L1).
+        const bool smem = vec && (size_t)pb.k * esz <= kMaxSmemBytes &&
+                          (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u) || (size_t)pb.k * esz <= 256);
         int p = threads_per_row(loads, pb.dtype != GEMV_DTYPE_F32);
         // Few rows: more threads a row, while each keeps two loads or more.
         if ((int64_t)pb.m * p < target_threads && loads > 2 * (int64_t)p) {
