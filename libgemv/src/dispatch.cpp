@@ -10,12 +10,6 @@ namespace libgemv {
 
 namespace {
 
-int pow2_ceil(int64_t v) {
-    int p = 1;
-    while (p < v && p < (1 << 30)) p <<= 1;
-    return p;
-}
-
 int pow2_floor(int64_t v) {
     int p = 1;
     while ((int64_t)p * 2 <= v && p < (1 << 30)) p <<= 1;
