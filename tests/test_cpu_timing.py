@@ -70,3 +70,25 @@ def test_suite_matches_the_issue():
     assert len(bench.SUITE["square"]) == 7 and len(bench.SUITE["llm"]) == 7 and len(bench.SUITE["skewed"]) == 5
     assert (128256, 4096) in bench.SUITE["llm"] and (1048576, 16) in bench.SUITE["skewed"]
     assert bench.parse_shapes("4096x4096,1x2") == [(4096, 4096), (1, 2)]
+
+
+def test_oracle_search_space_is_legal_and_deterministic():
+    import importlib.util
+    from pathlib import Path
+
+    import pygemv
+    path = Path(__file__).resolve().parents[1] / "tuning" / "oracle.py"
+    spec = importlib.util.spec_from_file_location("oracle", path)
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    ws = pygemv.WORKSPACE_RECOMMENDED_BYTES
+    space = list(oracle.search_space(8192, 8192, "float16", ws))
+    assert 100 < len(space) < 1000
+    names = {c.variant for c in space}
+    assert names == {"thread_per_row", "rows_per_warp", "warp_per_row", "block_per_row", "splitk_twopass"}
+    for c in space:
+        assert pygemv.can_implement(c, 8192, 8192, "float16")[0]
+        assert 64 <= c.threads_per_row * c.rows_per_block <= 512 and c.vector_loads
+        assert pygemv.workspace_size(c, 8192, 8192, "float16") <= ws
+    # Odd K: scalar loads only, since vector loads cannot run.
+    assert all(not c.vector_loads for c in oracle.search_space(100, 1001, "float16", ws))
