@@ -161,7 +161,6 @@ def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, verbose) 
     for peer in ("cublas", "torch.mv", "F.linear"):
         if peer in row:
             row[f"speedup_vs_{peer}"] = row[peer]["median_us"] / row["pygemv"]["median_us"]
-    del buf
     return row
 
 

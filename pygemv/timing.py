@@ -103,7 +103,6 @@ def time_torch_graph(enqueue: Callable[[int], None], sets: int, *, repeats: int 
     per_replay = max(replay(2) / 2, 1e-4)
     n = max(1, min(1000, round(target_ms / per_replay)))
     samples = [replay(n) * 1000.0 / (n * sets) for _ in range(repeats)]
-    del g
     return summarize(samples, sets)
 
 

@@ -1,13 +1,12 @@
 """Where the host time of one eager pygemv.gemv call goes (1024x1024 fp16, torch tensors).
 Prints microseconds per call of each layer, best of 5 x 2000 calls."""
 import ctypes
-import time
-
 import torch
 
 import pygemv
 from pygemv import _lib
 from pygemv._operands import as_operand
+from pygemv.timing import host_call_us
 
 A = torch.randn(1024, 1024, device="cuda").half()
 x = torch.randn(1024, device="cuda").half()
@@ -18,18 +17,8 @@ pa, px, py = A.data_ptr(), x.data_ptr(), y.data_ptr()
 cfg = _lib.Config()
 
 
-def per_call(fn, n=2000):
-    for _ in range(200):
-        fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / n)
-        torch.cuda.synchronize()
-    return best * 1e6
+def per_call(fn):
+    return host_call_us(fn, torch.cuda.synchronize)
 
 
 rows = {

@@ -1,13 +1,13 @@
 """GPU: CUDA arrays of every library, the numpy-only path, streams, graph capture,
 threads, and the eager call overhead."""
 import threading
-import time
 
 import numpy as np
 import pytest
 
 import pygemv
 from gpu_cases import workspace
+from pygemv.timing import host_call_us
 
 pytestmark = pytest.mark.gpu
 
@@ -207,18 +207,8 @@ def test_eager_call_overhead_on_torch_tensors(torch):
     x = torch.randn(1024, device="cuda").half()
     y = torch.empty(1024, device="cuda").half()
 
-    def per_call(fn, n=2000):
-        for _ in range(200):
-            fn()
-        torch.cuda.synchronize()
-        best = float("inf")
-        for _ in range(5):
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best = min(best, (time.perf_counter() - t0) / n)
-            torch.cuda.synchronize()
-        return best * 1e6
+    def per_call(fn):
+        return host_call_us(fn, torch.cuda.synchronize)
 
     ours = per_call(lambda: pygemv.gemv(A, x, y))
     theirs = per_call(lambda: torch.mv(A, x, out=y))

@@ -137,6 +137,30 @@ __device__ __forceinline__ const T *stage_x(const T *x, int64_t incx, int64_t n,
     return xs;
 }
 
+// The K slice a block works on (split-K: slice blockIdx.y; otherwise all of K), with x
+// staged in shared memory first when XSMEM.
+template <typename T> struct RowSlice {
+    const T *A; // column k0 of row 0
+    const T *x; // element k0 of x (shared memory when staged)
+    int64_t incx;
+    int64_t n; // elements in the slice
+};
+
+template <typename T, bool XSMEM>
+__device__ __forceinline__ RowSlice<T> row_slice(const RowArgs &args, void *smem) {
+    const int64_t k0 = (int64_t)blockIdx.y * args.k_chunk;
+    RowSlice<T> s;
+    s.n = min(args.k - k0, args.k_chunk);
+    s.x = static_cast<const T *>(args.x) + k0 * args.incx;
+    s.incx = args.incx;
+    if constexpr (XSMEM) {
+        s.x = stage_x(s.x, s.incx, s.n, smem);
+        s.incx = 1;
+    }
+    s.A = static_cast<const T *>(args.A) + k0;
+    return s;
+}
+
 template <typename T>
 __device__ __forceinline__ void write_row(const RowArgs &args, int64_t row, float dot) {
     switch (args.epilogue) {
@@ -197,6 +221,16 @@ inline size_t x_smem_bytes(const RowLaunch &L) {
 inline unsigned row_blocks(const RowArgs &a) {
     int64_t b = (a.m + a.rows_per_block - 1) / a.rows_per_block;
     return (unsigned)(b < 0x7fffffff ? b : 0x7fffffff);
+}
+
+// Launch geometry shared by the row families: p * rows_per_block threads a block, blocks
+// along M (grid.x) and K slices (grid.y), shared memory for a staged x slice.
+inline cudaError_t launch_row_kernel(void (*kernel)(RowArgs), const RowLaunch &L, cudaStream_t stream) {
+    const dim3 grid(row_blocks(L.args), (unsigned)L.splits);
+    const dim3 block((unsigned)(L.args.rows_per_block << L.args.p_log2));
+    RowArgs args = L.args;
+    void *params[] = {&args};
+    return cudaLaunchKernel(reinterpret_cast<const void *>(kernel), grid, block, params, x_smem_bytes(L), stream);
 }
 
 } // namespace libgemv

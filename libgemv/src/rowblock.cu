@@ -16,21 +16,13 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kerne
     const int local_row = threadIdx.x >> args.p_log2;
     const int warp = threadIdx.x >> 5;
     const int warps_per_row = p >> 5;
-    const int64_t k0 = (int64_t)blockIdx.y * args.k_chunk;
-    const int64_t n = min(args.k - k0, args.k_chunk);
-    const T *x = static_cast<const T *>(args.x) + k0 * args.incx;
-    int64_t incx = args.incx;
-    if constexpr (XSMEM) {
-        x = stage_x(x, incx, n, smem);
-        incx = 1;
-    }
-    const T *A = static_cast<const T *>(args.A) + k0;
+    const RowSlice<T> s = row_slice<T, XSMEM>(args, smem);
     // row0 is block-uniform, so every thread reaches every barrier.
     for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.m;
          row0 += (int64_t)gridDim.x * args.rows_per_block) {
         const int64_t row = row0 + local_row;
         float dot = 0.f;
-        if (row < args.m) dot = thread_dot<T, VEC, UNROLL, XSMEM>(A + row * args.lda, x, incx, n, lane, p);
+        if (row < args.m) dot = thread_dot<T, VEC, UNROLL, XSMEM>(s.A + row * args.lda, s.x, s.incx, s.n, lane, p);
         dot = group_sum(dot, 32);
         if ((threadIdx.x & 31) == 0) warp_sums[warp] = dot;
         __syncthreads();
@@ -47,10 +39,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kerne
 struct RowBlockFamily {
     template <typename T, bool VEC, int UNROLL, bool XSMEM>
     static cudaError_t launch(const RowLaunch &L, cudaStream_t s) {
-        const dim3 grid(row_blocks(L.args), (unsigned)L.splits);
-        const unsigned threads = (unsigned)(L.args.rows_per_block << L.args.p_log2);
-        gemv_rowblock_kernel<T, VEC, UNROLL, XSMEM><<<grid, threads, x_smem_bytes(L), s>>>(L.args);
-        return cudaGetLastError();
+        return launch_row_kernel(gemv_rowblock_kernel<T, VEC, UNROLL, XSMEM>, L, s);
     }
 };
 
