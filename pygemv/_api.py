@@ -180,7 +180,7 @@ def _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace):
         _TORCH_DTYPES.update({torch.float32: 0, torch.float16: 1, torch.bfloat16: 2})
     dt = A.dtype
     code = _TORCH_DTYPES.get(dt)
-    if code is None or type(x) is not torch.Tensor or x.dtype is not dt or not (_device_count == 1 or _single_device()):
+    if code is None or type(x) is not torch.Tensor or x.dtype is not dt or not _single_device():
         return None
     try:
         M, K = A.shape
@@ -208,15 +208,12 @@ def _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace):
         if ny != M or incy <= 0 or y.get_device() != dev:
             return None
     s = stream_handle(stream) if stream is not None else torch._C._cuda_getCurrentRawStream(dev)
-    ws_bytes = _lib.WORKSPACE_RECOMMENDED_BYTES
-    ws = _workspaces.get((dev, s)) if workspace is None else None
-    if ws is None:
-        ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
+    ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
     # Torch guarantees these are device pointers of device dev: skip the pointer queries.
     args = _lib.Args(_lib.OP_N, code, M, K, alpha, beta, A.data_ptr(), sa0 if M > 1 else max(1, K), x.data_ptr(),
                      incx, y.data_ptr(), incy, ws, ws_bytes, s, _lib.FLAG_TRUSTED_POINTERS)
     c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
-    st = (_lib._lib or _lib.load()).gemv_ex(ctypes.byref(args), c)
+    st = _lib.load().gemv_ex(ctypes.byref(args), c)
     if st:
         _lib.check(st, "gemv")
     return y

@@ -48,12 +48,11 @@ _TORCH_DTYPES: dict = {}
 def _from_torch(t, name: str, torch) -> Operand:
     if not _TORCH_DTYPES:
         _TORCH_DTYPES.update({torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"})
-    # The hot path of eager calls: as few tensor attribute reads as possible.
     dtype = _TORCH_DTYPES.get(t.dtype)
     if dtype is None:
         raise TypeError(f"{name}: dtype {t.dtype} is not supported; use float32, float16 or bfloat16")
     device = t.get_device()
-    if device < 0 or not t.is_cuda:
+    if device < 0:  # a CPU tensor
         raise ValueError(f"{name} is on {t.device}; pygemv needs CUDA tensors")
     return Operand(t.data_ptr(), t.shape, t.stride(), dtype, device, "torch", t)
 

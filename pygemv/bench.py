@@ -32,13 +32,9 @@ U_OUT = {"float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 NP_STORE = {"float32": np.float32, "float16": np.float16, "bfloat16": np.uint16}
 
 
-def _check(status, what):
-    _lib.check(status, what)
-
-
 def device_props(device: int = 0) -> dict:
     p = _lib.DeviceProps()
-    _check(_lib.load().gemv_device_props(device, ctypes.byref(p)), "device_props")
+    _lib.check(_lib.load().gemv_device_props(device, ctypes.byref(p)), "device_props")
     d = {f: getattr(p, f) for f, _ in p._fields_}
     d["name"] = p.name.decode()
     return d
@@ -81,7 +77,7 @@ class Buffers:
 
     def download(self, ptr, n) -> np.ndarray:
         store = np.empty(n, dtype=NP_STORE[self.dtype])
-        _check(_lib.load().gemv_memcpy_to_host(store.ctypes.data, ptr, n * self.es), "download")
+        _lib.check(_lib.load().gemv_memcpy_to_host(store.ctypes.data, ptr, n * self.es), "download")
         return (bfloat16_bits_to_float32(store) if self.dtype == "bfloat16" else store).astype(np.float64)
 
     def poison_y0(self):
@@ -89,7 +85,7 @@ class Buffers:
         host = nan.astype(np.float16) if self.dtype == "float16" else nan
         if self.dtype == "bfloat16":
             host = np.full(self.m, 0x7FC0, dtype=np.uint16)
-        _check(_lib.load().gemv_memcpy_to_device(self.yp(0), host.ctypes.data, self.m * self.es), "poison")
+        _lib.check(_lib.load().gemv_memcpy_to_device(self.yp(0), host.ctypes.data, self.m * self.es), "poison")
 
 
 def reference(buf: Buffers, rows: int = 256):
@@ -106,13 +102,13 @@ def check_pygemv(buf: Buffers, call0, ref=None) -> tuple[bool, str]:
     ref, bound = ref if ref is not None else reference(buf)
     buf.poison_y0()
     call0()
-    _check(_lib.load().gemv_stream_synchronize(0), "sync")
+    _lib.check(_lib.load().gemv_stream_synchronize(0), "sync")
     y = buf.download(buf.yp(0), len(ref))
     bad = int(np.sum(~(np.abs(y - ref) <= bound)))
     return bad == 0, f"{bad} of {len(ref)} checked rows outside the error bound"
 
 
-def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, verbose) -> dict:
+def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats) -> dict:
     lib = _lib.load()
     es = _lib.DTYPE_SIZES[dtype]
     moved = (m * k + k + m) * es  # A and x read once, y written once (beta = 0)
@@ -126,13 +122,13 @@ def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, verbose) 
         args[i].stream = s
         st = lib.gemv_ex(ctypes.byref(args[i]), None)
         if st:
-            _check(st, "gemv")
+            _lib.check(st, "gemv")
 
     ok, why = check_pygemv(buf, lambda: pygemv_call(0, 0))
     if not ok:
         raise AssertionError(f"pygemv wrong on {dtype} {m}x{k}: {why}")
     cfg = _lib.Config()
-    _check(lib.gemv_select_config(_lib.OP_N, code, m, k, buf.a(0), k, buf.xp(0), 1, buf.yp(0), 1, ws[1],
+    _lib.check(lib.gemv_select_config(_lib.OP_N, code, m, k, buf.a(0), k, buf.xp(0), 1, buf.yp(0), 1, ws[1],
                                   ctypes.byref(cfg)), "select_config")
     from ._registry import Config
     row = {"dtype": dtype, "m": m, "k": k, "bytes": moved, "sets": sets,
@@ -172,7 +168,7 @@ def measure_ceiling(l2, stream) -> dict:
     sink = DeviceArray.empty((1,), "float32")
 
     def read(i, s):
-        _check(lib.gemv_read_ceiling(data.ptr, nbytes, sink.ptr, s), "read_ceiling")
+        _lib.check(lib.gemv_read_ceiling(data.ptr, nbytes, sink.ptr, s), "read_ceiling")
 
     t = timing.time_graph(read, 1, stream, repeats=15)
     return {"bytes": nbytes, "median_us": t.median_us, "gbps": nbytes / (t.median_us * 1e3)}
@@ -288,7 +284,7 @@ def main(argv=None) -> int:
         cublas_ws = DeviceArray.empty((WORKSPACE_BYTES // 4,), "float32")
         cublas = Cublas(cublas_ws.ptr)
     s = ctypes.c_void_p()
-    _check(lib.gemv_stream_create(ctypes.byref(s)), "stream")
+    _lib.check(lib.gemv_stream_create(ctypes.byref(s)), "stream")
     stream = s.value
 
     shapes = [("custom", s) for s in parse_shapes(args.shapes)] or \
@@ -304,7 +300,7 @@ def main(argv=None) -> int:
     t0 = time.time()
     for n, ((group, (m, k)), dtype) in enumerate(((g, d) for g in shapes for d in dtypes), 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,
-                         repeats=args.repeats, verbose=False)
+                         repeats=args.repeats)
         row["group"] = group
         rows.append(row)
         print(f"\r[{n}/{total}] {dtype} {m}x{k} {time.time() - t0:.0f}s", end="", file=sys.stderr, flush=True)

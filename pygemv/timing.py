@@ -41,6 +41,15 @@ def summarize(samples_us: list[float], sets: int) -> Timing:
     return Timing(statistics.median(samples_us), min(samples_us), max(samples_us), len(samples_us), sets)
 
 
+def _sample(replay: Callable[[int], float], sets: int, repeats: int, target_ms: float) -> Timing:
+    """Warm up, size the replays per sample to about target_ms, then time ``repeats``
+    samples; ``replay(n)`` replays n times and returns the elapsed milliseconds."""
+    replay(1)
+    per_replay = max(replay(2) / 2, 1e-4)
+    n = max(1, min(1000, round(target_ms / per_replay)))
+    return summarize([replay(n) * 1000.0 / (n * sets) for _ in range(repeats)], sets)
+
+
 def time_graph(enqueue: Callable[[int, int], None], sets: int, stream: int, *, repeats: int = 15,
                target_ms: float = 2.0) -> Timing:
     """Capture ``enqueue(i, stream)`` for every set i into one graph (libgemv's capture),
@@ -65,13 +74,9 @@ def time_graph(enqueue: Callable[[int, int], None], sets: int, stream: int, *, r
             _lib.check(lib.gemv_graph_replay_ms(graph, stream, n, ctypes.byref(ms)), "replay")
             return ms.value
 
-        replay(1)
-        per_replay = max(replay(2) / 2, 1e-4)
-        n = max(1, min(1000, round(target_ms / per_replay)))
-        samples = [replay(n) * 1000.0 / (n * sets) for _ in range(repeats)]
+        return _sample(replay, sets, repeats, target_ms)
     finally:
         lib.gemv_graph_destroy(graph)
-    return summarize(samples, sets)
 
 
 def time_torch_graph(enqueue: Callable[[int], None], sets: int, *, repeats: int = 15,
@@ -99,11 +104,7 @@ def time_torch_graph(enqueue: Callable[[int], None], sets: int, *, repeats: int 
         stop.synchronize()
         return start.elapsed_time(stop)
 
-    replay(1)
-    per_replay = max(replay(2) / 2, 1e-4)
-    n = max(1, min(1000, round(target_ms / per_replay)))
-    samples = [replay(n) * 1000.0 / (n * sets) for _ in range(repeats)]
-    return summarize(samples, sets)
+    return _sample(replay, sets, repeats, target_ms)
 
 
 def host_call_us(fn: Callable[[], object], sync: Callable[[], object], *, calls: int = 2000, repeats: int = 5,

@@ -33,6 +33,6 @@ def test_bench_case_against_cublas(torch):
     cublas = Cublas(cws.ptr)
     for dtype in ("float32", "float16", "bfloat16"):
         r = bench.bench_case(1000, 777, dtype, l2=props["l2_bytes"], ws=(ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES),
-                             cublas=cublas, torch=torch, stream=s.handle, repeats=3, verbose=False)
+                             cublas=cublas, torch=torch, stream=s.handle, repeats=3)
         assert r["pygemv"]["median_us"] > 0 and r["cublas"]["median_us"] > 0 and r["torch.mv"]["median_us"] > 0
         assert set(r["cublas_entries"]) == set(cublas.entry_points(dtype))
