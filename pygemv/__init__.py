@@ -12,9 +12,11 @@ from ._api import gemv, select_config
 from ._device import (DeviceArray, Stream, current_device, device_count, device_name, empty, set_device,
                       synchronize, to_device)
 from ._errors import (AllocationError, CudaError, GemvError, InsufficientWorkspaceError, InvalidPointerError,
-                      InvalidValueError, LibraryNotFoundError, NoDeviceError, NoDriverError, NotSupportedError)
+                      InvalidValueError, LibraryNotFoundError, NoDeviceError, NoDriverError, NotSupportedError,
+                      TableInvalidError, TableMismatchError)
 from ._lib import WORKSPACE_RECOMMENDED_BYTES
 from ._registry import Config, Variant, can_implement, variant, variants, workspace_size
+from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
 __version__ = "0.1.0"
 
@@ -42,5 +44,6 @@ __all__ = [
     "set_device", "device_name", "library_version", "cmake_prefix", "include_dir", "errors",
     "WORKSPACE_RECOMMENDED_BYTES", "GemvError", "InvalidValueError", "InvalidPointerError",
     "NotSupportedError", "InsufficientWorkspaceError", "NoDeviceError", "NoDriverError", "CudaError",
-    "AllocationError", "LibraryNotFoundError",
+    "AllocationError", "LibraryNotFoundError", "TableInvalidError", "TableMismatchError",
+    "Table", "Fingerprint", "TableStatus", "load_table", "table_status",
 ]

@@ -253,11 +253,26 @@ def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, ws, ws
 
 def select_config(m: int, k: int, dtype="float32", *, lda: int | None = None, incx: int = 1, incy: int = 1,
                   a_ptr: int = 256, x_ptr: int = 256, y_ptr: int = 256,
-                  workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES) -> Config:
-    """The config the automatic dispatcher picks for this problem on the current GPU."""
+                  workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES, use_table: bool = True) -> Config:
+    """The config the automatic dispatcher picks for this problem on the current GPU.
+
+    Parameters
+    ----------
+    m, k : int
+        The shape of A.
+    dtype : str or dtype
+        float32, float16 or bfloat16.
+    lda, incx, incy, a_ptr, x_ptr, y_ptr : int, optional
+        Strides and pointers; pointers only matter for their alignment.
+    workspace_bytes : int
+        Workspace the call would get (split-K needs some).
+    use_table : bool
+        False: the built-in heuristic's choice, ignoring any tuned table.
+    """
     c = _lib.Config()
     lib = _lib.load()
-    _lib.check(lib.gemv_select_config(_lib.OP_N, _lib.DTYPES[dtype_name(dtype)], m, k, a_ptr,
-                                      max(1, k) if lda is None else lda, x_ptr, incx, y_ptr, incy,
-                                      workspace_bytes, ctypes.byref(c)), "select_config")
+    args = _lib.Args(_lib.OP_N, _lib.DTYPES[dtype_name(dtype)], m, k, 1.0, 0.0, a_ptr,
+                     max(1, k) if lda is None else lda, x_ptr, incx, y_ptr, incy, None, workspace_bytes, None,
+                     0 if use_table else _lib.FLAG_NO_TABLE)
+    _lib.check(lib.gemv_select_config_ex(ctypes.byref(args), ctypes.byref(c), None), "select_config")
     return Config.from_c(c)

@@ -61,13 +61,26 @@ class AllocationError(GemvError, MemoryError):
     status = 8
 
 
+class TableInvalidError(GemvError, ValueError):
+    """A tuned table cannot be read, or is corrupt, truncated or names an unknown variant (status 9)."""
+
+    status = 9
+
+
+class TableMismatchError(GemvError):
+    """A tuned table was made for another GPU, CUDA runtime, libgemv version or schema (status 10)."""
+
+    status = 10
+
+
 class LibraryNotFoundError(GemvError, OSError):
     """libgemv could not be loaded; the message names every path tried."""
 
 
 _BY_STATUS = {cls.status: cls for cls in (InvalidValueError, InvalidPointerError, NotSupportedError,
                                           InsufficientWorkspaceError, NoDeviceError, NoDriverError,
-                                          CudaError, AllocationError)}
+                                          CudaError, AllocationError, TableInvalidError,
+                                          TableMismatchError)}
 
 
 def error_class(status: int) -> type[GemvError]:

@@ -83,6 +83,7 @@ class Args(ctypes.Structure):
 
 
 FLAG_TRUSTED_POINTERS = 1
+FLAG_NO_TABLE = 2
 
 
 class DeviceProps(ctypes.Structure):
@@ -98,10 +99,44 @@ class DeviceProps(ctypes.Structure):
         ("global_mem_bytes", c_int64),
         ("runtime_version", c_int32),
         ("driver_version", c_int32),
+        ("pci_domain", c_int32),
+        ("pci_bus", c_int32),
+        ("pci_device", c_int32),
     ]
+
+
+class TableFingerprint(ctypes.Structure):
+    """``gemv_table_fingerprint_t``: what a tuned table was tuned on."""
+
+    _fields_ = [
+        ("schema", c_int32),
+        ("gpu", ctypes.c_char * 256),
+        ("sm_count", c_int32),
+        ("cc_major", c_int32),
+        ("cc_minor", c_int32),
+        ("cuda_runtime", c_int32),
+        ("libgemv", ctypes.c_char * 32),
+        ("entries", c_int64),
+    ]
+
+
+class TableStatus(ctypes.Structure):
+    """``gemv_table_status_t``: the table a device dispatches with, and why."""
+
+    _fields_ = [
+        ("source", c_int32),
+        ("problem", c_int32),
+        ("entries", c_int64),
+        ("path", ctypes.c_char * 1024),
+        ("message", ctypes.c_char * 1024),
+    ]
+
+
+TABLE_SOURCES = ("none", "explicit", "env", "user", "shipped")  # gemv_table_source_t
 
 status_t = c_int
 stream_t = c_void_p
+table_t = c_void_p
 
 # name -> (restype, argtypes); the C prototypes are in libgemv/include/gemv.h.
 _GEMV_ARGS = [c_int, c_int, c_int64, c_int64, c_float, c_void_p, c_int64, c_void_p, c_int64,
@@ -138,6 +173,23 @@ SIGNATURES = {
     #     size_t workspace_bytes, gemv_config_t *config);
     "gemv_select_config": (status_t, [c_int, c_int, c_int64, c_int64, c_void_p, c_int64, c_void_p, c_int64,
                                       c_void_p, c_int64, c_size_t, POINTER(Config)]),
+    # gemv_status_t gemv_select_config_ex(const gemv_args_t *args, gemv_config_t *config, int32_t *from_table);
+    "gemv_select_config_ex": (status_t, [POINTER(Args), POINTER(Config), POINTER(c_int32)]),
+    # gemv_status_t gemv_table_read(const char *path, gemv_table_t *table);
+    "gemv_table_read": (status_t, [c_char_p, POINTER(table_t)]),
+    # gemv_status_t gemv_table_destroy(gemv_table_t table);
+    "gemv_table_destroy": (status_t, [table_t]),
+    # gemv_status_t gemv_table_fingerprint(gemv_table_t table, gemv_table_fingerprint_t *fp);
+    "gemv_table_fingerprint": (status_t, [table_t, POINTER(TableFingerprint)]),
+    # gemv_status_t gemv_table_check(gemv_table_t table, const gemv_device_props_t *props);
+    "gemv_table_check": (status_t, [table_t, POINTER(DeviceProps)]),
+    # gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *args, gemv_config_t *config,
+    #     double *distance);
+    "gemv_table_lookup": (status_t, [table_t, POINTER(Args), POINTER(Config), POINTER(ctypes.c_double)]),
+    # gemv_status_t gemv_load_table(const char *path);
+    "gemv_load_table": (status_t, [c_char_p]),
+    # gemv_status_t gemv_table_status(int device, gemv_table_status_t *status);
+    "gemv_table_status": (status_t, [c_int, POINTER(TableStatus)]),
     # gemv_status_t gemv_device_count(int *count);
     "gemv_device_count": (status_t, [POINTER(c_int)]),
     # gemv_status_t gemv_get_device(int *device);
@@ -238,7 +290,7 @@ def check(status: int, what: str = "") -> None:
         return
     lib = load()
     text = lib.gemv_status_string(status).decode()
-    detail = lib.gemv_last_error().decode()
+    detail = lib.gemv_last_error().decode(errors="replace")
     msg = f"{what}: {text}" if what else text
     if detail:
         msg += f" ({detail})"

@@ -54,7 +54,8 @@ def test_pointer_returning_and_size_functions_have_wide_restypes():
 def test_struct_layouts_match_the_header():
     text = HEADER.read_text()
     for struct, cls in (("gemv_config", _lib.Config), ("gemv_variant_info", _lib.VariantInfo),
-                        ("gemv_args", _lib.Args), ("gemv_device_props", _lib.DeviceProps)):
+                        ("gemv_args", _lib.Args), ("gemv_device_props", _lib.DeviceProps),
+                        ("gemv_table_fingerprint", _lib.TableFingerprint), ("gemv_table_status", _lib.TableStatus)):
         body = re.search(r"typedef struct %s \{(.*?)\}" % struct, text, re.S).group(1)
         body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
         names = []
@@ -76,9 +77,9 @@ def test_versions_agree():
 
 def test_status_strings_are_distinct_and_total():
     lib = _lib.load()
-    texts = [lib.gemv_status_string(s).decode() for s in range(9)]
+    texts = [lib.gemv_status_string(s).decode() for s in range(11)]
     assert texts[0] == "success"
-    assert len(set(texts)) == 9 and all(texts)
+    assert len(set(texts)) == 11 and all(texts) and "unknown status" not in texts
     assert lib.gemv_status_string(12345).decode() == "unknown status"
 
 
@@ -86,7 +87,8 @@ def test_each_status_maps_to_its_exception_class():
     from pygemv import errors
     expected = {1: errors.InvalidValueError, 2: errors.InvalidPointerError, 3: errors.NotSupportedError,
                 4: errors.InsufficientWorkspaceError, 5: errors.NoDeviceError, 6: errors.NoDriverError,
-                7: errors.CudaError, 8: errors.AllocationError}
+                7: errors.CudaError, 8: errors.AllocationError, 9: errors.TableInvalidError,
+                10: errors.TableMismatchError}
     for status, cls in expected.items():
         assert errors.error_class(status) is cls
         try:

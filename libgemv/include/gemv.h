@@ -54,6 +54,8 @@ typedef enum gemv_status {
     GEMV_STATUS_NO_DRIVER = 6,              /* no CUDA driver (libcuda) or one older than the runtime */
     GEMV_STATUS_CUDA_ERROR = 7,             /* a CUDA call or kernel launch failed; see gemv_last_error() */
     GEMV_STATUS_ALLOC_FAILED = 8,           /* a helper could not allocate device memory */
+    GEMV_STATUS_TABLE_INVALID = 9,          /* a tuned table cannot be read, or is corrupt, truncated or names an unknown variant */
+    GEMV_STATUS_TABLE_MISMATCH = 10,        /* a tuned table was made for another GPU, CUDA runtime, libgemv or schema */
 } gemv_status_t;
 
 typedef enum gemv_dtype {
@@ -174,6 +176,8 @@ typedef struct gemv_args {
  * device (a framework's CUDA tensors, say): the cudaPointerGetAttributes checks are
  * skipped. Every other check still runs. */
 #define GEMV_FLAG_TRUSTED_POINTERS 1u
+/* Automatic dispatch ignores tuned tables: the built-in heuristic decides. */
+#define GEMV_FLAG_NO_TABLE 2u
 
 /* gemv() (config NULL) or gemv_with_config() on a gemv_args_t. */
 GEMV_API gemv_status_t gemv_ex(const gemv_args_t *args, const gemv_config_t *config);
@@ -197,6 +201,11 @@ GEMV_API gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int6
                                           const void *x, int64_t incx, const void *y,
                                           int64_t incy, size_t workspace_bytes,
                                           gemv_config_t *config);
+
+/* gemv_select_config on a gemv_args_t (flags honoured: GEMV_FLAG_NO_TABLE gives the
+ * heuristic's choice). *from_table (may be NULL) is set to 1 when a tuned table decided. */
+GEMV_API gemv_status_t gemv_select_config_ex(const gemv_args_t *args, gemv_config_t *config,
+                                             int32_t *from_table);
 
 /* ---- device helpers (so that a program needs nothing but libgemv) ------------------ */
 
@@ -226,9 +235,81 @@ typedef struct gemv_device_props {
     int64_t global_mem_bytes;
     int32_t runtime_version;      /* CUDART_VERSION libgemv was built with */
     int32_t driver_version;       /* cudaDriverGetVersion */
+    int32_t pci_domain, pci_bus, pci_device; /* tells physical GPUs apart, whatever CUDA_VISIBLE_DEVICES says */
 } gemv_device_props_t;
 
 GEMV_API gemv_status_t gemv_device_props(int device, gemv_device_props_t *props);
+
+/* ---- tuned dispatch tables ----------------------------------------------------------
+ * A table maps (dtype, M, K) to a config measured fastest on one GPU (written by
+ * pygemv-tune; format in docs/tuning.md). Automatic dispatch on a device uses the table
+ * loaded for it; a shape that is not in the table takes the config of the nearest
+ * tuned shape (in log2 M, log2 K) of its dtype that can run it; with no table, or no
+ * entry that can run the shape, the built-in heuristic decides.
+ *
+ * Each device's table is found once, on its first dispatch, and the first that matches
+ * the device wins:
+ *   1. the file or folder named by $GEMV_TABLE ("off" or "" disables tuned dispatch;
+ *      when set, nothing else is searched);
+ *   2. the user's tables: $XDG_CACHE_HOME/pygemv/tables (~/.cache/pygemv/tables);
+ *   3. the tables installed with libgemv (<libdir>/tables, <libdir>/../share/gemv/tables).
+ * A folder contributes its *.gemvtable files. Tables of other GPUs are passed over; a
+ * table for this GPU that is corrupt or stale (other libgemv, CUDA runtime or schema)
+ * is reported once on stderr and in gemv_table_status(), and never used. */
+#define GEMV_TABLE_SCHEMA 1
+#define GEMV_TABLE_ENV "GEMV_TABLE"
+
+typedef struct gemv_table_st *gemv_table_t;
+
+/* What a table was tuned on. */
+typedef struct gemv_table_fingerprint {
+    int32_t schema;
+    char gpu[256];        /* device name */
+    int32_t sm_count;
+    int32_t cc_major, cc_minor;
+    int32_t cuda_runtime; /* CUDART_VERSION of the libgemv that was tuned */
+    char libgemv[32];     /* GEMV_VERSION_STRING of the libgemv that was tuned */
+    int64_t entries;
+} gemv_table_fingerprint_t;
+
+/* Parse and validate a table file (no GPU needed). TABLE_INVALID names the file, line
+ * and fault; TABLE_MISMATCH for a schema this library does not read. */
+GEMV_API gemv_status_t gemv_table_read(const char *path, gemv_table_t *table);
+GEMV_API gemv_status_t gemv_table_destroy(gemv_table_t table); /* NULL is a no-op */
+GEMV_API gemv_status_t gemv_table_fingerprint(gemv_table_t table, gemv_table_fingerprint_t *fp);
+/* SUCCESS when the table was tuned for this GPU (name, SMs, compute capability) with this
+ * libgemv and CUDA runtime; else TABLE_MISMATCH, with the difference in gemv_last_error. */
+GEMV_API gemv_status_t gemv_table_check(gemv_table_t table, const gemv_device_props_t *props);
+/* The table's config for a problem (no GPU needed; pointers matter for alignment, and
+ * args->workspace_bytes for split-K): SUCCESS, or NOT_SUPPORTED when no entry of the
+ * dtype can run it. *distance (may be NULL): the log2 distance to the entry used. */
+GEMV_API gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *args,
+                                         gemv_config_t *config, double *distance);
+
+/* Use the table in path for every visible device it matches, instead of the table found
+ * automatically. TABLE_MISMATCH when it matches none (nothing changes). path NULL: no
+ * table for any device (the heuristic decides) until the next gemv_load_table. */
+GEMV_API gemv_status_t gemv_load_table(const char *path);
+
+typedef enum gemv_table_source {
+    GEMV_TABLE_SOURCE_NONE = 0,     /* no table: the heuristic decides */
+    GEMV_TABLE_SOURCE_EXPLICIT = 1, /* gemv_load_table() */
+    GEMV_TABLE_SOURCE_ENV = 2,      /* $GEMV_TABLE */
+    GEMV_TABLE_SOURCE_USER = 3,     /* the user's cache folder */
+    GEMV_TABLE_SOURCE_SHIPPED = 4,  /* installed with libgemv */
+} gemv_table_source_t;
+
+/* The table a device dispatches with, and why. */
+typedef struct gemv_table_status {
+    int32_t source;     /* gemv_table_source_t */
+    int32_t problem;    /* SUCCESS, or the status of the last table rejected for this device */
+    int64_t entries;    /* entries of the table in use (0 when none) */
+    char path[1024];    /* the table in use ("" when none) */
+    char message[1024]; /* what was found and rejected, or "" */
+} gemv_table_status_t;
+
+/* Finds the device's table first if no dispatch has yet (device < 0: the current one). */
+GEMV_API gemv_status_t gemv_table_status(int device, gemv_table_status_t *status);
 
 /* ---- timing support (the benchmark and the tuner) ------------------------------------ */
 

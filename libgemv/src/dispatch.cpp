@@ -1,6 +1,7 @@
-// The automatic dispatcher's heuristic: threads per row from the row length (fit to
-// measurements), then wider rows (block per row) or split K until the whole GPU has
-// work. Only deterministic variants are chosen, like cuBLAS's default atomics mode.
+// The automatic dispatcher: the device's tuned table where it has an entry that runs the
+// problem, else a heuristic: threads per row from the row length (fit to measurements),
+// then wider rows (block per row) or split K until the whole GPU has work. The heuristic
+// chooses only deterministic variants, like cuBLAS's default atomics mode.
 #include <algorithm>
 #include <cmath>
 
@@ -55,7 +56,7 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
 
 } // namespace
 
-gemv_config_t select_config(const Problem &pb, int sm_count) {
+gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype);
     const int pack = 16 / esz;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
@@ -99,6 +100,17 @@ gemv_config_t select_config(const Problem &pb, int sm_count) {
     }
     // Runs every problem: scalar loads, x through the cache, no workspace.
     return row_config(32, 1, false, false);
+}
+
+gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table) {
+    if (from_table) *from_table = false;
+    const Table *t = use_table ? device_table(device) : nullptr;
+    gemv_config_t c;
+    if (t && table_lookup(*t, pb, &c, nullptr)) {
+        if (from_table) *from_table = true;
+        return c;
+    }
+    return heuristic_config(pb, sm_count(device));
 }
 
 } // namespace libgemv

@@ -71,6 +71,33 @@ gemv_status_t current_device(int *device) {
     return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaGetDevice");
 }
 
+Problem make_problem(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A,
+                     int64_t lda, const void *x, int64_t incx, float beta, const void *y, int64_t incy,
+                     void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
+    Problem pb{};
+    pb.op = op;
+    pb.dtype = dtype;
+    pb.m = m;
+    pb.k = k;
+    pb.lda = lda;
+    pb.alpha = alpha;
+    pb.beta = beta;
+    pb.A = A;
+    pb.x = x;
+    pb.y = const_cast<void *>(y);
+    pb.incx = incx;
+    pb.incy = incy;
+    // Reference BLAS: with a negative increment the vector starts at its far end.
+    const int64_t len_x = op == GEMV_OP_N ? k : m, len_y = op == GEMV_OP_N ? m : k;
+    const size_t esz = dtype_size(dtype);
+    pb.x_first = x ? static_cast<const char *>(x) + (incx < 0 ? -(len_x - 1) * incx * (int64_t)esz : 0) : nullptr;
+    pb.y_first = y ? static_cast<char *>(pb.y) + (incy < 0 ? -(len_y - 1) * incy * (int64_t)esz : 0) : nullptr;
+    pb.workspace = workspace;
+    pb.workspace_bytes = workspace ? workspace_bytes : 0;
+    pb.stream = reinterpret_cast<cudaStream_t>(stream);
+    return pb;
+}
+
 namespace {
 
 gemv_status_t invalid(const char *fmt, long long v) {
@@ -122,32 +149,6 @@ gemv_status_t check_device_pointer(const void *p, const char *name, int device) 
     }
 }
 
-Problem make_problem(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A,
-                     int64_t lda, const void *x, int64_t incx, float beta, const void *y, int64_t incy,
-                     void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
-    Problem pb{};
-    pb.op = op;
-    pb.dtype = dtype;
-    pb.m = m;
-    pb.k = k;
-    pb.lda = lda;
-    pb.alpha = alpha;
-    pb.beta = beta;
-    pb.A = A;
-    pb.x = x;
-    pb.y = const_cast<void *>(y);
-    pb.incx = incx;
-    pb.incy = incy;
-    // Reference BLAS: with a negative increment the vector starts at its far end.
-    const int64_t len_x = op == GEMV_OP_N ? k : m, len_y = op == GEMV_OP_N ? m : k;
-    const size_t esz = dtype_size(dtype);
-    pb.x_first = x ? static_cast<const char *>(x) + (incx < 0 ? -(len_x - 1) * incx * (int64_t)esz : 0) : nullptr;
-    pb.y_first = y ? static_cast<char *>(pb.y) + (incy < 0 ? -(len_y - 1) * incy * (int64_t)esz : 0) : nullptr;
-    pb.workspace = workspace;
-    pb.workspace_bytes = workspace ? workspace_bytes : 0;
-    pb.stream = reinterpret_cast<cudaStream_t>(stream);
-    return pb;
-}
 
 gemv_status_t run(uint32_t flags, const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha,
                   const void *A, int64_t lda, const void *x, int64_t incx, float beta, void *y, int64_t incy,
@@ -195,13 +196,18 @@ gemv_status_t run(uint32_t flags, const gemv_config_t *config, gemv_op_t op, gem
             return GEMV_STATUS_INSUFFICIENT_WORKSPACE;
         }
     } else {
-        c = select_config(pb, sm_count(device));
+        c = select_config(pb, device, !(flags & GEMV_FLAG_NO_TABLE), nullptr);
         clear_error();
     }
     return launch(c, pb);
 }
 
 } // namespace
+
+gemv_status_t check_args_values(const gemv_args_t *a) {
+    return check_values((gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, a->lda, a->incx, a->incy);
+}
+
 } // namespace libgemv
 
 using namespace libgemv;
@@ -221,6 +227,8 @@ const char *gemv_status_string(gemv_status_t status) {
     case GEMV_STATUS_NO_DRIVER: return "no CUDA driver: libcuda is missing or older than the CUDA runtime";
     case GEMV_STATUS_CUDA_ERROR: return "CUDA error";
     case GEMV_STATUS_ALLOC_FAILED: return "device memory allocation failed";
+    case GEMV_STATUS_TABLE_INVALID: return "invalid tuned table: it cannot be read, or is corrupt, truncated or names an unknown variant";
+    case GEMV_STATUS_TABLE_MISMATCH: return "tuned table mismatch: made for another GPU, CUDA runtime, libgemv version or schema";
     }
     return "unknown status";
 }
@@ -286,22 +294,32 @@ size_t gemv_workspace_size(const gemv_config_t *config, gemv_op_t op, gemv_dtype
     return GEMV_WORKSPACE_RECOMMENDED_BYTES;
 }
 
-gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, const void *A, int64_t lda,
-                                 const void *x, int64_t incx, const void *y, int64_t incy, size_t workspace_bytes,
-                                 gemv_config_t *config) {
+gemv_status_t gemv_select_config_ex(const gemv_args_t *a, gemv_config_t *config, int32_t *from_table) {
     clear_error();
+    if (!a) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
-    gemv_status_t st = check_values(op, dtype, m, k, lda, incx, incy);
+    gemv_status_t st = check_args_values(a);
     if (st != GEMV_STATUS_SUCCESS) return st;
-    if (op == GEMV_OP_T) return set_error("op = GEMV_OP_T: the transpose is not implemented yet"), GEMV_STATUS_NOT_SUPPORTED;
+    if (a->op == GEMV_OP_T) return set_error("op = GEMV_OP_T: the transpose is not implemented yet"), GEMV_STATUS_NOT_SUPPORTED;
     int device = 0;
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
     // A non-NULL stand-in: only the workspace size matters to the dispatcher.
-    void *ws = workspace_bytes ? reinterpret_cast<void *>(uintptr_t(256)) : nullptr;
-    const Problem pb = make_problem(op, dtype, m, k, 1.f, A, lda, x, incx, 0.f, y, incy, ws, workspace_bytes, nullptr);
-    *config = select_config(pb, sm_count(device));
+    void *ws = a->workspace ? a->workspace : a->workspace_bytes ? reinterpret_cast<void *>(uintptr_t(256)) : nullptr;
+    const Problem pb = make_problem((gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, 1.f, a->A, a->lda, a->x,
+                                    a->incx, 0.f, a->y, a->incy, ws, a->workspace_bytes, nullptr);
+    bool tabled = false;
+    *config = select_config(pb, device, !(a->flags & GEMV_FLAG_NO_TABLE), &tabled);
+    if (from_table) *from_table = tabled;
     clear_error();
     return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, const void *A, int64_t lda,
+                                 const void *x, int64_t incx, const void *y, int64_t incy, size_t workspace_bytes,
+                                 gemv_config_t *config) {
+    const gemv_args_t a{op, dtype, m, k, 1.f, 0.f, A, lda, x, incx, const_cast<void *>(y), incy, nullptr,
+                        workspace_bytes, nullptr, 0};
+    return gemv_select_config_ex(&a, config, nullptr);
 }
 
 // ---- device helpers ----------------------------------------------------------------

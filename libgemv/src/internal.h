@@ -106,7 +106,33 @@ gemv_status_t cuda_failure(cudaError_t e, const char *what);
 gemv_status_t current_device(int *device);
 int sm_count(int device);
 
-// The dispatcher (dispatch.cpp): always returns a config that can_implement accepts.
-gemv_config_t select_config(const Problem &pb, int sm_count);
+// The checks of values alone (sizes, lda, increments, enums) of a gemv_args_t (gemv.cpp).
+gemv_status_t check_args_values(const gemv_args_t *a);
+
+// One Problem from the arguments of a call (gemv.cpp); no checks.
+Problem make_problem(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A,
+                     int64_t lda, const void *x, int64_t incx, float beta, const void *y, int64_t incy,
+                     void *workspace, size_t workspace_bytes, gemv_stream_t stream);
+
+// The dispatcher (dispatch.cpp): always returns a config that can_implement accepts and
+// whose workspace fits. The device's tuned table decides where it has an entry that runs
+// the problem (unless use_table is false), else the heuristic.
+gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table);
+gemv_config_t heuristic_config(const Problem &pb, int sm_count);
+
+// Tuned tables: the format and the nearest-shape lookup (table.cpp); which table each
+// device uses, found once per device (table_loader.cpp). Tables are immutable once read.
+struct Table;
+gemv_status_t read_table(const char *path, Table **out); // detail set on failure
+void free_table(const Table *t);
+const gemv_table_fingerprint_t &table_fingerprint(const Table &t);
+const char *table_path(const Table &t);
+// SUCCESS or TABLE_MISMATCH (detail names the difference).
+gemv_status_t check_table(const Table &t, const gemv_device_props_t &props);
+// The config of the nearest entry (log2 M, log2 K) of pb's dtype that can run pb within its
+// workspace; false when none can.
+bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance);
+// The table device dispatches with (nullptr: none); the first call per device finds it.
+const Table *device_table(int device);
 
 } // namespace libgemv

@@ -23,6 +23,9 @@ gemv_status_t gemv_device_props(int device, gemv_device_props_t *props) {
     props->smem_per_block_optin = (int64_t)p.sharedMemPerBlockOptin;
     props->global_mem_bytes = (int64_t)p.totalGlobalMem;
     props->runtime_version = CUDART_VERSION;
+    props->pci_domain = p.pciDomainID;
+    props->pci_bus = p.pciBusID;
+    props->pci_device = p.pciDeviceID;
     int driver = 0;
     if ((e = cudaDriverGetVersion(&driver)) != cudaSuccess) return cuda_failure(e, "cudaDriverGetVersion");
     props->driver_version = driver;

@@ -1,0 +1,366 @@
+// Tuned tables: the text format (docs/tuning.md), its strict parser, the fingerprint
+// check and the nearest-shape lookup. Nothing here touches the GPU, so all of it can be
+// tested on a machine without one.
+//
+//     gemv-table 1
+//     gpu NVIDIA H100 80GB HBM3
+//     sm_count 132
+//     compute_capability 9.0
+//     cuda_runtime 13000
+//     libgemv 0.1.0
+//     entries 2
+//     float16 1024 1024 block_per_row 128 1 1 2 0 1 3.12 3.40
+//     float32 1 65536 splitk_twopass 256 1 1 4 0 64 4.70 5.01
+//     end
+//
+// Entry fields: dtype m k | variant threads_per_row rows_per_block vector_loads unroll
+// x_in_smem split_k | tuned_us heuristic_us. '#' starts a comment line. The entry count
+// and the closing "end" make a truncated file an error rather than a shorter table.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+
+namespace libgemv {
+
+struct TableEntry {
+    int64_t m, k;
+    double log_m, log_k;
+    gemv_config_t config;
+};
+
+struct Table {
+    std::string path;
+    gemv_table_fingerprint_t fp{};
+    std::vector<TableEntry> by_dtype[3]; // indexed by gemv_dtype_t
+};
+
+namespace {
+
+constexpr size_t kMaxFileBytes = 64u << 20;
+constexpr int64_t kMaxEntries = 1 << 20;
+
+struct Parser {
+    const char *path;
+    int line = 0;
+    gemv_status_t fail(const char *what, const std::string &text = "") {
+        set_error("tuned table %s, line %d: %s%s%s", path, line, what, text.empty() ? "" : ": ", text.c_str());
+        return GEMV_STATUS_TABLE_INVALID;
+    }
+};
+
+bool parse_int(const std::string &s, int64_t lo, int64_t hi, int64_t *out) {
+    if (s.empty() || s.size() > 19) return false;
+    char *end = nullptr;
+    long long v = strtoll(s.c_str(), &end, 10);
+    if (*end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+bool parse_us(const std::string &s) {
+    char *end = nullptr;
+    double v = strtod(s.c_str(), &end);
+    return !s.empty() && !*end && std::isfinite(v) && v >= 0;
+}
+
+int dtype_of(const std::string &s) {
+    if (s == "float32") return GEMV_DTYPE_F32;
+    if (s == "float16") return GEMV_DTYPE_F16;
+    if (s == "bfloat16") return GEMV_DTYPE_BF16;
+    return -1;
+}
+
+int variant_of(const std::string &s) {
+    for (int v = 0; v < variant_count(); ++v)
+        if (s == variant_info(v)->name) return v;
+    return -1;
+}
+
+std::vector<std::string> split_words(const std::string &line) {
+    std::istringstream in(line);
+    std::vector<std::string> w;
+    for (std::string t; in >> t;) w.push_back(t);
+    return w;
+}
+
+// "key rest of line" -> rest (trimmed), for header values that may hold spaces.
+std::string value_after_key(const std::string &line, const std::string &key) {
+    std::string v = line.substr(key.size());
+    const size_t b = v.find_first_not_of(" \t"), e = v.find_last_not_of(" \t");
+    return b == std::string::npos ? "" : v.substr(b, e - b + 1);
+}
+
+gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &t) {
+    if (w.size() != 12) return ps.fail("an entry has 12 fields", std::to_string(w.size()) + " found");
+    const int dtype = dtype_of(w[0]);
+    if (dtype < 0) return ps.fail("unknown dtype (float32, float16 or bfloat16)", w[0]);
+    TableEntry e{};
+    if (!parse_int(w[1], 1, int64_t(1) << 40, &e.m) || !parse_int(w[2], 1, int64_t(1) << 40, &e.k))
+        return ps.fail("m and k must be integers in [1, 2^40]", w[1] + " " + w[2]);
+    const int variant = variant_of(w[3]);
+    if (variant < 0) return ps.fail("unknown variant", w[3]);
+    int64_t f[6];
+    for (int i = 0; i < 6; ++i)
+        if (!parse_int(w[4 + i], 0, 1024, &f[i])) return ps.fail("config fields must be integers in [0, 1024]", w[4 + i]);
+    e.config = gemv_config_t{variant, (int32_t)f[0], (int32_t)f[1], (int32_t)f[2], (int32_t)f[3], (int32_t)f[4],
+                             (int32_t)f[5]};
+    if (validate_config(e.config) != GEMV_STATUS_SUCCESS) {
+        std::string why = gemv_last_error();
+        return ps.fail("invalid config", why);
+    }
+    if (!parse_us(w[10]) || !parse_us(w[11])) return ps.fail("times must be non-negative numbers", w[10] + " " + w[11]);
+    auto &list = t.by_dtype[dtype];
+    for (const TableEntry &o : list)
+        if (o.m == e.m && o.k == e.k) return ps.fail("duplicate entry", w[0] + " " + w[1] + "x" + w[2]);
+    e.log_m = std::log2((double)e.m);
+    e.log_k = std::log2((double)e.k);
+    list.push_back(e);
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t parse(const char *path, const std::string &text, Table &t) {
+    Parser ps{path};
+    std::istringstream in(text);
+    enum { kMagic, kHeader, kEntries, kEnd, kDone } stage = kMagic;
+    int64_t expected = -1, seen = 0;
+    bool have_gpu = false, have_sm = false, have_cc = false, have_cuda = false, have_lib = false;
+    for (std::string line; std::getline(in, line);) {
+        ++ps.line;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const std::vector<std::string> w = split_words(line);
+        if (w.empty() || w[0][0] == '#') continue;
+        if (stage == kDone) return ps.fail("text after \"end\"", line);
+        if (stage == kMagic) {
+            int64_t schema = 0;
+            if (w.size() != 2 || w[0] != "gemv-table" || !parse_int(w[1], 1, 1 << 20, &schema))
+                return ps.fail("not a gemv table: the first line must be \"gemv-table <schema>\"", line);
+            if (schema != GEMV_TABLE_SCHEMA) {
+                set_error("tuned table %s has schema %lld; this libgemv reads schema %d", path, (long long)schema,
+                          GEMV_TABLE_SCHEMA);
+                return GEMV_STATUS_TABLE_MISMATCH;
+            }
+            t.fp.schema = (int32_t)schema;
+            stage = kHeader;
+        } else if (stage == kHeader) {
+            int64_t v = 0;
+            if (w[0] == "gpu") {
+                const std::string name = value_after_key(line, "gpu");
+                if (name.empty() || name.size() >= sizeof t.fp.gpu) return ps.fail("bad gpu name", name);
+                snprintf(t.fp.gpu, sizeof t.fp.gpu, "%s", name.c_str());
+                have_gpu = true;
+            } else if (w[0] == "sm_count") {
+                if (w.size() != 2 || !parse_int(w[1], 1, 1 << 20, &v)) return ps.fail("bad sm_count", line);
+                t.fp.sm_count = (int32_t)v;
+                have_sm = true;
+            } else if (w[0] == "compute_capability") {
+                int major = 0, minor = 0;
+                char tail = 0;
+                if (w.size() != 2 || sscanf(w[1].c_str(), "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 ||
+                    minor < 0)
+                    return ps.fail("bad compute_capability (major.minor)", line);
+                t.fp.cc_major = major;
+                t.fp.cc_minor = minor;
+                have_cc = true;
+            } else if (w[0] == "cuda_runtime") {
+                if (w.size() != 2 || !parse_int(w[1], 1, 1 << 30, &v)) return ps.fail("bad cuda_runtime", line);
+                t.fp.cuda_runtime = (int32_t)v;
+                have_cuda = true;
+            } else if (w[0] == "libgemv") {
+                if (w.size() != 2 || w[1].size() >= sizeof t.fp.libgemv) return ps.fail("bad libgemv version", line);
+                snprintf(t.fp.libgemv, sizeof t.fp.libgemv, "%s", w[1].c_str());
+                have_lib = true;
+            } else if (w[0] == "entries") {
+                if (w.size() != 2 || !parse_int(w[1], 0, kMaxEntries, &expected))
+                    return ps.fail("bad entry count", line);
+                if (!(have_gpu && have_sm && have_cc && have_cuda && have_lib))
+                    return ps.fail("the header needs gpu, sm_count, compute_capability, cuda_runtime and libgemv "
+                                   "before entries");
+                stage = expected ? kEntries : kEnd;
+            }
+            // Other header keys (created, tool, ...) are for people; readers skip them.
+        } else if (stage == kEntries) {
+            gemv_status_t st = parse_entry(ps, w, t);
+            if (st != GEMV_STATUS_SUCCESS) return st;
+            if (++seen == expected) stage = kEnd;
+        } else if (stage == kEnd) {
+            if (w.size() != 1 || w[0] != "end") return ps.fail("expected \"end\" after the entries", line);
+            stage = kDone;
+        }
+    }
+    if (stage != kDone) {
+        ++ps.line;
+        if (stage == kEntries)
+            return ps.fail("truncated", std::to_string(seen) + " of " + std::to_string(expected) + " entries");
+        return ps.fail(stage == kEnd ? "truncated: no closing \"end\"" : "truncated: the header is incomplete");
+    }
+    t.fp.entries = expected;
+    return GEMV_STATUS_SUCCESS;
+}
+
+} // namespace
+
+gemv_status_t read_table(const char *path, Table **out) {
+    *out = nullptr;
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        set_error("tuned table %s: cannot open it (%s)", path, strerror(errno));
+        return GEMV_STATUS_TABLE_INVALID;
+    }
+    std::string text;
+    char buf[1 << 16];
+    while (f.read(buf, sizeof buf) || f.gcount()) {
+        text.append(buf, (size_t)f.gcount());
+        if (text.size() > kMaxFileBytes) {
+            set_error("tuned table %s: larger than %zu bytes", path, kMaxFileBytes);
+            return GEMV_STATUS_TABLE_INVALID;
+        }
+    }
+    if (f.bad()) {
+        set_error("tuned table %s: read error", path);
+        return GEMV_STATUS_TABLE_INVALID;
+    }
+    if (text.find('\0') != std::string::npos) {
+        set_error("tuned table %s: binary data, not a text table", path);
+        return GEMV_STATUS_TABLE_INVALID;
+    }
+    Table *t = new Table;
+    t->path = path;
+    gemv_status_t st = parse(path, text, *t);
+    if (st != GEMV_STATUS_SUCCESS) {
+        delete t;
+        return st;
+    }
+    *out = t;
+    return GEMV_STATUS_SUCCESS;
+}
+
+void free_table(const Table *t) { delete t; }
+
+const gemv_table_fingerprint_t &table_fingerprint(const Table &t) { return t.fp; }
+
+const char *table_path(const Table &t) { return t.path.c_str(); }
+
+gemv_status_t check_table(const Table &t, const gemv_device_props_t &props) {
+    const gemv_table_fingerprint_t &fp = t.fp;
+    if (strcmp(fp.gpu, props.name) != 0 || fp.sm_count != props.sm_count || fp.cc_major != props.cc_major ||
+        fp.cc_minor != props.cc_minor) {
+        set_error("tuned table %s is for %s (%d SMs, sm_%d%d), not this %s (%d SMs, sm_%d%d)", t.path.c_str(), fp.gpu,
+                  fp.sm_count, fp.cc_major, fp.cc_minor, props.name, props.sm_count, props.cc_major, props.cc_minor);
+        return GEMV_STATUS_TABLE_MISMATCH;
+    }
+    if (strcmp(fp.libgemv, GEMV_VERSION_STRING) != 0) {
+        set_error("tuned table %s is stale: tuned with libgemv %s, this is %s (retune: pygemv-tune)", t.path.c_str(),
+                  fp.libgemv, GEMV_VERSION_STRING);
+        return GEMV_STATUS_TABLE_MISMATCH;
+    }
+    if (fp.cuda_runtime != props.runtime_version) {
+        set_error("tuned table %s is stale: tuned with CUDA runtime %d, this libgemv was built with %d (retune: "
+                  "pygemv-tune)", t.path.c_str(), fp.cuda_runtime, props.runtime_version);
+        return GEMV_STATUS_TABLE_MISMATCH;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+namespace {
+
+bool runs_within_workspace(const gemv_config_t &c, const Problem &pb) {
+    return can_implement(c, pb) == GEMV_STATUS_SUCCESS && workspace_needed(c, pb) <= pb.workspace_bytes;
+}
+
+} // namespace
+
+bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance) {
+    if (pb.dtype < 0 || pb.dtype > 2) return false;
+    const std::vector<TableEntry> &list = t.by_dtype[pb.dtype];
+    const double lm = std::log2((double)std::max<int64_t>(pb.m, 1)), lk = std::log2((double)std::max<int64_t>(pb.k, 1));
+    auto dist2 = [&](const TableEntry &e) { return (e.log_m - lm) * (e.log_m - lm) + (e.log_k - lk) * (e.log_k - lk); };
+    // The nearest entry usually runs the shape: one pass, no allocation.
+    const TableEntry *best = nullptr;
+    for (const TableEntry &e : list)
+        if (!best || dist2(e) < dist2(*best)) best = &e;
+    if (!best) return false;
+    const TableEntry *use = runs_within_workspace(best->config, pb) ? best : nullptr;
+    if (!use) { // rare: alignment, K or workspace rule the nearest out; try the others in order
+        std::vector<const TableEntry *> order;
+        for (const TableEntry &e : list) order.push_back(&e);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });
+        for (const TableEntry *e : order)
+            if (runs_within_workspace(e->config, pb)) {
+                use = e;
+                break;
+            }
+    }
+    clear_error(); // can_implement's detail of a skipped entry is no error of the call
+    if (!use) return false;
+    *config = use->config;
+    if (distance) *distance = std::sqrt(dist2(*use));
+    return true;
+}
+
+} // namespace libgemv
+
+using namespace libgemv;
+
+extern "C" {
+
+gemv_status_t gemv_table_read(const char *path, gemv_table_t *table) {
+    clear_error();
+    if (!table) return set_error("table is NULL"), GEMV_STATUS_INVALID_POINTER;
+    *table = nullptr;
+    if (!path) return set_error("path is NULL"), GEMV_STATUS_INVALID_POINTER;
+    Table *t = nullptr;
+    gemv_status_t st = read_table(path, &t);
+    *table = reinterpret_cast<gemv_table_t>(t);
+    return st;
+}
+
+gemv_status_t gemv_table_destroy(gemv_table_t table) {
+    clear_error();
+    free_table(reinterpret_cast<Table *>(table));
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_table_fingerprint(gemv_table_t table, gemv_table_fingerprint_t *fp) {
+    clear_error();
+    if (!table) return set_error("table is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (!fp) return set_error("fp is NULL"), GEMV_STATUS_INVALID_POINTER;
+    *fp = table_fingerprint(*reinterpret_cast<Table *>(table));
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_table_check(gemv_table_t table, const gemv_device_props_t *props) {
+    clear_error();
+    if (!table) return set_error("table is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (!props) return set_error("props is NULL"), GEMV_STATUS_INVALID_POINTER;
+    return check_table(*reinterpret_cast<Table *>(table), *props);
+}
+
+gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *a, gemv_config_t *config, double *distance) {
+    clear_error();
+    if (!table) return set_error("table is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (!a) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
+    gemv_status_t st = check_args_values(a);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    // Only the workspace size matters here: a stand-in pointer when none is given.
+    void *ws = a->workspace ? a->workspace : a->workspace_bytes ? reinterpret_cast<void *>(uintptr_t(256)) : nullptr;
+    const Problem pb = make_problem((gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, a->alpha, a->A, a->lda, a->x,
+                                    a->incx, a->beta, a->y, a->incy, ws, a->workspace_bytes, nullptr);
+    if (!table_lookup(*reinterpret_cast<Table *>(table), pb, config, distance)) {
+        set_error("no entry of the table can run this %s %lldx%lld problem", a->dtype == 0 ? "float32" :
+                  a->dtype == 1 ? "float16" : "bfloat16", (long long)a->m, (long long)a->k);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+} // extern "C"

@@ -1,0 +1,232 @@
+// Which tuned table each device dispatches with. Each device's table is found once (on
+// its first dispatch, std::call_once), from $GEMV_TABLE, the user's cache folder or the
+// tables installed beside the library; gemv_load_table replaces it. Dispatch reads an
+// atomic pointer; an installed table is never freed, so a dispatch on one thread stays
+// safe while another thread loads a new table.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+
+namespace fs = std::filesystem;
+
+namespace libgemv {
+
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+struct DeviceSlot {
+    std::once_flag found;
+    std::atomic<const Table *> table{nullptr};
+    std::mutex mutex; // guards status
+    gemv_table_status_t status{};
+};
+
+DeviceSlot g_slots[kMaxDevices];
+
+std::mutex g_kept_mutex;
+std::vector<const Table *> g_kept; // installed tables, alive until exit
+
+void keep(const Table *t) {
+    std::lock_guard<std::mutex> lock(g_kept_mutex);
+    g_kept.push_back(t);
+}
+
+void warn_once(const std::string &message) {
+    static std::mutex m;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(m);
+    if (said.insert(message).second) fprintf(stderr, "libgemv: warning: %s\n", message.c_str());
+}
+
+void install(DeviceSlot &s, const Table *t, int source) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.table.store(t, std::memory_order_release);
+    s.status.source = t ? source : GEMV_TABLE_SOURCE_NONE;
+    s.status.entries = t ? table_fingerprint(*t).entries : 0;
+    snprintf(s.status.path, sizeof s.status.path, "%s", t ? table_path(*t) : "");
+}
+
+void note_problem(DeviceSlot &s, gemv_status_t problem, const std::string &message) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.status.problem = problem;
+    snprintf(s.status.message, sizeof s.status.message, "%s", message.c_str());
+}
+
+std::string user_dir() {
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (xdg && xdg[0] == '/') return std::string(xdg) + "/pygemv/tables";
+    const char *home = getenv("HOME");
+    return home && *home ? std::string(home) + "/.cache/pygemv/tables" : std::string();
+}
+
+// The folder libgemv was loaded from (a wheel installs tables/ beside it; CMake installs
+// them under share/gemv/tables).
+std::string library_dir() {
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void *>(&user_dir), &info) || !info.dli_fname) return "";
+    std::error_code ec;
+    fs::path p = fs::canonical(info.dli_fname, ec);
+    return ec ? "" : p.parent_path().string();
+}
+
+// A file, or a folder's *.gemvtable files in name order.
+std::vector<std::string> table_files(const std::string &place) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    if (place.empty() || !fs::exists(place, ec)) return out;
+    if (!fs::is_directory(place, ec)) return {place};
+    for (const auto &e : fs::directory_iterator(place, ec))
+        if (e.path().extension() == ".gemvtable") out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+bool same_gpu(const gemv_table_fingerprint_t &fp, const gemv_device_props_t &props) {
+    return strcmp(fp.gpu, props.name) == 0 && fp.sm_count == props.sm_count && fp.cc_major == props.cc_major &&
+           fp.cc_minor == props.cc_minor;
+}
+
+void find_table(int device, DeviceSlot &s) {
+    gemv_device_props_t props;
+    gemv_status_t st = gemv_device_props(device, &props);
+    if (st != GEMV_STATUS_SUCCESS) return note_problem(s, st, gemv_last_error());
+
+    std::vector<std::pair<int, std::string>> places;
+    const char *env = getenv(GEMV_TABLE_ENV);
+    if (env) {
+        if (!*env || !strcmp(env, "off") || !strcmp(env, "none"))
+            return note_problem(s, GEMV_STATUS_SUCCESS, "tuned dispatch is off ($GEMV_TABLE)");
+        places.push_back({GEMV_TABLE_SOURCE_ENV, env});
+    } else {
+        places.push_back({GEMV_TABLE_SOURCE_USER, user_dir()});
+        const std::string lib = library_dir();
+        if (!lib.empty()) {
+            places.push_back({GEMV_TABLE_SOURCE_SHIPPED, lib + "/tables"});
+            places.push_back({GEMV_TABLE_SOURCE_SHIPPED, lib + "/../share/gemv/tables"});
+        }
+    }
+    for (const auto &[source, place] : places) {
+        const std::vector<std::string> files = table_files(place);
+        if (files.empty() && source == GEMV_TABLE_SOURCE_ENV) {
+            const std::string why = "$GEMV_TABLE = " + place + ": no such table file or folder of *.gemvtable";
+            note_problem(s, GEMV_STATUS_TABLE_INVALID, why);
+            warn_once(why + "; dispatch uses the heuristic");
+        }
+        for (const std::string &file : files) {
+            Table *t = nullptr;
+            st = read_table(file.c_str(), &t);
+            if (st == GEMV_STATUS_SUCCESS) {
+                st = check_table(*t, props);
+                if (st == GEMV_STATUS_SUCCESS) {
+                    keep(t);
+                    return install(s, t, source);
+                }
+                const bool foreign = !same_gpu(table_fingerprint(*t), props);
+                free_table(t);
+                // Tables of other GPUs are expected in a shared folder: pass them over.
+                if (foreign && source != GEMV_TABLE_SOURCE_ENV) continue;
+            }
+            const std::string why = gemv_last_error();
+            note_problem(s, st, why);
+            warn_once(why + "; it is not used");
+        }
+    }
+}
+
+DeviceSlot *slot(int device) {
+    if (device < 0 || device >= kMaxDevices) return nullptr;
+    DeviceSlot &s = g_slots[device];
+    std::call_once(s.found, find_table, device, std::ref(s));
+    return &s;
+}
+
+} // namespace
+
+const Table *device_table(int device) {
+    DeviceSlot *s = slot(device);
+    return s ? s->table.load(std::memory_order_acquire) : nullptr;
+}
+
+} // namespace libgemv
+
+using namespace libgemv;
+
+extern "C" {
+
+gemv_status_t gemv_load_table(const char *path) {
+    clear_error();
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
+    count = std::min(count, kMaxDevices);
+    if (!path) {
+        for (int d = 0; d < count; ++d) {
+            install(*slot(d), nullptr, GEMV_TABLE_SOURCE_NONE);
+            note_problem(*slot(d), GEMV_STATUS_SUCCESS, "tuned dispatch is off (gemv_load_table(NULL))");
+        }
+        clear_error();
+        return GEMV_STATUS_SUCCESS;
+    }
+    Table *t = nullptr;
+    gemv_status_t st = read_table(path, &t);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    int installed = 0;
+    std::string mismatch;
+    for (int d = 0; d < count; ++d) {
+        DeviceSlot &s = *slot(d); // first the automatic search, so that this load wins
+        gemv_device_props_t props;
+        if ((st = gemv_device_props(d, &props)) != GEMV_STATUS_SUCCESS) {
+            free_table(t);
+            return st;
+        }
+        if (check_table(*t, props) == GEMV_STATUS_SUCCESS) {
+            install(s, t, GEMV_TABLE_SOURCE_EXPLICIT);
+            note_problem(s, GEMV_STATUS_SUCCESS, "");
+            ++installed;
+        } else if (mismatch.empty()) {
+            mismatch = gemv_last_error();
+        }
+    }
+    if (!installed) {
+        free_table(t);
+        set_error("%s", mismatch.empty() ? "no CUDA device" : mismatch.c_str());
+        return GEMV_STATUS_TABLE_MISMATCH;
+    }
+    keep(t);
+    clear_error();
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t gemv_table_status(int device, gemv_table_status_t *status) {
+    clear_error();
+    if (!status) return set_error("status is NULL"), GEMV_STATUS_INVALID_POINTER;
+    gemv_status_t st;
+    if (device < 0 && (st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
+    if (device >= count || device >= kMaxDevices) {
+        set_error("device = %d: %d devices are visible", device, count);
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    DeviceSlot &s = *slot(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    *status = s.status;
+    clear_error();
+    return GEMV_STATUS_SUCCESS;
+}
+
+} // extern "C"

@@ -1,0 +1,189 @@
+"""Tuned tables without a GPU: Python writes, libgemv's C reader parses, checks the
+fingerprint and looks up the nearest shape; corrupt, truncated, foreign and stale tables
+give a status, never a crash."""
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import gpu_absent_reason
+
+import pygemv
+from pygemv._table import Entry, Fingerprint, write_table
+
+H100 = Fingerprint("NVIDIA H100 80GB HBM3", 132, 9, 0, 13000, pygemv.library_version())
+C = pygemv.Config
+
+
+def entries():
+    return [
+        Entry("float16", 1024, 1024, C("block_per_row", 64, 2, True, 2), 2.7, 3.5),
+        Entry("float16", 1, 65536, C("splitk_twopass", 256, 1, True, 4, False, 64), 4.7, 5.0),
+        Entry("float16", 65536, 16, C("rows_per_warp", 2, 64, True, 1, True), 6.0, 6.5),
+        Entry("float32", 4096, 4096, C("block_per_row", 128, 1, True, 2), 22.0, 23.0),
+        Entry("float32", 16, 16, C("thread_per_row", 1, 32, False, 1), 1.9, 2.0),
+    ]
+
+
+@pytest.fixture
+def table_file(tmp_path):
+    return write_table(tmp_path / "h100.gemvtable", H100, entries(), info={"created": "2026-11-21", "tool": "test"})
+
+
+def test_round_trip_through_the_c_reader(table_file):
+    text = table_file.read_text()
+    assert text.splitlines()[2] == "gemv-table 1" and text.rstrip().endswith("end")
+    with pygemv.Table(table_file) as t:
+        assert t.fingerprint == H100
+        assert len(t) == 5
+        for e in entries():
+            config, dist = t.lookup(e.m, e.k, e.dtype)
+            assert config == e.config and dist == 0.0
+
+
+def test_nearest_shape_in_log_m_and_log_k(table_file):
+    with pygemv.Table(table_file) as t:
+        # 900x1200 is nearest to 1024x1024 in log2 space; 3x40000 to 1x65536.
+        config, dist = t.lookup(900, 1200, "float16")
+        assert config == entries()[0].config and 0 < dist < 0.5
+        assert t.lookup(3, 40000, "float16")[0] == entries()[1].config
+        assert t.lookup(3000, 5000, "float32")[0] == entries()[3].config
+        assert t.lookup(8, 8, "float32")[0] == entries()[4].config
+
+
+def test_entries_that_cannot_run_the_shape_are_skipped(table_file):
+    with pygemv.Table(table_file) as t:
+        # K = 1023 rows are not 16-byte aligned: the nearest entry (4096x4096, vector
+        # loads) cannot run it, so the nearest one that can (16x16, scalar) is used.
+        config, dist = t.lookup(1024, 1023, "float32")
+        assert config == entries()[4].config and dist > 6
+        assert pygemv.can_implement(config, 1024, 1023, "float32")[0]
+        # Every float16 entry needs aligned rows: none runs it, the heuristic decides.
+        assert t.lookup(1024, 1023, "float16") is None
+        # Without workspace the split-K entry is passed over.
+        config, _ = t.lookup(1, 65536, "float16", workspace_bytes=0)
+        assert config.variant != "splitk_twopass"
+        # A dtype with no entry that runs the shape: None, and the heuristic decides.
+        assert t.lookup(100, 100, "bfloat16") is None
+
+
+def test_fingerprint_check_foreign_and_stale(table_file):
+    with pygemv.Table(table_file) as t:
+        t.check(H100)
+        for other, needle in [
+            (Fingerprint("NVIDIA A100-SXM4-80GB", 108, 8, 0, 13000, H100.libgemv), "not this NVIDIA A100"),
+            (Fingerprint(H100.gpu, 114, 9, 0, 13000, H100.libgemv), "114 SMs"),
+            (Fingerprint(H100.gpu, 132, 9, 0, 12080, H100.libgemv), "CUDA runtime 13000"),
+        ]:
+            with pytest.raises(pygemv.TableMismatchError, match=needle):
+                t.check(other)
+    stale = write_table(table_file.parent / "stale.gemvtable",
+                        Fingerprint(H100.gpu, 132, 9, 0, 13000, "0.0.1"), entries())
+    with pygemv.Table(stale) as t:
+        with pytest.raises(pygemv.TableMismatchError, match="stale: tuned with libgemv 0.0.1"):
+            t.check(H100)
+
+
+def corrupt(table_file, how):
+    lines = table_file.read_text().splitlines()
+    if how == "no end":
+        lines = lines[:-1]
+    elif how == "cut entries":
+        lines = lines[:-3]
+    elif how == "cut mid-line":
+        return table_file.read_text()[:-40]
+    elif how == "unknown variant":
+        lines = [l.replace("block_per_row", "tensor_core_magic", 1) if l.startswith("float32 4096") else l
+                 for l in lines]
+    elif how == "bad dtype":
+        lines = [l.replace("float32 16 16", "float64 16 16") for l in lines]
+    elif how == "invalid config":
+        lines = [l.replace("thread_per_row 1 32", "thread_per_row 4 32") for l in lines]
+    elif how == "duplicate":
+        lines.insert(-1, lines[-2])
+        lines = [l.replace("entries 5", "entries 6") for l in lines]
+    elif how == "missing header key":
+        lines = [l for l in lines if not l.startswith("sm_count")]
+    elif how == "not a table":
+        lines = ["hello"] + lines
+    elif how == "empty":
+        lines = []
+    elif how == "text after end":
+        lines.append("float32 1 1 thread_per_row 1 32 0 1 0 1 1 1")
+    elif how == "negative time":
+        lines = [l.replace(" 1.900 ", " -1.900 ") for l in lines]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("how, needle", [
+    ("no end", "no closing"), ("cut entries", "truncated"), ("cut mid-line", "line"),
+    ("unknown variant", "unknown variant: tensor_core_magic"), ("bad dtype", "unknown dtype"),
+    ("invalid config", "invalid config"), ("duplicate", "duplicate entry"), ("missing header key", "header needs"),
+    ("not a table", "not a gemv table"), ("empty", "truncated"), ("text after end", "after \"end\""),
+    ("negative time", "times"),
+])
+def test_corrupt_tables_give_a_status_and_a_message(table_file, how, needle):
+    table_file.write_text(corrupt(table_file, how))
+    with pytest.raises(pygemv.TableInvalidError, match=needle) as e:
+        pygemv.Table(table_file)
+    assert e.value.status == 9 and str(table_file) in str(e.value)
+
+
+def test_binary_missing_and_future_schema(tmp_path):
+    blob = tmp_path / "x.gemvtable"
+    blob.write_bytes(os.urandom(256) + b"\0")
+    with pytest.raises(pygemv.TableInvalidError, match="binary"):
+        pygemv.Table(blob)
+    with pytest.raises(pygemv.TableInvalidError, match="cannot open"):
+        pygemv.Table(tmp_path / "missing.gemvtable")
+    future = tmp_path / "future.gemvtable"
+    future.write_text("gemv-table 2\nwhatever\n")
+    with pytest.raises(pygemv.TableMismatchError, match="schema 2"):
+        pygemv.Table(future)
+
+
+def test_reader_survives_random_damage(table_file):
+    """Every prefix of the file, and random byte flips: a status, never a crash."""
+    good = table_file.read_bytes()
+    import random
+    rng = random.Random(1)
+    damaged = [good[:n] for n in range(0, len(good), 7)]
+    for _ in range(200):
+        b = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            b[rng.randrange(len(b))] = rng.randrange(1, 256)
+        damaged.append(bytes(b))
+    code = ("import sys, pygemv\n"
+            "ok = bad = 0\n"
+            "for path in sys.argv[1:]:\n"
+            "    try:\n        pygemv.Table(path); ok += 1\n"
+            "    except (pygemv.TableInvalidError, pygemv.TableMismatchError):\n        bad += 1\n"
+            "print(ok, bad)\n")
+    paths = []
+    for i, data in enumerate(damaged):
+        p = table_file.parent / f"d{i}.gemvtable"
+        p.write_bytes(data)
+        paths.append(str(p))
+    r = subprocess.run([sys.executable, "-c", code, *paths], capture_output=True, text=True, cwd=table_file.parent)
+    assert r.returncode == 0, r.stderr  # a crash would be a signal, not an exception
+    ok, bad = map(int, r.stdout.split())
+    assert ok + bad == len(paths) and bad > len(good) // 7
+
+
+def test_writer_rejects_header_keys_it_owns(tmp_path):
+    with pytest.raises(ValueError, match="entries"):
+        write_table(tmp_path / "t.gemvtable", H100, entries(), info={"entries": "3"})
+
+
+@pytest.mark.skipif(gpu_absent_reason() is None, reason="asserts the no-GPU errors; this machine has a GPU")
+def test_loading_and_status_without_a_gpu_name_the_cause(table_file):
+    with pytest.raises((pygemv.NoDriverError, pygemv.NoDeviceError), match="driver|device"):
+        pygemv.load_table(table_file)
+    with pytest.raises((pygemv.NoDriverError, pygemv.NoDeviceError)):
+        pygemv.table_status()
+
+
+def test_fingerprint_file_names_tell_gpus_apart():
+    a = H100.slug()
+    assert a == "NVIDIA-H100-80GB-HBM3-sm90-132sm"
+    assert Fingerprint("NVIDIA H100 PCIe", 114, 9, 0, 13000, "0.1.0").slug() != a

@@ -1,0 +1,199 @@
+"""The tuner's logic on a CPU, with a fake timer: the search space is legal, illegal
+configs are never launched or timed, wrong ones never chosen, seeds go first, a study
+resumes from SQLite after an interruption, the winner is confirmed against the runner-up,
+and the result reaches libgemv's dispatcher through a table."""
+import math
+import subprocess
+import sys
+
+import pytest
+
+optuna = pytest.importorskip("optuna", reason="the tuner needs optuna (pip install '.[tune]')")
+
+import pygemv  # noqa: E402
+from pygemv._registry import validate  # noqa: E402
+from pygemv._table import Entry, Fingerprint, write_table  # noqa: E402
+from pygemv.tuning import grid, heldout  # noqa: E402
+from pygemv.tuning.space import build_space  # noqa: E402
+from pygemv.tuning.tuner import config_key, tune_shape  # noqa: E402
+
+C = pygemv.Config
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+class FakeMeasure:
+    """A timer with a known optimum: cost grows with the distance of each parameter from
+    ``best``. Legality is the real registry's; ``wrong`` configs fail the check; a ``lucky``
+    config reads fast once, then at its true cost."""
+
+    def __init__(self, m, k, dtype, best, wrong=(), lucky=None, interrupt_after=None):
+        self.m, self.k, self.dtype, self.best = m, k, dtype, best
+        self.wrong = {config_key(c) for c in wrong}
+        self.lucky = config_key(lucky) if lucky else None
+        self.interrupt_after = interrupt_after
+        self.timed, self.checked, self.illegal = [], [], []
+
+    def heuristic(self):
+        return C("warp_per_row", 32, 4, self.k % 8 == 0, 1)
+
+    def legal(self, c):
+        ok, why = pygemv.can_implement(c, self.m, self.k, self.dtype)
+        if ok and pygemv.workspace_size(c, self.m, self.k, self.dtype) > pygemv.WORKSPACE_RECOMMENDED_BYTES:
+            ok, why = False, "workspace"
+        if not ok:
+            self.illegal.append(c)
+        return ok, why
+
+    def check(self, c):
+        assert pygemv.can_implement(c, self.m, self.k, self.dtype)[0], "an illegal config reached the GPU"
+        self.checked.append(c)
+        return config_key(c) not in self.wrong, "3 of 256 rows outside the bound"
+
+    def cost(self, c):
+        b = self.best
+        return (10.0 + 2.0 * abs(math.log2(c.threads_per_row) - math.log2(b.threads_per_row))
+                + 1.0 * abs(math.log2(c.rows_per_block) - math.log2(b.rows_per_block))
+                + 3.0 * (c.variant != b.variant) + 1.5 * (c.unroll != b.unroll) + 1.0 * (c.x_in_smem != b.x_in_smem)
+                + 2.0 * (c.vector_loads != b.vector_loads) + 0.5 * abs(math.log2(c.split_k) - math.log2(b.split_k)))
+
+    def time_us(self, c):
+        assert config_key(c) not in self.wrong, "a wrong config was timed"
+        if self.interrupt_after is not None and len(self.timed) >= self.interrupt_after:
+            raise KeyboardInterrupt
+        first = all(config_key(t) != config_key(c) for t in self.timed)
+        self.timed.append(c)
+        return 1.0 if first and config_key(c) == self.lucky else self.cost(c)
+
+
+BEST = C("block_per_row", 128, 2, True, 2)
+
+
+def tune(measure, trials, storage="sqlite:///:memory:", seeds=(), name="t"):
+    space = build_space(measure.m, measure.k, measure.dtype)
+    return tune_shape(measure, space, storage=storage, study_name=name, trials=trials, seeds=seeds)
+
+
+@pytest.mark.parametrize("m, k, dtype", [(1, 1, "float32"), (7, 3, "float16"), (1000, 4097, "bfloat16"),
+                                         (4096, 4096, "float16"), (1, 65536, "float32"), (1048576, 16, "float16")])
+def test_search_space_is_legal_and_conditional(m, k, dtype):
+    space = build_space(m, k, dtype)
+    assert space.variants and "splitk_atomic" not in space.variants  # deterministic only, like dispatch
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    assert (True in space.vector_loads) == (m == 1 or k * es % 16 == 0)
+    n_valid = 0
+    for c in space.configs():
+        v = pygemv.variant(c.variant)
+        assert v.threads_per_row[0] <= c.threads_per_row <= v.threads_per_row[1]
+        assert 32 <= c.threads_per_row * c.rows_per_block <= 1024
+        assert (c.split_k > 1) == (v.split_k[1] > 1)
+        if c.split_k > 1:
+            assert c.split_k * 8 <= k
+        n_valid += validate(c)
+    assert n_valid > 0
+    # Parameters are conditional: p and rows are named by the variant (and p) they belong to.
+    params = space.params(next(iter(space.configs())))
+    assert set(params) >= {"variant", "vector_loads", "unroll", "x_in_smem"}
+    assert any(key.startswith("threads_per_row[") for key in params)
+
+
+def test_illegal_configs_are_pruned_before_any_launch_and_never_timed():
+    m = FakeMeasure(1000, 1001, "float16", C("rows_per_warp", 8, 16, False, 2))  # odd K: no vector loads
+    r = tune(m, 40)
+    assert all(pygemv.can_implement(c, 1000, 1001, "float16")[0] for c in m.timed)
+    assert not any(config_key(c) in {config_key(i) for i in m.illegal} for c in m.timed + m.checked)
+    assert r.config.vector_loads is False and pygemv.can_implement(r.config, 1000, 1001, "float16")[0]
+
+
+def test_search_finds_the_optimum_and_beats_the_heuristic():
+    m = FakeMeasure(2048, 4096, "float16", BEST)
+    r = tune(m, 60)
+    assert r.us <= m.cost(BEST) * 1.15
+    assert r.us < r.heuristic_us
+    assert r.timed > 10 and r.trials == 60
+
+
+def test_seeds_and_the_heuristic_are_tried_first():
+    m = FakeMeasure(2048, 4096, "float16", BEST)
+    r = tune(m, 3, seeds=[BEST, C("warp_per_row", 32, 2, True, 2)])
+    assert config_key(m.timed[0]) == config_key(m.heuristic())
+    assert config_key(m.timed[1]) == config_key(BEST)
+    assert r.config == BEST  # a budget of 3 trials already has the seed's winner
+
+
+def test_a_wrong_config_is_never_chosen_even_when_fastest():
+    m = FakeMeasure(2048, 4096, "float16", BEST, wrong=[BEST])
+    r = tune(m, 20, seeds=[BEST])
+    assert config_key(r.config) != config_key(BEST)
+    assert [w["config"] for w in r.wrong] == [BEST.as_dict()]
+
+
+def test_a_lucky_sample_does_not_win_the_confirmation():
+    lucky = C("warp_per_row", 32, 2, True, 2)
+    m = FakeMeasure(2048, 4096, "float16", BEST, lucky=lucky)
+    r = tune(m, 4, seeds=[lucky, BEST])
+    assert r.config == BEST and r.runner_up is not None
+    assert r.us == pytest.approx(m.cost(BEST)) and r.runner_up_us > r.us
+
+
+def test_an_interrupted_tune_resumes_from_sqlite(tmp_path):
+    url = f"sqlite:///{tmp_path / 'tune.db'}"
+    m1 = FakeMeasure(2048, 4096, "float16", BEST, interrupt_after=6)
+    with pytest.raises(KeyboardInterrupt):
+        tune(m1, 30, storage=url, seeds=[BEST])
+    study = optuna.load_study(study_name="t", storage=url)
+    done_before = [t for t in study.trials if t.state.is_finished()]
+    assert 6 <= len(done_before) < 30
+    m2 = FakeMeasure(2048, 4096, "float16", BEST)
+    r = tune(m2, 30, storage=url, seeds=[BEST])
+    study = optuna.load_study(study_name="t", storage=url)
+    finished = [t for t in study.trials if t.state.is_finished()]
+    assert len(finished) >= 30
+    assert sum(1 for t in finished if t.user_attrs.get("seed")) == 2  # seeds queued once, not again
+    # Configs timed before the interruption are not timed again (only the confirmation re-times).
+    before = {config_key(c) for c in m1.timed}
+    search_times = m2.timed[:len(m2.timed) - 3 * 3]
+    assert not any(config_key(c) in before for c in search_times)
+    assert r.config == BEST
+    assert study.user_attrs["result"]["config"] == BEST.as_dict()
+
+
+def test_tuned_results_reach_the_c_dispatcher_through_a_table(tmp_path):
+    fp = Fingerprint("Fake GPU", 4, 9, 0, 13000, pygemv.library_version())
+    results = []
+    for (mm, kk), best in [((64, 64), C("rows_per_warp", 4, 32, True, 1)), ((4096, 4096), BEST),
+                           ((1, 65536), C("splitk_twopass", 256, 1, True, 4, False, 64))]:
+        r = tune(FakeMeasure(mm, kk, "float16", best), 30, seeds=[best], name=f"{mm}x{kk}")
+        results.append(r)
+        assert r.config == best
+    path = write_table(tmp_path / "fake.gemvtable", fp,
+                       [Entry(r.dtype, r.m, r.k, r.config, r.us, r.heuristic_us) for r in results])
+    with pygemv.Table(path) as t:
+        t.check(fp)
+        for r in results:
+            assert t.lookup(r.m, r.k, "float16") == (r.config, 0.0)
+        assert t.lookup(3000, 5000, "float16")[0] == BEST
+        assert t.lookup(2, 50000, "float16")[0].variant == "splitk_twopass"
+
+
+def test_grids_and_held_out_shapes():
+    for dtype in ("float32", "float16", "bfloat16"):
+        g = grid.default_grid(dtype)
+        assert (1, 1) in g and (1, 1 << 20) in g and (1 << 20, 1) in g and (128256, 4096) in g
+        assert all(m * k * 2 <= grid.CAP_BYTES for m, k in g if (m, k) not in grid.LLM_SHAPES)
+        assert len(set(g)) == len(g)
+        assert set(grid.quick_grid(dtype)) < set(g) | {(4096, 4096), (14336, 4096)}
+    shapes = heldout.draw_shapes(30)
+    assert len(shapes) == 30 and {d for d, _, _ in shapes} == {"float32", "float16", "bfloat16"}
+    for d, m, k in shapes:
+        assert 1 <= m <= 1 << 17 and 1 <= k <= 1 << 17 and (m, k) not in grid.default_grid(d)
+
+
+def test_tune_command_without_a_gpu_says_so(tmp_path):
+    from conftest import gpu_absent_reason
+    if gpu_absent_reason() is None:
+        pytest.skip("this machine has a GPU")
+    r = subprocess.run([sys.executable, "-m", "pygemv.tuning.cli", "--quick"], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 2
+    assert "pygemv-tune:" in r.stderr and ("driver" in r.stderr or "device" in r.stderr)
+    assert "Traceback" not in r.stderr

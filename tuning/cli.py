@@ -1,0 +1,205 @@
+"""``pygemv-tune``: tune this GPU and write its dispatch table.
+
+    pygemv-tune                  # default grid, fp32/fp16/bf16, into the user's table folder
+    pygemv-tune --quick          # a coarser grid and fewer trials
+    pygemv-tune --shapes 4096x4096,1x65536 --dtypes float16 --trials 60
+
+Every study lives in an SQLite file (``--storage``): run the same command again after an
+interruption and it resumes where it stopped. The table is written from every finished
+study in that storage for this GPU and libgemv, so tuning more shapes later adds to it.
+libgemv then finds the table by itself (see ``gemv.h``: tuned dispatch tables).
+"""
+from __future__ import annotations
+
+import argparse
+import ctypes
+import fcntl
+import json
+import math
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pygemv
+from pygemv import _lib, bench
+from pygemv._table import Entry, Fingerprint, user_table_dir, user_table_path, write_table
+
+from . import grid
+from .space import build_space
+from .tuner import ShapeResult, tune_shape
+
+DTYPES = ("float32", "float16", "bfloat16")
+
+
+def generic_seeds(k: int) -> list[pygemv.Config]:
+    """Configs that are good across many shapes (benchmarks/results/*-oracle.txt)."""
+    C = pygemv.Config
+    out = [C("thread_per_row", 1, 128, True, 1), C("rows_per_warp", 4, 32, True, 1), C("rows_per_warp", 8, 16, True, 2),
+           C("warp_per_row", 32, 4, True, 2), C("block_per_row", 128, 1, True, 2), C("block_per_row", 256, 1, True, 2),
+           C("block_per_row", 512, 1, True, 2)]
+    for split in (4, 16, 64):
+        out.append(C("splitk_twopass", 256, 1, True, 4, False, split))
+    return out + [C(c.variant, c.threads_per_row, c.rows_per_block, False, c.unroll, c.x_in_smem, c.split_k)
+                  for c in out]
+
+
+def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int = 2) -> list[pygemv.Config]:
+    """The winners of the n nearest shapes already tuned (log2 distance)."""
+    near = sorted((r for r in done if r.dtype == dtype),
+                  key=lambda r: (math.log2(r.m / m)) ** 2 + (math.log2(r.k / k)) ** 2)
+    return [r.config for r in near[:n]]
+
+
+def study_prefix(fp: Fingerprint) -> str:
+    return f"{fp.slug()}/libgemv-{fp.libgemv}/cuda-{fp.cuda_runtime}/"
+
+
+def stored_results(storage, prefix: str) -> list[ShapeResult]:
+    """Every finished study of this GPU and library in the storage."""
+    out = []
+    for s in storage.get_all_studies():
+        if s.study_name.startswith(prefix) and "result" in s.user_attrs:
+            out.append(ShapeResult.from_dict(s.user_attrs["result"]))
+    return out
+
+
+def parse_shapes(text: str) -> list[tuple[int, int]]:
+    return bench.parse_shapes(text)
+
+
+def lock_gpu(device: int):
+    """One tuner per physical GPU: an exclusive lock named by its PCI address."""
+    p = _lib.DeviceProps()
+    _lib.check(_lib.load().gemv_device_props(device, ctypes.byref(p)), "device_props")
+    path = Path(tempfile.gettempdir()) / f"pygemv-tune-{p.pci_domain:04x}-{p.pci_bus:02x}-{p.pci_device:02x}.lock"
+    f = open(path, "w")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"pygemv-tune: another tuner is running on GPU {device} ({path}); one tuner per GPU")
+    return f
+
+
+def summarize(results: list[ShapeResult], fp: Fingerprint, seconds: float, table: Path, n_entries: int) -> str:
+    lines = [f"pygemv-tune: {fp.gpu} ({fp.sm_count} SMs, sm_{fp.cc_major}{fp.cc_minor}), libgemv {fp.libgemv}",
+             f"{'dtype':<9} {'shapes':>6} {'tuned vs heuristic':>19} {'best':>18} {'>3% faster':>11} {'wrong':>6}"]
+    for dtype in DTYPES:
+        rs = [r for r in results if r.dtype == dtype]
+        if not rs:
+            continue
+        gains = [r.heuristic_us / r.us for r in rs]
+        geo = math.exp(sum(map(math.log, gains)) / len(gains))
+        i = max(range(len(rs)), key=lambda j: gains[j])
+        best = f"{gains[i]:.2f}x {rs[i].m}x{rs[i].k}"
+        lines.append(f"{dtype:<9} {len(rs):>6} {geo:>18.3f}x {best:>18} {sum(g > 1.03 for g in gains):>11} "
+                     f"{sum(len(r.wrong) for r in rs):>6}")
+    lines.append(f"{len(results)} studies in {seconds:.0f} s; table {table} ({n_entries} entries)")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    try:
+        return tune_device(argv)
+    except pygemv.GemvError as e:
+        print(f"pygemv-tune: {e}", file=sys.stderr)
+        return 2
+
+
+def tune_device(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="pygemv-tune", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="coarse grid (M, K step 16) and 8 trials a shape")
+    ap.add_argument("--shapes", default="", help="MxK,... instead of the grid")
+    ap.add_argument("--dtypes", default=",".join(DTYPES))
+    ap.add_argument("--trials", type=int, default=None, help="trials per shape (default 20; --quick: 8)")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds for the whole tune")
+    ap.add_argument("--storage", default="", help="Optuna storage URL (default: an SQLite file per GPU "
+                                                  "beside the user's tables)")
+    ap.add_argument("--out", default="", help="table file (default: the user's table folder)")
+    ap.add_argument("--device", type=int, default=None, help="GPU index (default: the current one)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", default="", help="write every shape's result here")
+    ap.add_argument("--no-progress", action="store_true")
+    args = ap.parse_args(argv)
+
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if args.device is not None:
+        pygemv.set_device(args.device)
+    device = pygemv.current_device()
+    lock = lock_gpu(device)  # noqa: F841 (held until exit)
+    fp = Fingerprint.of_device(device)
+    trials = args.trials or (8 if args.quick else 20)
+    dtypes = [d for d in args.dtypes.split(",") if d]
+    for d in dtypes:
+        if d not in DTYPES:
+            ap.error(f"--dtypes: {d!r} is not one of {', '.join(DTYPES)}")
+    jobs = []
+    for d in dtypes:
+        shapes = (parse_shapes(args.shapes) if args.shapes else
+                  grid.quick_grid(d) if args.quick else grid.default_grid(d))
+        jobs += [(d, m, k) for m, k in shapes]
+
+    storage_url = args.storage or f"sqlite:///{user_table_dir().parent / ('tune-' + fp.slug() + '.db')}"
+    if storage_url.startswith("sqlite:///"):
+        Path(storage_url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    storage = optuna.storages.RDBStorage(storage_url)
+    prefix = study_prefix(fp)
+    out = Path(args.out) if args.out else user_table_path(fp)
+
+    from .measure import GpuContext, GpuMeasure
+    ctx = GpuContext.create()
+    try:
+        from tqdm import tqdm
+    except ImportError:  # tqdm comes with optuna; without it, no bar
+        tqdm = None
+    bar = tqdm(total=len(jobs), unit="shape", disable=args.no_progress, file=sys.stderr) if tqdm else None
+    t0 = time.time()
+    results: list[ShapeResult] = []
+    skipped = 0
+    for n, (dtype, m, k) in enumerate(jobs):
+        left = None if args.timeout is None else args.timeout - (time.time() - t0)
+        if left is not None and left <= 0:
+            skipped = len(jobs) - n
+            break
+        if bar:
+            bar.set_description(f"{dtype} {m}x{k}")
+        space = build_space(m, k, dtype)
+        measure = GpuMeasure(m, k, dtype, ctx)
+        try:
+            seeds = neighbour_seeds(results, dtype, m, k) + generic_seeds(k)
+            r = tune_shape(measure, space, storage=storage, study_name=f"{prefix}{dtype}/{m}x{k}", trials=trials,
+                           timeout=None if left is None else left / (len(jobs) - n), seeds=seeds,
+                           seed=args.seed)
+        finally:
+            measure.close()
+        results.append(r)
+        for w in r.wrong:
+            print(f"pygemv-tune: WRONG result from {w['config']} on {dtype} {m}x{k}: {w['why']}", file=sys.stderr)
+        if bar:
+            bar.update()
+    if bar:
+        bar.close()
+
+    everything = {(r.dtype, r.m, r.k): r for r in stored_results(storage, prefix)}
+    entries = [Entry(r.dtype, r.m, r.k, r.config, r.us, r.heuristic_us) for r in everything.values()]
+    write_table(out, fp, entries, info={
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "tool": f"pygemv-tune {pygemv.__version__} ({'quick' if args.quick else 'custom' if args.shapes else 'default'}"
+                f" grid, {trials} trials a shape)"})
+    pygemv.load_table(out)
+    seconds = time.time() - t0
+    print(summarize(results, fp, seconds, out, len(entries)))
+    if skipped:
+        print(f"--timeout reached: {skipped} shapes not tuned (run again to resume)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"fingerprint": fp.__dict__, "seconds": seconds, "trials": trials,
+                       "results": [r.as_dict() for r in results]}, f, indent=1)
+    return 1 if any(r.wrong for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""The shapes ``pygemv-tune`` tunes.
+
+The default grid: M and K each 1, 4, 16, ... 4^10 = 2^20 (a factor of 4 apart, so no
+shape is more than one step from a tuned one in either axis), every pair whose matrix
+fits in 64 MiB (beyond that every config that streams well is at the read ceiling and
+the largest tuned shapes stand for them), plus the common LLM projection shapes.
+The quick grid steps by 16 instead of 4.
+"""
+from __future__ import annotations
+
+from pygemv import _lib
+
+CAP_BYTES = 64 << 20
+LLM_SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (11008, 4096), (4096, 11008), (8192, 8192),
+              (28672, 8192), (8192, 28672), (128256, 4096), (6144, 4096), (4096, 12288)]
+
+
+def log_grid(step: int, top: int = 1 << 20, cap_bytes: int = CAP_BYTES, dtype: str = "float16") -> list[tuple[int, int]]:
+    es = _lib.DTYPE_SIZES[dtype]
+    sides = []
+    v = 1
+    while v <= top:
+        sides.append(v)
+        v *= step
+    return [(m, k) for m in sides for k in sides if m * k * es <= cap_bytes]
+
+
+def default_grid(dtype: str) -> list[tuple[int, int]]:
+    shapes = log_grid(4, dtype="float16")  # the same shapes for every dtype
+    return shapes + [s for s in LLM_SHAPES if s not in shapes]
+
+
+def quick_grid(dtype: str) -> list[tuple[int, int]]:
+    shapes = log_grid(16, dtype="float16")
+    return shapes + [s for s in [(4096, 4096), (14336, 4096)] if s not in shapes]

@@ -1,0 +1,132 @@
+"""The tuner's search space for one (M, K, dtype), built from the registry.
+
+Optuna parameters are conditional: ``threads_per_row[<variant>]`` exists only for its
+variant, ``rows_per_block[<variant>,p=<p>]`` only for that variant and p (so each
+parameter keeps one fixed set of choices, as Optuna requires), ``split_k[<variant>]``
+only for split-K variants. Choices that cannot help this shape are left out (more
+threads a row than the row has loads, more rows a block than M, split slices of under
+8 elements); the rest of legality is the registry's ``can_implement``, asked before
+anything is launched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pygemv
+from pygemv import _lib
+
+UNROLLS = (1, 2, 4)
+
+
+def _pow2_between(lo: int, hi: int) -> list[int]:
+    out, v = [], 1
+    while v <= hi:
+        if v >= lo:
+            out.append(v)
+        v *= 2
+    return out
+
+
+def _pow2_ceil(v: int) -> int:
+    p = 1
+    while p < v:
+        p *= 2
+    return p
+
+
+@dataclass
+class Space:
+    """The choices for one shape; ``suggest`` draws a Config from an Optuna trial."""
+
+    m: int
+    k: int
+    dtype: str
+    variants: list[str]
+    vector_loads: list[bool]
+    threads_per_row: dict[str, list[int]] = field(default_factory=dict)
+    rows_per_block: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    split_k: dict[str, list[int]] = field(default_factory=dict)
+
+    def suggest(self, trial) -> pygemv.Config:
+        v = trial.suggest_categorical("variant", self.variants)
+        p = trial.suggest_categorical(f"threads_per_row[{v}]", self.threads_per_row[v])
+        r = trial.suggest_categorical(f"rows_per_block[{v},p={p}]", self.rows_per_block[(v, p)])
+        vec = trial.suggest_categorical("vector_loads", self.vector_loads)
+        unroll = trial.suggest_categorical("unroll", UNROLLS)
+        smem = trial.suggest_categorical("x_in_smem", [False, True])
+        split = trial.suggest_categorical(f"split_k[{v}]", self.split_k[v]) if v in self.split_k else 1
+        return pygemv.Config(v, p, r, vec, unroll, smem, split)
+
+    def params(self, c: pygemv.Config) -> dict | None:
+        """The trial parameters that make ``c`` (for ``enqueue_trial``); None when ``c``
+        lies outside this space."""
+        v = c.variant if isinstance(c.variant, str) else pygemv.variant(c.variant).name
+        if (v not in self.variants or c.threads_per_row not in self.threads_per_row[v]
+                or c.rows_per_block not in self.rows_per_block.get((v, c.threads_per_row), ())
+                or c.vector_loads not in self.vector_loads
+                or (v in self.split_k and c.split_k not in self.split_k[v])):
+            return None
+        out = {"variant": v, f"threads_per_row[{v}]": c.threads_per_row,
+               f"rows_per_block[{v},p={c.threads_per_row}]": c.rows_per_block,
+               "vector_loads": c.vector_loads, "unroll": c.unroll, "x_in_smem": c.x_in_smem}
+        if v in self.split_k:
+            out[f"split_k[{v}]"] = c.split_k
+        return out
+
+    def configs(self):
+        """Every config of the space (for tests and the exhaustive oracle)."""
+        for v in self.variants:
+            for p in self.threads_per_row[v]:
+                for r in self.rows_per_block[(v, p)]:
+                    for split in self.split_k.get(v, [1]):
+                        for vec in self.vector_loads:
+                            for u in UNROLLS:
+                                for smem in (False, True):
+                                    yield pygemv.Config(v, p, r, vec, u, smem, split)
+
+
+def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) -> Space:
+    """The search space of one shape.
+
+    Parameters
+    ----------
+    m, k : int
+        The shape (>= 1).
+    dtype : str
+        float32, float16 or bfloat16.
+    deterministic_only : bool
+        Leave out variants whose results may differ run to run (split-K with atomics), as
+        the dispatcher does.
+    """
+    es = _lib.DTYPE_SIZES[dtype]
+    # Vector loads are possible when every row starts 16-byte aligned (dense rows).
+    vec_ok = m == 1 or (k * es) % 16 == 0
+    loads = -(-k * es // 16) if vec_ok else k
+    space = Space(m, k, dtype, [], [True, False] if vec_ok else [False])
+    for var in pygemv.variants():
+        if deterministic_only and not var.deterministic:
+            continue
+        split = var.split_k[1] > 1
+        if split:
+            choices = [s for s in _pow2_between(max(2, var.split_k[0]), var.split_k[1]) if s * 8 <= k]
+            if not choices:
+                continue
+            space.split_k[var.name] = choices
+        lo, hi = var.threads_per_row
+        # p beyond the loads of a row (of a slice for split-K) leaves threads idle.
+        span = loads if not split else max(1, loads // 2)
+        ps = [p for p in _pow2_between(lo, hi) if p <= max(lo, _pow2_ceil(span))]
+        rows_of = {}
+        for p in ps:
+            rows = [r for r in _pow2_between(*var.rows_per_block) if 32 <= p * r <= 1024]
+            useful = [r for r in rows if r <= _pow2_ceil(m)] or rows[:1]
+            if useful:
+                rows_of[p] = useful
+        if not rows_of:
+            space.split_k.pop(var.name, None)
+            continue
+        space.variants.append(var.name)
+        space.threads_per_row[var.name] = sorted(rows_of)
+        for p, rows in rows_of.items():
+            space.rows_per_block[(var.name, p)] = rows
+    return space
