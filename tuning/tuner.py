@@ -140,12 +140,15 @@ def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, tria
         key = config_key(c)
         if key in timed:  # TPE may propose a config again: its time is known
             return timed[key]
-        ok, why = measure.check(c)
-        if not ok:
-            trial.set_user_attr("wrong", why)
-            raise optuna.TrialPruned()
-        timed[key] = measure.time_us(c)
-        return timed[key]
+        try:
+            ok, why = measure.check(c)
+            if ok:
+                timed[key] = measure.time_us(c)
+                return timed[key]
+        except pygemv.GemvError as e:  # a legal config that fails to run is a library bug: report it
+            why = f"error: {e}"
+        trial.set_user_attr("wrong", why)
+        raise optuna.TrialPruned()
 
     remaining = trials - len(_finished(study))
     if remaining > 0:
