@@ -53,16 +53,17 @@ def test_nearest_shape_in_log_m_and_log_k(table_file):
 
 def test_entries_that_cannot_run_the_shape_are_skipped(table_file):
     with pygemv.Table(table_file) as t:
-        # K = 1023 rows are not 16-byte aligned: the nearest entry (4096x4096, vector
-        # loads) cannot run it, so the nearest one that can (16x16, scalar) is used.
-        config, dist = t.lookup(1024, 1023, "float32")
-        assert config == entries()[4].config and dist > 6
-        assert pygemv.can_implement(config, 1024, 1023, "float32")[0]
-        # Every float16 entry needs aligned rows: none runs it, the heuristic decides.
-        assert t.lookup(1024, 1023, "float16") is None
-        # Without workspace the split-K entry is passed over.
-        config, _ = t.lookup(1, 65536, "float16", workspace_bytes=0)
-        assert config.variant != "splitk_twopass"
+        # K = 3000 fp32 rows are 16-byte aligned, K = 3001 ones are not: the nearest entry
+        # (4096x4096, vector loads) cannot run those, and the next runnable one (16x16) is
+        # out of reach, so the heuristic decides.
+        assert t.lookup(3000, 3000, "float32")[0] == entries()[3].config
+        assert t.lookup(3000, 3001, "float32") is None
+        assert t.lookup(20, 23, "float32")[0] == entries()[4].config  # the scalar entry is near
+        # Far from every tuned shape: the heuristic decides.
+        assert t.lookup(1 << 20, 4096, "float32") is None
+        # Without workspace the split-K entry is passed over (and nothing else is in reach).
+        assert t.lookup(1, 65536, "float16")[0].variant == "splitk_twopass"
+        assert t.lookup(1, 65536, "float16", workspace_bytes=0) is None
         # A dtype with no entry that runs the shape: None, and the heuristic decides.
         assert t.lookup(100, 100, "bfloat16") is None
 

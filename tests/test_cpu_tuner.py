@@ -151,7 +151,7 @@ def test_an_interrupted_tune_resumes_from_sqlite(tmp_path):
     assert sum(1 for t in finished if t.user_attrs.get("seed")) == 2  # seeds queued once, not again
     # Configs timed before the interruption are not timed again (only the confirmation re-times).
     before = {config_key(c) for c in m1.timed}
-    search_times = m2.timed[:len(m2.timed) - 3 * 3]
+    search_times = m2.timed[:len(m2.timed) - 3 * 2]  # 2 confirmation rounds of at most 3 configs
     assert not any(config_key(c) in before for c in search_times)
     assert r.config == BEST
     assert study.user_attrs["result"]["config"] == BEST.as_dict()

@@ -113,7 +113,7 @@ def tune_device(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="coarse grid (M, K step 16) and 8 trials a shape")
     ap.add_argument("--shapes", default="", help="MxK,... instead of the grid")
     ap.add_argument("--dtypes", default=",".join(DTYPES))
-    ap.add_argument("--trials", type=int, default=None, help="trials per shape (default 20; --quick: 8)")
+    ap.add_argument("--trials", type=int, default=None, help="trials per shape (default 16; --quick: 8)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds for the whole tune")
     ap.add_argument("--storage", default="", help="Optuna storage URL (default: an SQLite file per GPU "
                                                   "beside the user's tables)")
@@ -131,7 +131,7 @@ def tune_device(argv=None) -> int:
     device = pygemv.current_device()
     lock = lock_gpu(device)  # noqa: F841 (held until exit)
     fp = Fingerprint.of_device(device)
-    trials = args.trials or (8 if args.quick else 20)
+    trials = args.trials or (8 if args.quick else 16)
     dtypes = [d for d in args.dtypes.split(",") if d]
     for d in dtypes:
         if d not in DTYPES:

@@ -89,7 +89,7 @@ def _finished(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
 
 def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, trials: int,
                timeout: float | None = None, seeds: Iterable[pygemv.Config] = (), seed: int = 0,
-               confirm_rounds: int = 3) -> ShapeResult:
+               confirm_rounds: int = 2) -> ShapeResult:
     """Run (or resume) the study of one shape and confirm its winner.
 
     Parameters

@@ -45,6 +45,12 @@ struct Table {
 namespace {
 
 constexpr size_t kMaxFileBytes = 64u << 20;
+// An entry speaks for shapes within this log2 distance (the default grid is a factor of
+// 4 apart in M and K, so every shape inside it has an entry within sqrt(2)). Farther
+// out, or where the near entries cannot run the shape (rows that forbid vector loads,
+// say), a config tuned for another regime is worse than the heuristic: measured on the
+// held-out shapes (benchmarks/results/h100-2026-11-21-heldout.txt).
+constexpr double kMaxDistance = 2.0;
 constexpr int64_t kMaxEntries = 1 << 20;
 
 struct Parser {
@@ -287,10 +293,12 @@ bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, doub
     for (const TableEntry &e : list)
         if (!best || dist2(e) < dist2(*best)) best = &e;
     if (!best) return false;
+    if (dist2(*best) > kMaxDistance * kMaxDistance) return false;
     const TableEntry *use = runs_within_workspace(best->config, pb) ? best : nullptr;
-    if (!use) { // rare: alignment, K or workspace rule the nearest out; try the others in order
+    if (!use) { // alignment, K or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
-        for (const TableEntry &e : list) order.push_back(&e);
+        for (const TableEntry &e : list)
+            if (dist2(e) <= kMaxDistance * kMaxDistance) order.push_back(&e);
         std::stable_sort(order.begin(), order.end(),
                          [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });
         for (const TableEntry *e : order)
