@@ -33,8 +33,14 @@ int threads_per_row(int64_t loads, bool half) {
     return std::min(512, pow2_round(4.0 * std::sqrt((double)loads)));
 }
 
+// Rows that forbid 16-byte loads (K * size not a multiple of 16) read one element a
+// load: about 32 of them a thread, four in flight, and at most a warp a row while there
+// are enough rows (fit to the searches on held-out shapes,
+// benchmarks/results/h100-2026-11-21-heldout.txt).
+int scalar_threads_per_row(int64_t k) { return (int)std::clamp<int64_t>(pow2_floor(k / 32), 1, 32); }
+
 // A row-kernel config for p threads a row: blocks of at least 128 threads; two loads in
-// flight once each thread has two.
+// flight once each thread has two (scalar rows: four once each has eight).
 gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) {
     gemv_config_t c{};
     c.threads_per_row = p;
@@ -44,6 +50,7 @@ gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) {
     else if (p == 32) c.variant = GEMV_VARIANT_WARP_PER_ROW;
     else c.variant = GEMV_VARIANT_BLOCK_PER_ROW;
     c.unroll = loads >= 2 * (int64_t)p ? 2 : 1;
+    if (!vec && loads >= 8 * (int64_t)p && p * c.rows_per_block <= max_block_threads(4)) c.unroll = 4;
     c.vector_loads = vec;
     c.x_in_smem = smem;
     c.split_k = 1;
@@ -69,7 +76,7 @@ gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
         // rows of at most 256 bytes (measured faster there than x through L1).
         const bool smem = vec && (size_t)pb.k * esz <= kMaxSmemBytes &&
                           (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u) || (size_t)pb.k * esz <= 256);
-        int p = threads_per_row(loads, pb.dtype != GEMV_DTYPE_F32);
+        int p = vec ? threads_per_row(loads, pb.dtype != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
         // Few rows: more threads a row, while each keeps two loads or more.
         if ((int64_t)pb.m * p < target_threads && loads > 2 * (int64_t)p) {
             const int64_t want = target_threads / std::max<int64_t>(pb.m, 1);
