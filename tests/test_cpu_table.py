@@ -22,6 +22,7 @@ def entries():
         Entry("float16", 65536, 16, C("rows_per_warp", 2, 64, True, 1, True), 6.0, 6.5),
         Entry("float32", 4096, 4096, C("block_per_row", 128, 1, True, 2), 22.0, 23.0),
         Entry("float32", 16, 16, C("thread_per_row", 1, 32, False, 1), 1.9, 2.0),
+        Entry("float32", 16, 17, C("rows_per_warp", 4, 16, False, 2), 2.1, 2.2),  # rows of 68 bytes
     ]
 
 
@@ -35,7 +36,7 @@ def test_round_trip_through_the_c_reader(table_file):
     assert text.splitlines()[2] == "gemv-table 1" and text.rstrip().endswith("end")
     with pygemv.Table(table_file) as t:
         assert t.fingerprint == H100
-        assert len(t) == 5
+        assert len(t) == 6
         for e in entries():
             config, dist = t.lookup(e.m, e.k, e.dtype)
             assert config == e.config and dist == 0.0
@@ -53,12 +54,14 @@ def test_nearest_shape_in_log_m_and_log_k(table_file):
 
 def test_entries_that_cannot_run_the_shape_are_skipped(table_file):
     with pygemv.Table(table_file) as t:
-        # K = 3000 fp32 rows are 16-byte aligned, K = 3001 ones are not: the nearest entry
-        # (4096x4096, vector loads) cannot run those, and the next runnable one (16x16) is
-        # out of reach, so the heuristic decides.
+        # Rows of 16-byte multiples take entries tuned on such rows, other rows the others:
+        # K = 3000 fp32 rows are 16-byte multiples, K = 3001 rows are not, and the only entry
+        # tuned on such rows (16x17) is out of reach, so the heuristic decides.
         assert t.lookup(3000, 3000, "float32")[0] == entries()[3].config
         assert t.lookup(3000, 3001, "float32") is None
-        assert t.lookup(20, 23, "float32")[0] == entries()[4].config  # the scalar entry is near
+        assert t.lookup(20, 23, "float32")[0] == entries()[5].config
+        assert t.lookup(20, 24, "float32")[0] == entries()[4].config
+        assert t.lookup(16, 16, "float32", lda=17)[0] == entries()[5].config  # padded rows count too
         # Far from every tuned shape: the heuristic decides.
         assert t.lookup(1 << 20, 4096, "float32") is None
         # Without workspace the split-K entry is passed over (and nothing else is in reach).
@@ -102,7 +105,7 @@ def corrupt(table_file, how):
         lines = [l.replace("thread_per_row 1 32", "thread_per_row 4 32") for l in lines]
     elif how == "duplicate":
         lines.insert(-1, lines[-2])
-        lines = [l.replace("entries 5", "entries 6") for l in lines]
+        lines = [l.replace("entries 6", "entries 7") for l in lines]
     elif how == "missing header key":
         lines = [l for l in lines if not l.startswith("sm_count")]
     elif how == "not a table":

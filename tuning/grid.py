@@ -4,7 +4,9 @@ The default grid: M and K each 1, 4, 16, ... 4^10 = 2^20 (a factor of 4 apart, s
 shape is more than one step from a tuned one in either axis), every pair whose matrix
 fits in 64 MiB (beyond that every config that streams well is at the read ceiling and
 the largest tuned shapes stand for them), plus the common LLM projection shapes.
-The quick grid steps by 16 instead of 4.
+Rows that forbid 16-byte loads (K * size not a multiple of 16) run other configs, so the
+default grid also tunes odd K (3, 17, 257, 4097, 65537) for every M of the grid.
+The quick grid steps by 16 instead of 4, with odd K 257.
 """
 from __future__ import annotations
 
@@ -25,11 +27,17 @@ def log_grid(step: int, top: int = 1 << 20, cap_bytes: int = CAP_BYTES, dtype: s
     return [(m, k) for m in sides for k in sides if m * k * es <= cap_bytes]
 
 
+def odd_k(ms: list[int], ks: tuple[int, ...], cap_bytes: int = CAP_BYTES) -> list[tuple[int, int]]:
+    return [(m, k) for m in ms for k in ks if m * k * 2 <= cap_bytes]
+
+
 def default_grid(dtype: str) -> list[tuple[int, int]]:
     shapes = log_grid(4, dtype="float16")  # the same shapes for every dtype
-    return shapes + [s for s in LLM_SHAPES if s not in shapes]
+    ms = sorted({m for m, _ in shapes})
+    return shapes + [s for s in LLM_SHAPES if s not in shapes] + odd_k(ms, (3, 17, 257, 4097, 65537))
 
 
 def quick_grid(dtype: str) -> list[tuple[int, int]]:
     shapes = log_grid(16, dtype="float16")
-    return shapes + [s for s in [(4096, 4096), (14336, 4096)] if s not in shapes]
+    ms = sorted({m for m, _ in shapes})
+    return shapes + [s for s in [(4096, 4096), (14336, 4096)] if s not in shapes] + odd_k(ms, (257,))

@@ -151,6 +151,8 @@ def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, tria
         raise optuna.TrialPruned()
 
     remaining = trials - len(_finished(study))
+    if remaining <= 0 and "result" in study.user_attrs:  # done before: resume skips it
+        return ShapeResult.from_dict(study.user_attrs["result"])
     if remaining > 0:
         study.optimize(objective, n_trials=remaining, timeout=timeout, gc_after_trial=False)
 

@@ -244,8 +244,9 @@ GEMV_API gemv_status_t gemv_device_props(int device, gemv_device_props_t *props)
  * A table maps (dtype, M, K) to a config measured fastest on one GPU (written by
  * pygemv-tune; format in docs/tuning.md). Automatic dispatch on a device uses the table
  * loaded for it; a shape that is not in the table takes the config of the nearest
- * tuned shape (in log2 M, log2 K) of its dtype that can run it, within a log2 distance
- * of 2; with no table, or no such entry, the built-in heuristic decides.
+ * tuned shape (in log2 M, log2 K) of its dtype and row kind (rows that allow 16-byte
+ * loads or not) that can run it, within a log2 distance of 2.5; with no table, or no
+ * such entry, the built-in heuristic decides.
  *
  * Each device's table is found once, on its first dispatch, and the first that matches
  * the device wins:

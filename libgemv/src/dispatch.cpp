@@ -50,7 +50,7 @@ gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) {
     else if (p == 32) c.variant = GEMV_VARIANT_WARP_PER_ROW;
     else c.variant = GEMV_VARIANT_BLOCK_PER_ROW;
     c.unroll = loads >= 2 * (int64_t)p ? 2 : 1;
-    if (!vec && loads >= 8 * (int64_t)p && p * c.rows_per_block <= max_block_threads(4)) c.unroll = 4;
+    if (!vec && loads >= 8 * (int64_t)p && p <= 32) c.unroll = 4; // widened rows lose with 4 (measured)
     c.vector_loads = vec;
     c.x_in_smem = smem;
     c.split_k = 1;

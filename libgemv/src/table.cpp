@@ -33,6 +33,7 @@ namespace libgemv {
 struct TableEntry {
     int64_t m, k;
     double log_m, log_k;
+    bool dense16; // tuned on rows that allow 16-byte loads (K * size % 16 == 0, or M == 1)
     gemv_config_t config;
 };
 
@@ -45,12 +46,13 @@ struct Table {
 namespace {
 
 constexpr size_t kMaxFileBytes = 64u << 20;
-// An entry speaks for shapes within this log2 distance (the default grid is a factor of
-// 4 apart in M and K, so every shape inside it has an entry within sqrt(2)). Farther
-// out, or where the near entries cannot run the shape (rows that forbid vector loads,
-// say), a config tuned for another regime is worse than the heuristic: measured on the
-// held-out shapes (benchmarks/results/h100-2026-11-21-heldout.txt).
-constexpr double kMaxDistance = 2.0;
+// An entry speaks for shapes within this log2 distance, and only for shapes whose rows
+// are like the ones it was tuned on: rows that allow 16-byte loads or rows that do not
+// (the default grid tunes both; tuned/scalar rows are a factor of 4 / 16 apart in K, so
+// every shape inside the grid has an entry of its kind within sqrt(5)). Farther out, a
+// config tuned for another regime loses to the heuristic: measured on the held-out
+// shapes (benchmarks/results/h100-2026-11-21-heldout.txt).
+constexpr double kMaxDistance = 2.5;
 constexpr int64_t kMaxEntries = 1 << 20;
 
 struct Parser {
@@ -126,6 +128,7 @@ gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &
     auto &list = t.by_dtype[dtype];
     for (const TableEntry &o : list)
         if (o.m == e.m && o.k == e.k) return ps.fail("duplicate entry", w[0] + " " + w[1] + "x" + w[2]);
+    e.dense16 = e.m == 1 || (e.k * (int64_t)dtype_size((gemv_dtype_t)dtype)) % 16 == 0;
     e.log_m = std::log2((double)e.m);
     e.log_k = std::log2((double)e.k);
     list.push_back(e);
@@ -288,17 +291,20 @@ bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, doub
     const std::vector<TableEntry> &list = t.by_dtype[pb.dtype];
     const double lm = std::log2((double)std::max<int64_t>(pb.m, 1)), lk = std::log2((double)std::max<int64_t>(pb.k, 1));
     auto dist2 = [&](const TableEntry &e) { return (e.log_m - lm) * (e.log_m - lm) + (e.log_k - lk) * (e.log_k - lk); };
-    // The nearest entry usually runs the shape: one pass, no allocation.
+    const size_t esz = dtype_size(pb.dtype);
+    const bool dense16 = (reinterpret_cast<uintptr_t>(pb.A) & 15u) == 0 &&
+                         (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0);
+    // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
     for (const TableEntry &e : list)
-        if (!best || dist2(e) < dist2(*best)) best = &e;
+        if (e.dense16 == dense16 && (!best || dist2(e) < dist2(*best))) best = &e;
     if (!best) return false;
     if (dist2(*best) > kMaxDistance * kMaxDistance) return false;
     const TableEntry *use = runs_within_workspace(best->config, pb) ? best : nullptr;
     if (!use) { // alignment, K or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
         for (const TableEntry &e : list)
-            if (dist2(e) <= kMaxDistance * kMaxDistance) order.push_back(&e);
+            if (e.dense16 == dense16 && dist2(e) <= kMaxDistance * kMaxDistance) order.push_back(&e);
         std::stable_sort(order.begin(), order.end(),
                          [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });
         for (const TableEntry *e : order)
