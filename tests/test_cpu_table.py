@@ -44,10 +44,11 @@ def test_round_trip_through_the_c_reader(table_file):
 
 def test_nearest_shape_in_log_m_and_log_k(table_file):
     with pygemv.Table(table_file) as t:
-        # 900x1200 is nearest to 1024x1024 in log2 space; 3x40000 to 1x65536.
+        # 900x1200 is nearest to 1024x1024 in log2 space; 2x50000 to 1x65536.
         config, dist = t.lookup(900, 1200, "float16")
         assert config == entries()[0].config and 0 < dist < 0.5
-        assert t.lookup(3, 40000, "float16")[0] == entries()[1].config
+        assert t.lookup(2, 50000, "float16")[0] == entries()[1].config
+        assert t.lookup(3, 40000, "float16") is None  # 1.7 away: beyond an entry's reach (1.5)
         assert t.lookup(3000, 5000, "float32")[0] == entries()[3].config
         assert t.lookup(8, 8, "float32")[0] == entries()[4].config
 

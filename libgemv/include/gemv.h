@@ -245,7 +245,7 @@ GEMV_API gemv_status_t gemv_device_props(int device, gemv_device_props_t *props)
  * pygemv-tune; format in docs/tuning.md). Automatic dispatch on a device uses the table
  * loaded for it; a shape that is not in the table takes the config of the nearest
  * tuned shape (in log2 M, log2 K) of its dtype and row kind (rows that allow 16-byte
- * loads or not) that can run it, within a log2 distance of 2.5; with no table, or no
+ * loads or not) that can run it, within a log2 distance of 1.5; with no table, or no
  * such entry, the built-in heuristic decides.
  *
  * Each device's table is found once, on its first dispatch, and the first that matches
