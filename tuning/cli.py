@@ -65,10 +65,6 @@ def stored_results(storage, prefix: str) -> list[ShapeResult]:
     return out
 
 
-def parse_shapes(text: str) -> list[tuple[int, int]]:
-    return bench.parse_shapes(text)
-
-
 def lock_gpu(device: int):
     """One tuner per physical GPU: an exclusive lock named by its PCI address."""
     p = _lib.DeviceProps()
@@ -138,7 +134,7 @@ def tune_device(argv=None) -> int:
             ap.error(f"--dtypes: {d!r} is not one of {', '.join(DTYPES)}")
     jobs = []
     for d in dtypes:
-        shapes = (parse_shapes(args.shapes) if args.shapes else
+        shapes = (bench.parse_shapes(args.shapes) if args.shapes else
                   grid.quick_grid(d) if args.quick else grid.default_grid(d))
         jobs += [(d, m, k) for m, k in shapes]
 

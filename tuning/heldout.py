@@ -21,7 +21,6 @@ import argparse
 import json
 import math
 import random
-import statistics
 import sys
 
 import optuna
@@ -31,7 +30,7 @@ from pygemv.tuning import grid, oracle
 from pygemv.tuning.cli import generic_seeds
 from pygemv.tuning.measure import GpuContext, GpuMeasure
 from pygemv.tuning.space import build_space
-from pygemv.tuning.tuner import config_key, tune_shape
+from pygemv.tuning.tuner import config_key, retime, tune_shape
 
 DTYPES = ("float32", "float16", "bfloat16")
 
@@ -39,11 +38,12 @@ DTYPES = ("float32", "float16", "bfloat16")
 def draw_shapes(n: int, seed: int = 2026, top_log2: int = 17) -> list[tuple[str, int, int]]:
     """n shapes, M and K log-uniform in [1, 2^top_log2], none of them a grid shape."""
     rng = random.Random(seed)
+    grids = {d: set(grid.default_grid(d)) for d in DTYPES}
     out = []
     while len(out) < n:
         m, k = (max(1, round(2 ** rng.uniform(0, top_log2))) for _ in range(2))
         dtype = DTYPES[len(out) % len(DTYPES)]
-        if (m, k) in grid.default_grid(dtype) or any(s[1:] == (m, k) for s in out):
+        if (m, k) in grids[dtype] or any(s[1:] == (m, k) for s in out):
             continue
         out.append((dtype, m, k))
     return out
@@ -69,11 +69,7 @@ def check_shape(ctx, dtype, m, k, *, how="search", trials=48, rounds=5) -> dict:
         contenders = {config_key(c): c for c in found}
         for c in (tuned, heuristic):
             contenders.setdefault(config_key(c), c)
-        samples = {key: [] for key in contenders}
-        for _ in range(rounds):
-            for key, c in contenders.items():
-                samples[key].append(measure.time_us(c))
-        med = {key: statistics.median(v) for key, v in samples.items()}
+        med = retime(measure, contenders, rounds)
         best_key = min(med, key=med.get)
         return {"dtype": dtype, "m": m, "k": k, "tuned": tuned.as_dict(), "tuned_us": med[config_key(tuned)],
                 "heuristic": heuristic.as_dict(), "heuristic_us": med[config_key(heuristic)],

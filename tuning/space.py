@@ -14,17 +14,9 @@ from dataclasses import dataclass, field
 
 import pygemv
 from pygemv import _lib
+from pygemv._registry import _pow2_range
 
 UNROLLS = (1, 2, 4)
-
-
-def _pow2_between(lo: int, hi: int) -> list[int]:
-    out, v = [], 1
-    while v <= hi:
-        if v >= lo:
-            out.append(v)
-        v *= 2
-    return out
 
 
 def _pow2_ceil(v: int) -> int:
@@ -108,17 +100,17 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
             continue
         split = var.split_k[1] > 1
         if split:
-            choices = [s for s in _pow2_between(max(2, var.split_k[0]), var.split_k[1]) if s * 8 <= k]
+            choices = [s for s in _pow2_range(max(2, var.split_k[0]), var.split_k[1]) if s * 8 <= k]
             if not choices:
                 continue
             space.split_k[var.name] = choices
         lo, hi = var.threads_per_row
         # p beyond the loads of a row (of a slice for split-K) leaves threads idle.
         span = loads if not split else max(1, loads // 2)
-        ps = [p for p in _pow2_between(lo, hi) if p <= max(lo, _pow2_ceil(span))]
+        ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(span))]
         rows_of = {}
         for p in ps:
-            rows = [r for r in _pow2_between(*var.rows_per_block) if 32 <= p * r <= 1024]
+            rows = [r for r in _pow2_range(*var.rows_per_block) if 32 <= p * r <= 1024]
             useful = [r for r in rows if r <= _pow2_ceil(m)] or rows[:1]
             if useful:
                 rows_of[p] = useful

@@ -176,6 +176,16 @@ def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, tria
     return result
 
 
+def retime(measure: Measure, contenders: dict, rounds: int) -> dict:
+    """Median time of each config over ``rounds`` interleaved timings (so that drift or a
+    lucky sample favours none of them), keyed like ``contenders``."""
+    samples = {key: [] for key in contenders}
+    for _ in range(rounds):
+        for key, c in contenders.items():
+            samples[key].append(measure.time_us(c))
+    return {key: statistics.median(v) for key, v in samples.items()}
+
+
 def _confirm(measure, space, order, heuristic, rounds, n_trials, illegal, wrong) -> ShapeResult:
     """Re-time the two best configs and the heuristic's, interleaved, and keep the fastest
     by median: a winner that was lucky once does not get written."""
@@ -183,11 +193,7 @@ def _confirm(measure, space, order, heuristic, rounds, n_trials, illegal, wrong)
     for _, c in order[:2]:
         contenders[config_key(c)] = c
     contenders.setdefault(config_key(heuristic), heuristic)
-    samples = {key: [] for key in contenders}
-    for _ in range(rounds):
-        for key, c in contenders.items():
-            samples[key].append(measure.time_us(c))
-    med = {key: statistics.median(v) for key, v in samples.items()}
+    med = retime(measure, contenders, rounds)
     best = min(med, key=med.get)
     others = sorted((key for key in med if key != best), key=med.get)
     runner = others[0] if others else None

@@ -296,10 +296,13 @@ bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, doub
                          (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0);
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
-    for (const TableEntry &e : list)
-        if (e.dense16 == dense16 && (!best || dist2(e) < dist2(*best))) best = &e;
+    double best_d2 = kMaxDistance * kMaxDistance;
+    for (const TableEntry &e : list) {
+        if (e.dense16 != dense16) continue;
+        const double d2 = dist2(e);
+        if (d2 <= best_d2 && (!best || d2 < best_d2)) best = &e, best_d2 = d2;
+    }
     if (!best) return false;
-    if (dist2(*best) > kMaxDistance * kMaxDistance) return false;
     const TableEntry *use = runs_within_workspace(best->config, pb) ? best : nullptr;
     if (!use) { // alignment, K or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
