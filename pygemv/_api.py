@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import struct
 import sys
 import threading
 
@@ -170,6 +171,14 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
 
 
 _TORCH_DTYPES: dict = {}
+_tls = threading.local()  # one reusable gemv_args_t per thread for the torch hot path
+
+
+def _thread_args() -> _lib.Args:
+    a = _tls.__dict__.get("args")
+    if a is None:
+        a = _tls.args = _lib.Args()
+    return a
 
 
 def _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace):
@@ -180,7 +189,8 @@ def _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace):
         _TORCH_DTYPES.update({torch.float32: 0, torch.float16: 1, torch.bfloat16: 2})
     dt = A.dtype
     code = _TORCH_DTYPES.get(dt)
-    if code is None or type(x) is not torch.Tensor or x.dtype is not dt or not _single_device():
+    if code is None or type(x) is not torch.Tensor or x.dtype is not dt or (
+            _device_count != 1 and not _single_device()):
         return None
     try:
         M, K = A.shape
@@ -209,14 +219,28 @@ def _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace):
             return None
     s = stream_handle(stream) if stream is not None else torch._C._cuda_getCurrentRawStream(dev)
     ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
-    # Torch guarantees these are device pointers of device dev: skip the pointer queries.
-    args = _lib.Args(_lib.OP_N, code, M, K, alpha, beta, A.data_ptr(), sa0 if M > 1 else max(1, K), x.data_ptr(),
-                     incx, y.data_ptr(), incy, ws, ws_bytes, s, _lib.FLAG_TRUSTED_POINTERS)
+    args = _thread_args()
+    try:
+        # Torch guarantees these are device pointers of device dev: skip the pointer queries.
+        _lib.ARGS_LAYOUT.pack_into(args, 0, _lib.OP_N, code, M, K, alpha, beta, A.data_ptr(),
+                                   sa0 if M > 1 else max(1, K), x.data_ptr(), incx, y.data_ptr(), incy, ws or 0,
+                                   ws_bytes, s or 0, _lib.FLAG_TRUSTED_POINTERS)
+    except (struct.error, TypeError, OverflowError):  # alpha or beta not a real number, or too large
+        return None
     c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
-    st = _lib.load().gemv_ex(ctypes.byref(args), c)
+    st = (_gemv_ex or _bind_gemv_ex())(args, c)
     if st:
         _lib.check(st, "gemv")
     return y
+
+
+_gemv_ex = None  # libgemv's gemv_ex, bound once: the hot path skips the loader's lookup
+
+
+def _bind_gemv_ex():
+    global _gemv_ex
+    _gemv_ex = _lib.load().gemv_ex
+    return _gemv_ex
 
 
 def _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, stream, config, workspace):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import sys
 import threading
 from importlib import resources
@@ -84,6 +85,11 @@ class Args(ctypes.Structure):
 
 FLAG_TRUSTED_POINTERS = 1
 FLAG_NO_TABLE = 2
+
+# gemv_args_t as a struct format, for filling an Args in one pack_into (the eager hot path:
+# about 0.2 us, against ~1 us for Args(...)). Native alignment matches the C layout; the
+# CPU tests check every field against Args.
+ARGS_LAYOUT = struct.Struct("@iiqqffPqPqPqPNPI")
 
 
 class DeviceProps(ctypes.Structure):

@@ -118,7 +118,7 @@ def check_pygemv(buf: Buffers, call0, ref=None) -> tuple[bool, str]:
     return bad == 0, f"{bad} of {len(ref)} checked rows outside the error bound"
 
 
-def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats) -> dict:
+def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None) -> dict:
     lib = _lib.load()
     es = _lib.DTYPE_SIZES[dtype]
     moved = (m * k + k + m) * es  # A and x read once, y written once (beta = 0)
@@ -144,6 +144,17 @@ def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats) -> dict:
     row = {"dtype": dtype, "m": m, "k": k, "bytes": moved, "sets": sets,
            "config": Config.from_c(cfg).as_dict()}
     row["pygemv"] = asdict(timing.time_graph(pygemv_call, sets, stream, repeats=repeats))
+    if sink is not None:
+        # The read ceiling at this size: the streaming-read kernel over each set's A (the
+        # same bytes, the same rotation), so fixed costs (launch, ramp, tail) count alike.
+        nb = (m * k * es) // 16 * 16
+
+        def read_a(i, s):
+            _lib.check(lib.gemv_read_ceiling(buf.a(i), nb, sink, s), "read_ceiling")
+
+        if nb:
+            t = asdict(timing.time_graph(read_a, sets, stream, repeats=repeats))
+            row["ceiling_at_size"] = dict(t, bytes=nb, gbps=nb / (t["median_us"] * 1e3))
 
     if cublas is not None:
         entries = {}
@@ -199,8 +210,14 @@ def geomean(v):
     return math.exp(sum(math.log(a) for a in v) / len(v)) if v else float("nan")
 
 
+def at_size(r) -> float:
+    """pygemv's bandwidth as a fraction of the read ceiling measured at the case's size."""
+    c = r.get("ceiling_at_size")
+    return r["pygemv"]["gbps"] / c["gbps"] if c else float("nan")
+
+
 def print_table(rows, ceiling):
-    head = (f"{'dtype':<8} {'M x K':>16} {'pygemv us':>10} {'GB/s':>6} {'%ceil':>6} {'cuBLAS us':>10} "
+    head = (f"{'dtype':<8} {'M x K':>16} {'pygemv us':>10} {'GB/s':>6} {'%ceil':>6} {'%size':>6} {'cuBLAS us':>10} "
             f"{'entry':<22} {'mv us':>8} {'linear us':>9} {'vs cuBLAS':>9} {'vs mv':>6}  config")
     print(head)
     print("-" * len(head))
@@ -211,6 +228,7 @@ def print_table(rows, ceiling):
         cb = r.get("cublas", {})
         print(f"{r['dtype']:<8} {r['m']:>7} x {r['k']:<6} {r['pygemv']['median_us']:>10.2f} "
               f"{r['pygemv']['gbps']:>6.0f} {100 * r['pygemv']['gbps'] / ceiling['gbps']:>5.1f}% "
+              f"{100 * at_size(r):>5.1f}% "
               f"{cb.get('median_us', float('nan')):>10.2f} {cb.get('entry', '-'):<22} "
               f"{r.get('torch.mv', {}).get('median_us', float('nan')):>8.2f} "
               f"{r.get('F.linear', {}).get('median_us', float('nan')):>9.2f} "
@@ -232,6 +250,7 @@ def summary(rows, ceiling) -> dict:
     big = [r["pygemv"]["gbps"] / ceiling["gbps"] for r in rows if r["bytes"] >= 64 << 20]
     if big:
         s["min_fraction_of_ceiling_64MB_up"] = min(big)
+        s["min_fraction_of_ceiling_at_size_64MB_up"] = min(at_size(r) for r in rows if r["bytes"] >= 64 << 20)
     return s
 
 
@@ -304,13 +323,14 @@ def main(argv=None) -> int:
           f"cuBLAS {cublas.version if cublas else '-'} ({cublas.path if cublas else 'off'}), "
           f"torch {torch.__version__ if torch else '-'}")
     ceiling = measure_ceiling(l2, stream)
+    sink = DeviceArray.empty((1,), "float32")
     print(f"# read ceiling: {ceiling['gbps']:.0f} GB/s")
     rows = []
     total = len(shapes) * len(dtypes)
     t0 = time.time()
     for n, ((group, (m, k)), dtype) in enumerate(((g, d) for g in shapes for d in dtypes), 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,
-                         repeats=args.repeats)
+                         repeats=args.repeats, sink=sink.ptr)
         row["group"] = group
         rows.append(row)
         print(f"\r[{n}/{total}] {dtype} {m}x{k} {time.time() - t0:.0f}s", end="", file=sys.stderr, flush=True)

@@ -67,6 +67,18 @@ def test_struct_layouts_match_the_header():
         assert [f[0] for f in cls._fields_] == names, struct
 
 
+def test_args_pack_layout_fills_every_field_of_args():
+    # The torch hot path fills an Args with ARGS_LAYOUT.pack_into: same size, and each
+    # value must land in its own field.
+    assert _lib.ARGS_LAYOUT.size <= ctypes.sizeof(_lib.Args)
+    assert ctypes.sizeof(_lib.Args) - _lib.ARGS_LAYOUT.size < ctypes.alignment(_lib.Args)  # only tail padding
+    values = [1, 2, 3 << 33, 5 << 33, 0.5, -2.0, 0x7F0000001000, 7 << 33, 0x7F0000002000, -11, 0x7F0000003000,
+              13, 0x7F0000004000, 17 << 33, 0x7F0000005000, 0xFFFFFFFE]
+    a = _lib.Args()
+    _lib.ARGS_LAYOUT.pack_into(a, 0, *values)
+    assert [getattr(a, f) for f, _ in _lib.Args._fields_] == values
+
+
 def test_versions_agree():
     text = HEADER.read_text()
     header_version = re.search(r'GEMV_VERSION_STRING "([0-9.]+)"', text).group(1)

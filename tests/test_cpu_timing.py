@@ -51,9 +51,9 @@ def test_capture_is_always_ended_even_when_a_call_fails(monkeypatch):
     assert log == ["begin", "end"]
 
 
-def row(dtype, m, k, ours, cublas, gbps=1000.0):
+def row(dtype, m, k, ours, cublas, gbps=1000.0, at_size_gbps=2950.0):
     return {"dtype": dtype, "m": m, "k": k, "bytes": m * k * 2, "pygemv": {"median_us": ours, "gbps": gbps},
-            "speedup_vs_cublas": cublas / ours}
+            "speedup_vs_cublas": cublas / ours, "ceiling_at_size": {"gbps": at_size_gbps}}
 
 
 def test_summary_of_targets():
@@ -64,6 +64,8 @@ def test_summary_of_targets():
     assert s["min_vs_cublas"] == 0.9 and s["slower_than_cublas"] == ["float32 8192x8192"]
     assert s["min_vs_cublas_half_squares_le_4096"] == 2.0
     assert math.isclose(s["min_fraction_of_ceiling_64MB_up"], 2900 / 3000)
+    assert math.isclose(s["min_fraction_of_ceiling_at_size_64MB_up"], 2900 / 2950)
+    assert math.isclose(bench.at_size(rows[0]), 1000 / 2950) and math.isnan(bench.at_size({"pygemv": {"gbps": 1}}))
 
 
 def test_suite_matches_the_issue():

@@ -4,7 +4,8 @@ quick returns, determinism, 64-bit sizes, and error paths that leave no sticky e
 import pytest
 
 import pygemv
-from gpu_cases import CASES, Case, Problem, all_sample_configs, describe, sample_configs, workspace
+from gpu_cases import (CASES, U_OUT, UNDERFLOW, Case, Problem, all_sample_configs, describe, sample_configs,
+                       torch_dtype, workspace)
 
 pytestmark = pytest.mark.gpu
 
@@ -151,6 +152,25 @@ def test_deterministic_split_k_is_bit_identical_over_20_runs(torch, m, k):
     assert pygemv.select_config(64, 65536, "float32").variant == "splitk_twopass"
 
 
+def test_repeated_selection_follows_every_input_of_the_choice():
+    # libgemv reuses a thread's last choice when the inputs repeat: each input that can
+    # change the choice must still change it, in any order of calls.
+    def pick(m=64, k=65536, dtype="float32", **kw):
+        return pygemv.select_config(m, k, dtype, **kw)
+    split, plain = pick(), pick(workspace_bytes=0)
+    assert split.variant == "splitk_twopass" and plain.variant != "splitk_twopass" and split.vector_loads
+    for _ in range(2):
+        assert pick() == split
+        assert pick(workspace_bytes=0) == plain
+        assert not pick(a_ptr=258).vector_loads  # A not 16-byte aligned
+        assert pick() == split
+        assert not pick(lda=65537).vector_loads  # rows not 16-byte aligned
+        assert pick() == split
+        assert not pick(k=65537).vector_loads
+        assert pick(m=100000).variant != "splitk_twopass"  # enough rows to fill the GPU
+        assert pick() == split
+
+
 def test_atomic_split_k_applies_beta_once(torch):
     buf, ws = workspace(torch)
     for dtype in ("float32", "float16", "bfloat16"):
@@ -202,3 +222,71 @@ def test_errors_leave_no_sticky_state(torch):
     pygemv.gemv(A, x, y)
     torch.cuda.synchronize()  # raises if any CUDA error were pending
     assert torch.allclose(y, A @ x, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("variant", [None, "splitk_twopass", "splitk_atomic", "block_per_row"])
+def test_back_to_back_calls_see_each_others_results(torch, dtype, variant):
+    # Kernels may start before the previous one on the stream ends (programmatic dependent
+    # launch on sm_90+). Chains where each call reads the previous call's output (and, in
+    # ping-pong, overwrites the previous call's input) must come out as if run one by one.
+    buf, ws = workspace(torch)
+    n, steps = 1536, 24
+    dt = torch_dtype(torch, dtype)
+    g = torch.Generator(device="cuda").manual_seed(7)
+    A = (torch.randn(n, n, device="cuda", generator=g) / n ** 0.5).to(dt)
+    A64 = A.double()
+    config = None if variant is None else {
+        "splitk_twopass": pygemv.Config("splitk_twopass", 128, 1, True, 2, False, 6),
+        "splitk_atomic": pygemv.Config("splitk_atomic", 128, 1, True, 2, False, 6),
+        "block_per_row": pygemv.Config("block_per_row", 64, 2, True, 2, False, 1)}[variant]
+    x0 = torch.randn(n, device="cuda", generator=g).to(dt)
+
+    def nan_vec():
+        return torch.full((n,), float("nan"), device="cuda", dtype=dt)
+
+    # 1. Read after write: v[i+1] = A v[i], all calls back to back, then each step checked
+    #    against the float64 product of its own input.
+    v = [x0.clone()] + [nan_vec() for _ in range(steps)]
+    for i in range(steps):
+        pygemv.gemv(A, v[i], v[i + 1], config=config, workspace=ws)
+    torch.cuda.synchronize()
+    for i in range(steps):
+        ref = A64 @ v[i].double()
+        bound = U_OUT[dtype] * ref.abs() + 2 * n * 2.0**-24 * (A64.abs() @ v[i].double().abs()) + UNDERFLOW[dtype]
+        bad = int((~((v[i + 1].double() - ref).abs() <= bound)).sum())
+        assert bad == 0, f"step {i}: {bad} of {n} entries are not A @ (the previous call's output)"
+
+    # 2. Ping-pong (each call also overwrites the previous call's input), eager and as a
+    #    replayed CUDA graph, against the chain run one call at a time.
+    def same(a, b):
+        if variant == "splitk_atomic":  # the order of the atomic adds varies from run to run
+            return torch.allclose(a.float(), b.float(), rtol=1e-2 if dtype == "float16" else 1e-4, atol=1e-3)
+        return torch.equal(a, b)
+
+    one_by_one = [x0.clone(), nan_vec()]
+    for i in range(steps):
+        pygemv.gemv(A, one_by_one[i % 2], one_by_one[(i + 1) % 2], config=config, workspace=ws)
+        torch.cuda.synchronize()
+    expect = one_by_one[steps % 2]
+
+    pp = [x0.clone(), nan_vec()]
+    for i in range(steps):
+        pygemv.gemv(A, pp[i % 2], pp[(i + 1) % 2], config=config, workspace=ws)
+    torch.cuda.synchronize()
+    assert same(pp[steps % 2], expect), "back-to-back ping-pong differs from one call at a time"
+
+    pp = [x0.clone(), nan_vec()]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(side):
+        with torch.cuda.graph(graph, stream=side):
+            for i in range(steps):
+                pygemv.gemv(A, pp[i % 2], pp[(i + 1) % 2], config=config, workspace=ws)
+    for _ in range(2):  # replays start from x0 each time
+        pp[0].copy_(x0)
+        pp[1].fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert same(pp[steps % 2], expect), "graph replay of the ping-pong differs from one call at a time"

@@ -31,8 +31,10 @@ def test_bench_case_against_cublas(torch):
     ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
     cws = pygemv.empty((WORKSPACE_BYTES // 4,), "float32")
     cublas = Cublas(cws.ptr)
+    sink = pygemv.empty((1,), "float32")
     for dtype in ("float32", "float16", "bfloat16"):
         r = bench.bench_case(1000, 777, dtype, l2=props["l2_bytes"], ws=(ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES),
-                             cublas=cublas, torch=torch, stream=s.handle, repeats=3)
+                             cublas=cublas, torch=torch, stream=s.handle, repeats=3, sink=sink.ptr)
+        assert 0 < r["ceiling_at_size"]["median_us"] <= r["pygemv"]["median_us"] * 1.5
         assert r["pygemv"]["median_us"] > 0 and r["cublas"]["median_us"] > 0 and r["torch.mv"]["median_us"] > 0
         assert set(r["cublas_entries"]) == set(cublas.entry_points(dtype))

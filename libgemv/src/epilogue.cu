@@ -18,7 +18,8 @@ unsigned elementwise_blocks(int64_t m) {
     return (unsigned)(b < 65535 * 32 ? b : 65535 * 32);
 }
 
-template <typename T> __global__ void scale_y_kernel(T *y, int64_t m, int64_t incy, float beta) {
+template <typename T> __global__ void scale_y_kernel(T *y, int64_t m, int64_t incy, float beta, bool pdl) {
+    pdl_prologue(pdl);
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m; i += (int64_t)gridDim.x * blockDim.x) {
         T *p = y + i * incy;
         *p = from_f32<T>(beta == 0.f ? 0.f : beta * to_f32(*p));
@@ -27,7 +28,8 @@ template <typename T> __global__ void scale_y_kernel(T *y, int64_t m, int64_t in
 
 template <typename T>
 __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, int64_t m, float alpha,
-                                     float beta, T *y, int64_t incy) {
+                                     float beta, T *y, int64_t incy, bool pdl) {
+    pdl_prologue(pdl);
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m; i += (int64_t)gridDim.x * blockDim.x) {
         float s = 0.f;
         for (int j = 0; j < splits; ++j) s += acc[(int64_t)j * m + i];
@@ -40,34 +42,37 @@ __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, 
 
 } // namespace
 
-cudaError_t launch_scale_y(gemv_dtype_t dtype, void *y, int64_t m, int64_t incy, float beta, cudaStream_t s) {
-    const unsigned blocks = elementwise_blocks(m);
-    switch (dtype) {
-    case GEMV_DTYPE_F32: scale_y_kernel<<<blocks, kThreads, 0, s>>>(static_cast<float *>(y), m, incy, beta); break;
-    case GEMV_DTYPE_F16: scale_y_kernel<<<blocks, kThreads, 0, s>>>(static_cast<__half *>(y), m, incy, beta); break;
-    case GEMV_DTYPE_BF16:
-        scale_y_kernel<<<blocks, kThreads, 0, s>>>(static_cast<__nv_bfloat16 *>(y), m, incy, beta);
-        break;
-    }
-    return cudaGetLastError();
-}
-
-cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, int64_t m, float alpha,
-                                 float beta, void *y, int64_t incy, cudaStream_t s) {
+cudaError_t launch_scale_y(gemv_dtype_t dtype, void *y, int64_t m, int64_t incy, float beta, cudaStream_t s,
+                           bool pdl) {
     const unsigned blocks = elementwise_blocks(m);
     switch (dtype) {
     case GEMV_DTYPE_F32:
-        splitk_reduce_kernel<<<blocks, kThreads, 0, s>>>(acc, splits, m, alpha, beta, static_cast<float *>(y), incy);
-        break;
+        return launch_kernel(scale_y_kernel<float>, blocks, kThreads, 0, s, pdl, static_cast<float *>(y), m, incy, beta, pdl);
     case GEMV_DTYPE_F16:
-        splitk_reduce_kernel<<<blocks, kThreads, 0, s>>>(acc, splits, m, alpha, beta, static_cast<__half *>(y), incy);
-        break;
+        return launch_kernel(scale_y_kernel<__half>, blocks, kThreads, 0, s, pdl, static_cast<__half *>(y), m, incy,
+                             beta, pdl);
     case GEMV_DTYPE_BF16:
-        splitk_reduce_kernel<<<blocks, kThreads, 0, s>>>(acc, splits, m, alpha, beta,
-                                                         static_cast<__nv_bfloat16 *>(y), incy);
-        break;
+        return launch_kernel(scale_y_kernel<__nv_bfloat16>, blocks, kThreads, 0, s, pdl,
+                             static_cast<__nv_bfloat16 *>(y), m, incy, beta, pdl);
     }
-    return cudaGetLastError();
+    return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, int64_t m, float alpha,
+                                 float beta, void *y, int64_t incy, cudaStream_t s, bool pdl) {
+    const unsigned blocks = elementwise_blocks(m);
+    switch (dtype) {
+    case GEMV_DTYPE_F32:
+        return launch_kernel(splitk_reduce_kernel<float>, blocks, kThreads, 0, s, pdl, acc, splits, m, alpha, beta,
+                             static_cast<float *>(y), incy, pdl);
+    case GEMV_DTYPE_F16:
+        return launch_kernel(splitk_reduce_kernel<__half>, blocks, kThreads, 0, s, pdl, acc, splits, m, alpha, beta,
+                             static_cast<__half *>(y), incy, pdl);
+    case GEMV_DTYPE_BF16:
+        return launch_kernel(splitk_reduce_kernel<__nv_bfloat16>, blocks, kThreads, 0, s, pdl, acc, splits, m,
+                             alpha, beta, static_cast<__nv_bfloat16 *>(y), incy, pdl);
+    }
+    return cudaErrorInvalidValue;
 }
 
 } // namespace libgemv

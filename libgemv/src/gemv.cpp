@@ -1,9 +1,11 @@
 // The C entry points: argument checks (in the contract's order: values, then NULLs,
 // then the device, then what the pointers point at), BLAS quick returns, then the
 // dispatcher or the forced config. Also status strings and the device helpers.
+#include <algorithm>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "internal.h"
@@ -16,6 +18,7 @@ thread_local char g_error[512] = "";
 // Device properties the dispatcher needs, cached per device (read once, lock-free).
 constexpr int kMaxDevices = 64;
 std::atomic<int> g_sm_count[kMaxDevices];
+std::atomic<int> g_pdl[kMaxDevices]; // 0 unknown, 1 no, 2 yes
 } // namespace
 
 int sm_count(int device) {
@@ -29,6 +32,33 @@ int sm_count(int device) {
         g_sm_count[device].store(v, std::memory_order_relaxed);
     }
     return v;
+}
+
+bool pdl_supported(int device) {
+    if (device < 0 || device >= kMaxDevices) return false;
+    int v = g_pdl[device].load(std::memory_order_relaxed);
+    if (v == 0) {
+        static const bool disabled = [] {
+            const char *e = std::getenv("GEMV_PDL");
+            return e && std::strcmp(e, "0") == 0;
+        }();
+        int major = 0;
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        v = !disabled && major >= 9 ? 2 : 1;
+        g_pdl[device].store(v, std::memory_order_relaxed);
+    }
+    return v == 2;
+}
+
+int prefetch_kb_per_sm() {
+    static const int n = [] {
+        const char *e = std::getenv("GEMV_PREFETCH_KB_PER_SM");
+        return e ? std::max(0, std::atoi(e)) : 32; // 32: measured best of 0/16/32/64 (benchmarks/NOTES.md)
+    }();
+    return n;
 }
 
 void set_error(const char *fmt, ...) {
@@ -179,10 +209,12 @@ gemv_status_t run(uint32_t flags, const gemv_config_t *config, gemv_op_t op, gem
             return st;
     }
 
-    const Problem pb =
+    Problem pb =
         make_problem(op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+    pb.device = device;
+    pb.pdl = pdl_supported(device);
     if (!reads_ax) { // y = beta*y; A and x are never read
-        cudaError_t e = launch_scale_y(dtype, pb.y_first, m, incy, beta, pb.stream);
+        cudaError_t e = launch_scale_y(dtype, pb.y_first, m, incy, beta, pb.stream, pb.pdl);
         return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "launching scale_y");
     }
     gemv_config_t c;

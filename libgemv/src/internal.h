@@ -26,6 +26,8 @@ struct Problem {
     void *workspace;
     size_t workspace_bytes;
     cudaStream_t stream;
+    int device;
+    bool pdl; // launch with programmatic dependent launch (see common.cuh)
 };
 
 // What the row kernels do with a row's dot product.
@@ -46,6 +48,9 @@ struct RowArgs {
     float alpha, beta;
     int p_log2;         // threads per row = 1 << p_log2
     int rows_per_block; // rows one block computes per grid-stride step
+    int prefetch_lines;     // 128-byte lines of its first rows a block asks L2 for before it waits,
+    int64_t prefetch_blocks; // in blocks of the first wave only (linear block index below this)
+    int pdl;                 // launched with PDL: wait for the previous kernel first
     Epilogue epilogue;
 };
 
@@ -56,6 +61,7 @@ struct RowLaunch {
     int unroll;
     bool x_in_smem;
     int splits; // grid.y
+    bool pdl;
     RowArgs args;
 };
 
@@ -76,14 +82,15 @@ cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
 // y = beta*y (y = 0 when beta == 0), m strided elements.
 cudaError_t launch_scale_y(gemv_dtype_t dtype, void *y_first, int64_t m, int64_t incy,
-                           float beta, cudaStream_t stream);
+                           float beta, cudaStream_t stream, bool pdl);
 // y = alpha * sum_{s<splits} acc[s*m + i] + beta*y, summed in slice order.
 cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, int64_t m,
                                  float alpha, float beta, void *y_first, int64_t incy,
-                                 cudaStream_t stream);
+                                 cudaStream_t stream, bool pdl);
 
 // Streaming-read kernel of the bandwidth ceiling (read_ceiling.cu).
-cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t stream);
+cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t stream,
+                                bool pdl);
 
 // Error detail of the last failed call on this thread (gemv_last_error()).
 void set_error(const char *fmt, ...);
@@ -105,6 +112,12 @@ gemv_status_t launch(const gemv_config_t &c, const Problem &pb);
 gemv_status_t cuda_failure(cudaError_t e, const char *what);
 gemv_status_t current_device(int *device);
 int sm_count(int device);
+// Whether kernels on this device launch with programmatic dependent launch: compute
+// capability 9.0 and up, unless GEMV_PDL=0 (cached per device).
+bool pdl_supported(int device);
+// KiB of A each SM's first wave of blocks prefetches into L2 before waiting on the
+// previous kernel (experiment knob GEMV_PREFETCH_KB_PER_SM; read once).
+int prefetch_kb_per_sm();
 
 // The checks of values alone (sizes, lda, increments, enums) of a gemv_args_t (gemv.cpp).
 gemv_status_t check_args_values(const gemv_args_t *a);

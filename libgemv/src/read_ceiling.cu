@@ -13,7 +13,8 @@ constexpr int kThreads = 512;
 constexpr int kUnroll = 4;
 
 __global__ void __launch_bounds__(kThreads) read_ceiling_kernel(const uint4 *__restrict__ data, int64_t packs,
-                                                                float *sink) {
+                                                                float *sink, bool pdl) {
+    pdl_prologue(pdl); // launched like the gemv kernels (PDL), so the two compare
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     uint32_t acc = 0;
     int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -34,13 +35,14 @@ __global__ void __launch_bounds__(kThreads) read_ceiling_kernel(const uint4 *__r
 
 } // namespace
 
-cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t stream) {
+cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t stream,
+                                bool pdl) {
     const int64_t packs = (int64_t)(bytes / 16);
     const int64_t max_blocks = (int64_t)sm_count * (2048 / kThreads) * 4;
     const int64_t need = (packs + kThreads - 1) / kThreads;
     const unsigned blocks = (unsigned)std::max<int64_t>(1, std::min(max_blocks, need));
-    read_ceiling_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<const uint4 *>(data), packs, sink);
-    return cudaGetLastError();
+    return launch_kernel(read_ceiling_kernel, blocks, kThreads, 0, stream, pdl, static_cast<const uint4 *>(data),
+                         packs, sink, pdl);
 }
 
 } // namespace libgemv

@@ -16,6 +16,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kerne
     const int local_row = threadIdx.x >> args.p_log2;
     const int warp = threadIdx.x >> 5;
     const int warps_per_row = p >> 5;
+    row_kernel_prologue<T>(args);
     const RowSlice<T> s = row_slice<T, XSMEM>(args, smem);
     // row0 is block-uniform, so every thread reaches every barrier.
     for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.m;

@@ -14,6 +14,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowgroup_kerne
     const int p = 1 << args.p_log2;
     const int lane = threadIdx.x & (p - 1);
     const int local_row = threadIdx.x >> args.p_log2;
+    row_kernel_prologue<T>(args);
     const RowSlice<T> s = row_slice<T, XSMEM>(args, smem);
     // Every lane stays in the loop (rows past M contribute 0) so the shuffles see full warps.
     for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.m;

@@ -93,7 +93,7 @@ gemv_status_t gemv_read_ceiling(const void *data, size_t bytes, void *sink, gemv
     gemv_status_t st = current_device(&device);
     if (st != GEMV_STATUS_SUCCESS) return st;
     cudaError_t e = launch_read_ceiling(data, bytes, static_cast<float *>(sink), sm_count(device),
-                                        reinterpret_cast<cudaStream_t>(stream));
+                                        reinterpret_cast<cudaStream_t>(stream), pdl_supported(device));
     return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "launching read_ceiling");
 }
 
