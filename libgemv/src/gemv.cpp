@@ -56,7 +56,7 @@ bool pdl_supported(int device) {
 int prefetch_kb_per_sm() {
     static const int n = [] {
         const char *e = std::getenv("GEMV_PREFETCH_KB_PER_SM");
-        return e ? std::max(0, std::atoi(e)) : 32; // 32: measured best of 0/16/32/64 (benchmarks/NOTES.md)
+        return e ? std::max(0, std::atoi(e)) : 64; // see registry.cpp's launch and benchmarks/NOTES.md
     }();
     return n;
 }

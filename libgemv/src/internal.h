@@ -116,7 +116,8 @@ int sm_count(int device);
 // capability 9.0 and up, unless GEMV_PDL=0 (cached per device).
 bool pdl_supported(int device);
 // KiB of A each SM's first wave of blocks prefetches into L2 before waiting on the
-// previous kernel (experiment knob GEMV_PREFETCH_KB_PER_SM; read once).
+// previous kernel, for block-per-row kernels (row-group kernels: half). GEMV_PREFETCH_KB_PER_SM
+// overrides the default 64 (0: no prefetch); read once.
 int prefetch_kb_per_sm();
 
 // The checks of values alone (sizes, lda, increments, enums) of a gemv_args_t (gemv.cpp).

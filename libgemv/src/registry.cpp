@@ -189,8 +189,10 @@ gemv_status_t launch(const gemv_config_t &c, const Problem &pb) {
     a.pdl = pdl;
     if (pdl && prefetch_kb_per_sm() > 0) {
         // Only blocks of the first wave start early under PDL; later blocks would fetch
-        // the same lines twice, once as prefetch.
-        a.prefetch_lines = std::max(1, prefetch_kb_per_sm() * 1024 / 128 / blocks_per_sm);
+        // the same lines twice, once as prefetch. Block-per-row kernels take the full
+        // amount, the row-group kernels (short rows) half: measured best of 16/32/64 KiB.
+        const int kb = c.threads_per_row > 32 ? prefetch_kb_per_sm() : prefetch_kb_per_sm() / 2;
+        a.prefetch_lines = std::max(1, kb * 1024 / 128 / blocks_per_sm);
         a.prefetch_blocks = first_wave;
     }
 
