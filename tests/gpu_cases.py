@@ -153,3 +153,74 @@ def describe(p: Problem, config) -> str:
 def workspace(torch, nbytes=pygemv.WORKSPACE_RECOMMENDED_BYTES):
     buf = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
     return buf, (buf.data_ptr(), nbytes)
+
+
+def chain_failures(torch, dtype, variant, n=1536, steps=24) -> list[str]:
+    """Chains of calls that depend on each other, back to back; what came out wrong.
+
+    1. Read after write: v[i+1] = A v[i], every step checked against the float64 product
+       of its own input (the contract's bound).
+    2. Ping-pong, where each call also overwrites the previous call's input, eager and as
+       a replayed CUDA graph, against the same chain run one call at a time.
+    variant: None (the dispatcher) or a variant forced with a fixed config."""
+    buf, ws = workspace(torch)
+    dt = torch_dtype(torch, dtype)
+    g = torch.Generator(device="cuda").manual_seed(7)
+    A = (torch.randn(n, n, device="cuda", generator=g) / n ** 0.5).to(dt)
+    A64 = A.double()
+    config = None if variant is None else {
+        "splitk_twopass": pygemv.Config("splitk_twopass", 128, 1, True, 2, False, 6),
+        "splitk_atomic": pygemv.Config("splitk_atomic", 128, 1, True, 2, False, 6),
+        "block_per_row": pygemv.Config("block_per_row", 64, 2, True, 2, False, 1)}[variant]
+    x0 = torch.randn(n, device="cuda", generator=g).to(dt)
+    fails = []
+    where = f"{dtype} {variant or 'dispatch'}"
+
+    def nan_vec():
+        return torch.full((n,), float("nan"), device="cuda", dtype=dt)
+
+    v = [x0.clone()] + [nan_vec() for _ in range(steps)]
+    for i in range(steps):
+        pygemv.gemv(A, v[i], v[i + 1], config=config, workspace=ws)
+    torch.cuda.synchronize()
+    for i in range(steps):
+        ref = A64 @ v[i].double()
+        bound = U_OUT[dtype] * ref.abs() + 2 * n * 2.0**-24 * (A64.abs() @ v[i].double().abs()) + UNDERFLOW[dtype]
+        bad = int((~((v[i + 1].double() - ref).abs() <= bound)).sum())
+        if bad:
+            fails.append(f"{where}: step {i}: {bad} of {n} entries are not A @ (the previous call's output)")
+
+    def same(a, b):
+        if variant == "splitk_atomic":  # the order of the atomic adds varies from run to run
+            return torch.allclose(a.float(), b.float(), rtol=1e-2 if dtype == "float16" else 1e-4, atol=1e-3)
+        return torch.equal(a, b)
+
+    one_by_one = [x0.clone(), nan_vec()]
+    for i in range(steps):
+        pygemv.gemv(A, one_by_one[i % 2], one_by_one[(i + 1) % 2], config=config, workspace=ws)
+        torch.cuda.synchronize()
+    expect = one_by_one[steps % 2]
+
+    pp = [x0.clone(), nan_vec()]
+    for i in range(steps):
+        pygemv.gemv(A, pp[i % 2], pp[(i + 1) % 2], config=config, workspace=ws)
+    torch.cuda.synchronize()
+    if not same(pp[steps % 2], expect):
+        fails.append(f"{where}: back-to-back ping-pong differs from one call at a time")
+
+    pp = [x0.clone(), nan_vec()]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(side):
+        with torch.cuda.graph(graph, stream=side):
+            for i in range(steps):
+                pygemv.gemv(A, pp[i % 2], pp[(i + 1) % 2], config=config, workspace=ws)
+    for _ in range(2):  # replays start from x0 each time
+        pp[0].copy_(x0)
+        pp[1].fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        if not same(pp[steps % 2], expect):
+            fails.append(f"{where}: graph replay of the ping-pong differs from one call at a time")
+    return fails

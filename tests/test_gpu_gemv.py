@@ -1,11 +1,15 @@
 """GPU correctness: every variant x dtype x shape, against a float64 reference, with
 padded lda, misaligned pointers, strides of either sign, poisoned outputs; special values,
 quick returns, determinism, 64-bit sizes, and error paths that leave no sticky error."""
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 import pygemv
-from gpu_cases import (CASES, U_OUT, UNDERFLOW, Case, Problem, all_sample_configs, describe, sample_configs,
-                       torch_dtype, workspace)
+from gpu_cases import CASES, Case, Problem, all_sample_configs, chain_failures, describe, sample_configs, workspace
 
 pytestmark = pytest.mark.gpu
 
@@ -224,69 +228,27 @@ def test_errors_leave_no_sticky_state(torch):
     assert torch.allclose(y, A @ x, rtol=1e-4, atol=1e-4)
 
 
+CHAIN_VARIANTS = [None, "splitk_twopass", "splitk_atomic", "block_per_row"]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize("variant", [None, "splitk_twopass", "splitk_atomic", "block_per_row"])
+@pytest.mark.parametrize("variant", CHAIN_VARIANTS)
 def test_back_to_back_calls_see_each_others_results(torch, dtype, variant):
     # Kernels may start before the previous one on the stream ends (programmatic dependent
     # launch on sm_90+). Chains where each call reads the previous call's output (and, in
     # ping-pong, overwrites the previous call's input) must come out as if run one by one.
-    buf, ws = workspace(torch)
-    n, steps = 1536, 24
-    dt = torch_dtype(torch, dtype)
-    g = torch.Generator(device="cuda").manual_seed(7)
-    A = (torch.randn(n, n, device="cuda", generator=g) / n ** 0.5).to(dt)
-    A64 = A.double()
-    config = None if variant is None else {
-        "splitk_twopass": pygemv.Config("splitk_twopass", 128, 1, True, 2, False, 6),
-        "splitk_atomic": pygemv.Config("splitk_atomic", 128, 1, True, 2, False, 6),
-        "block_per_row": pygemv.Config("block_per_row", 64, 2, True, 2, False, 1)}[variant]
-    x0 = torch.randn(n, device="cuda", generator=g).to(dt)
+    assert chain_failures(torch, dtype, variant) == []
 
-    def nan_vec():
-        return torch.full((n,), float("nan"), device="cuda", dtype=dt)
 
-    # 1. Read after write: v[i+1] = A v[i], all calls back to back, then each step checked
-    #    against the float64 product of its own input.
-    v = [x0.clone()] + [nan_vec() for _ in range(steps)]
-    for i in range(steps):
-        pygemv.gemv(A, v[i], v[i + 1], config=config, workspace=ws)
-    torch.cuda.synchronize()
-    for i in range(steps):
-        ref = A64 @ v[i].double()
-        bound = U_OUT[dtype] * ref.abs() + 2 * n * 2.0**-24 * (A64.abs() @ v[i].double().abs()) + UNDERFLOW[dtype]
-        bad = int((~((v[i + 1].double() - ref).abs() <= bound)).sum())
-        assert bad == 0, f"step {i}: {bad} of {n} entries are not A @ (the previous call's output)"
-
-    # 2. Ping-pong (each call also overwrites the previous call's input), eager and as a
-    #    replayed CUDA graph, against the chain run one call at a time.
-    def same(a, b):
-        if variant == "splitk_atomic":  # the order of the atomic adds varies from run to run
-            return torch.allclose(a.float(), b.float(), rtol=1e-2 if dtype == "float16" else 1e-4, atol=1e-3)
-        return torch.equal(a, b)
-
-    one_by_one = [x0.clone(), nan_vec()]
-    for i in range(steps):
-        pygemv.gemv(A, one_by_one[i % 2], one_by_one[(i + 1) % 2], config=config, workspace=ws)
-        torch.cuda.synchronize()
-    expect = one_by_one[steps % 2]
-
-    pp = [x0.clone(), nan_vec()]
-    for i in range(steps):
-        pygemv.gemv(A, pp[i % 2], pp[(i + 1) % 2], config=config, workspace=ws)
-    torch.cuda.synchronize()
-    assert same(pp[steps % 2], expect), "back-to-back ping-pong differs from one call at a time"
-
-    pp = [x0.clone(), nan_vec()]
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.stream(side):
-        with torch.cuda.graph(graph, stream=side):
-            for i in range(steps):
-                pygemv.gemv(A, pp[i % 2], pp[(i + 1) % 2], config=config, workspace=ws)
-    for _ in range(2):  # replays start from x0 each time
-        pp[0].copy_(x0)
-        pp[1].fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert same(pp[steps % 2], expect), "graph replay of the ping-pong differs from one call at a time"
+@pytest.mark.parametrize("env", [{"GEMV_PDL": "0"}, {"GEMV_PREFETCH_KB_PER_SM": "0"},
+                                 {"GEMV_PREFETCH_KB_PER_SM": "4096"}])
+def test_chains_stay_correct_with_every_launch_setting(torch, env):
+    # The launch knobs (gemv.h: environment) are read once per process: one child each.
+    code = ("import json, sys, torch; sys.path.insert(0, %r)\n"
+            "from gpu_cases import chain_failures\n"
+            "print(json.dumps([f for d in ('float32', 'float16') for v in %r for f in chain_failures(torch, d, v)]))"
+            % (os.path.dirname(__file__), CHAIN_VARIANTS))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, **env})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == []

@@ -12,6 +12,23 @@
  * provided concurrent calls use different streams or different workspaces.
  * Every gemv call is asynchronous on the given stream, allocates nothing and never
  * synchronises, so it can be captured in a CUDA graph.
+ *
+ * Programmatic dependent launch: on compute capability 9.0 and up, libgemv launches its
+ * kernels with PDL. A kernel may then become resident while the previous kernel on the
+ * stream is still running. Before it touches any memory that kernel may use, it waits
+ * until that kernel has completed and its writes are visible, so stream order holds as
+ * usual. It may prefetch its first rows of A into L2 before the wait. That is coherent
+ * even when the previous kernel writes A.
+ *
+ * Kernels you launch after a gemv call with PDL yourself must likewise wait
+ * (cudaGridDependencySynchronize) before reading y.
+ *
+ * Environment:
+ *   GEMV_PDL=0                 launch without PDL;
+ *   GEMV_PREFETCH_KB_PER_SM=N  L2 prefetch budget, in KiB per SM (default 64; 0 turns
+ *                              it off);
+ *   GEMV_TABLE                 the tuned table to use (see "tuned dispatch tables").
+ * Each is read once, at first use.
  */
 #ifndef GEMV_H
 #define GEMV_H
