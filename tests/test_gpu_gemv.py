@@ -242,13 +242,14 @@ def test_back_to_back_calls_see_each_others_results(torch, dtype, variant):
 
 @pytest.mark.parametrize("env", [{"GEMV_PDL": "0"}, {"GEMV_PREFETCH_KB_PER_SM": "0"},
                                  {"GEMV_PREFETCH_KB_PER_SM": "4096"}])
-def test_chains_stay_correct_with_every_launch_setting(torch, env):
-    # The launch knobs (gemv.h: environment) are read once per process: one child each.
+def test_chains_stay_correct_with_every_launch_setting(torch, env, tmp_path):
+    # The launch knobs (gemv.h: environment) are read once per process: one child each,
+    # outside the source tree so that it imports the installed pygemv.
     code = ("import json, sys, torch; sys.path.insert(0, %r)\n"
             "from gpu_cases import chain_failures\n"
             "print(json.dumps([f for d in ('float32', 'float16') for v in %r for f in chain_failures(torch, d, v)]))"
             % (os.path.dirname(__file__), CHAIN_VARIANTS))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                       env={**os.environ, **env})
+                       env={**os.environ, **env}, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.strip().splitlines()[-1]) == []
