@@ -3,13 +3,14 @@
     python benchmarks/report.py benchmarks/results/h100-2026-11-21.json
 """
 import json
+import math
 import sys
 
+from pygemv.bench import at_size
 
-def at_size(r) -> str:
-    """pygemv against the read kernel over the same bytes (older JSON lacks it)."""
-    c = r.get("ceiling_at_size")
-    return f"{100 * r['pygemv']['gbps'] / c['gbps']:.1f}" if c else "-"
+
+def pct(fraction: float) -> str:
+    return "-" if math.isnan(fraction) else f"{100 * fraction:.1f}"  # older JSON has no ceiling at size
 
 
 def main(path: str) -> None:
@@ -26,7 +27,7 @@ def main(path: str) -> None:
         cfg = (f"{c['variant']} p={c['threads_per_row']} rows={c['rows_per_block']} unroll={c['unroll']}"
                + (" x-smem" if c["x_in_smem"] else "") + (f" split={c['split_k']}" if c["split_k"] > 1 else ""))
         print(f"| {r['dtype']} | {r['m']} x {r['k']} | {r['pygemv']['median_us']:.2f} | {r['pygemv']['gbps']:.0f} "
-              f"| {100 * r['pygemv']['gbps'] / ceil:.1f} | {at_size(r)} "
+              f"| {100 * r['pygemv']['gbps'] / ceil:.1f} | {pct(at_size(r))} "
               f"| {r['cublas']['median_us']:.2f} ({r['cublas']['entry']}) "
               f"| {r['torch.mv']['median_us']:.2f} | {r['F.linear']['median_us']:.2f} "
               f"| {r['speedup_vs_cublas']:.2f}x | {r['speedup_vs_torch.mv']:.2f}x | {cfg} |")

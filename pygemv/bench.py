@@ -181,15 +181,15 @@ def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None
     return row
 
 
-def measure_ceiling(l2, stream) -> dict:
-    """GB/s of libgemv's streaming-read kernel over a buffer of 4 x L2 and at least 1 GiB."""
+def measure_ceiling(l2, stream, sink) -> dict:
+    """GB/s of libgemv's streaming-read kernel over a buffer of 4 x L2 and at least 1 GiB
+    (sink: a device float the kernel may write)."""
     lib = _lib.load()
     nbytes = max(timing.L2_FACTOR * l2, 1 << 30)
     data = DeviceArray.empty((nbytes // 4,), "float32")
-    sink = DeviceArray.empty((1,), "float32")
 
     def read(i, s):
-        _lib.check(lib.gemv_read_ceiling(data.ptr, nbytes, sink.ptr, s), "read_ceiling")
+        _lib.check(lib.gemv_read_ceiling(data.ptr, nbytes, sink, s), "read_ceiling")
 
     t = timing.time_graph(read, 1, stream, repeats=15)
     return {"bytes": nbytes, "median_us": t.median_us, "gbps": nbytes / (t.median_us * 1e3)}
@@ -322,8 +322,8 @@ def main(argv=None) -> int:
     print(f"# {props['name']}, {props['sm_count']} SMs, L2 {l2 >> 20} MiB, driver {props['driver_version']}, "
           f"cuBLAS {cublas.version if cublas else '-'} ({cublas.path if cublas else 'off'}), "
           f"torch {torch.__version__ if torch else '-'}")
-    ceiling = measure_ceiling(l2, stream)
     sink = DeviceArray.empty((1,), "float32")
+    ceiling = measure_ceiling(l2, stream, sink.ptr)
     print(f"# read ceiling: {ceiling['gbps']:.0f} GB/s")
     rows = []
     total = len(shapes) * len(dtypes)

@@ -13,7 +13,8 @@ def test_time_graph_and_read_ceiling():
     props = bench.device_props()
     assert props["sm_count"] > 0 and props["l2_bytes"] > 0 and props["name"]
     s = pygemv.Stream()
-    ceiling = bench.measure_ceiling(props["l2_bytes"], s.handle)
+    sink = pygemv.empty((1,), "float32")
+    ceiling = bench.measure_ceiling(props["l2_bytes"], s.handle, sink.ptr)
     assert 100 < ceiling["gbps"] < 20000
     A = pygemv.empty((512, 512), "float16")
     x = pygemv.empty((512,), "float16")

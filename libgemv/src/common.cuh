@@ -249,13 +249,22 @@ __device__ __forceinline__ void write_row(const RowArgs &args, int64_t row, floa
     }
 }
 
-// Calls f(std::type_identity-like tag) with the storage type of dtype, then
-// instantiates Family::launch<T, VEC, UNROLL, XSMEM> for the launch's compile-time
-// choices: 3 dtypes x 2 x 3 x 2 = 36 kernels a family, the bound on build time.
+// Calls f(TypeTag<T>{}) with the storage type T of dtype.
 template <typename T> struct TypeTag { using type = T; };
 
+template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
+    switch (dtype) {
+    case GEMV_DTYPE_F32: return f(TypeTag<float>{});
+    case GEMV_DTYPE_F16: return f(TypeTag<__half>{});
+    case GEMV_DTYPE_BF16: return f(TypeTag<__nv_bfloat16>{});
+    }
+    return cudaErrorInvalidValue;
+}
+
+// Instantiates Family::launch<T, VEC, UNROLL, XSMEM> for the launch's compile-time
+// choices: 3 dtypes x 2 x 3 x 2 = 36 kernels a family, the bound on build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
-    auto with_flags = [&](auto tag) -> cudaError_t {
+    return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
         using T = typename decltype(tag)::type;
         auto with_unroll = [&](auto vec, auto smem) -> cudaError_t {
             switch (L.unroll) {
@@ -269,13 +278,7 @@ template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, c
         using False = std::false_type;
         if (L.vector_loads) return L.x_in_smem ? with_unroll(True{}, True{}) : with_unroll(True{}, False{});
         return L.x_in_smem ? with_unroll(False{}, True{}) : with_unroll(False{}, False{});
-    };
-    switch (L.dtype) {
-    case GEMV_DTYPE_F32: return with_flags(TypeTag<float>{});
-    case GEMV_DTYPE_F16: return with_flags(TypeTag<__half>{});
-    case GEMV_DTYPE_BF16: return with_flags(TypeTag<__nv_bfloat16>{});
-    }
-    return cudaErrorInvalidValue;
+    });
 }
 
 // Shared-memory bytes for staging a slice of x (16-byte multiple), 0 without staging.

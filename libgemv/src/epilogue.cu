@@ -44,35 +44,20 @@ __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, 
 
 cudaError_t launch_scale_y(gemv_dtype_t dtype, void *y, int64_t m, int64_t incy, float beta, cudaStream_t s,
                            bool pdl) {
-    const unsigned blocks = elementwise_blocks(m);
-    switch (dtype) {
-    case GEMV_DTYPE_F32:
-        return launch_kernel(scale_y_kernel<float>, blocks, kThreads, 0, s, pdl, static_cast<float *>(y), m, incy, beta, pdl);
-    case GEMV_DTYPE_F16:
-        return launch_kernel(scale_y_kernel<__half>, blocks, kThreads, 0, s, pdl, static_cast<__half *>(y), m, incy,
-                             beta, pdl);
-    case GEMV_DTYPE_BF16:
-        return launch_kernel(scale_y_kernel<__nv_bfloat16>, blocks, kThreads, 0, s, pdl,
-                             static_cast<__nv_bfloat16 *>(y), m, incy, beta, pdl);
-    }
-    return cudaErrorInvalidValue;
+    return with_storage_type(dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return launch_kernel(scale_y_kernel<T>, elementwise_blocks(m), kThreads, 0, s, pdl, static_cast<T *>(y), m,
+                             incy, beta, pdl);
+    });
 }
 
 cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, int64_t m, float alpha,
                                  float beta, void *y, int64_t incy, cudaStream_t s, bool pdl) {
-    const unsigned blocks = elementwise_blocks(m);
-    switch (dtype) {
-    case GEMV_DTYPE_F32:
-        return launch_kernel(splitk_reduce_kernel<float>, blocks, kThreads, 0, s, pdl, acc, splits, m, alpha, beta,
-                             static_cast<float *>(y), incy, pdl);
-    case GEMV_DTYPE_F16:
-        return launch_kernel(splitk_reduce_kernel<__half>, blocks, kThreads, 0, s, pdl, acc, splits, m, alpha, beta,
-                             static_cast<__half *>(y), incy, pdl);
-    case GEMV_DTYPE_BF16:
-        return launch_kernel(splitk_reduce_kernel<__nv_bfloat16>, blocks, kThreads, 0, s, pdl, acc, splits, m,
-                             alpha, beta, static_cast<__nv_bfloat16 *>(y), incy, pdl);
-    }
-    return cudaErrorInvalidValue;
+    return with_storage_type(dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return launch_kernel(splitk_reduce_kernel<T>, elementwise_blocks(m), kThreads, 0, s, pdl, acc, splits, m,
+                             alpha, beta, static_cast<T *>(y), incy, pdl);
+    });
 }
 
 } // namespace libgemv

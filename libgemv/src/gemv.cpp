@@ -18,39 +18,36 @@ thread_local char g_error[512] = "";
 // Device properties the dispatcher needs, cached per device (read once, lock-free).
 constexpr int kMaxDevices = 64;
 std::atomic<int> g_sm_count[kMaxDevices];
-std::atomic<int> g_pdl[kMaxDevices]; // 0 unknown, 1 no, 2 yes
+std::atomic<int> g_cc_major[kMaxDevices];
+
+// A device attribute whose valid values are >= 1 (0 marks "not read yet"); 0 when the
+// device is out of range or the attribute cannot be read.
+int cached_attribute(std::atomic<int> (&cache)[kMaxDevices], cudaDeviceAttr attr, int device) {
+    if (device < 0 || device >= kMaxDevices) return 0;
+    int v = cache[device].load(std::memory_order_relaxed);
+    if (v == 0) {
+        if (cudaDeviceGetAttribute(&v, attr, device) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        cache[device].store(v, std::memory_order_relaxed);
+    }
+    return v;
+}
 } // namespace
 
 int sm_count(int device) {
     if (device < 0 || device >= kMaxDevices) return 0;
-    int v = g_sm_count[device].load(std::memory_order_relaxed);
-    if (v == 0) {
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-            cudaGetLastError();
-            return 1;
-        }
-        g_sm_count[device].store(v, std::memory_order_relaxed);
-    }
-    return v;
+    const int v = cached_attribute(g_sm_count, cudaDevAttrMultiProcessorCount, device);
+    return v > 0 ? v : 1;
 }
 
 bool pdl_supported(int device) {
-    if (device < 0 || device >= kMaxDevices) return false;
-    int v = g_pdl[device].load(std::memory_order_relaxed);
-    if (v == 0) {
-        static const bool disabled = [] {
-            const char *e = std::getenv("GEMV_PDL");
-            return e && std::strcmp(e, "0") == 0;
-        }();
-        int major = 0;
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-            cudaGetLastError();
-            return false;
-        }
-        v = !disabled && major >= 9 ? 2 : 1;
-        g_pdl[device].store(v, std::memory_order_relaxed);
-    }
-    return v == 2;
+    static const bool disabled = [] {
+        const char *e = std::getenv("GEMV_PDL");
+        return e && std::strcmp(e, "0") == 0;
+    }();
+    return !disabled && cached_attribute(g_cc_major, cudaDevAttrComputeCapabilityMajor, device) >= 9;
 }
 
 int prefetch_kb_per_sm() {
