@@ -197,3 +197,16 @@ def test_tune_command_without_a_gpu_says_so(tmp_path):
     assert r.returncode == 2
     assert "pygemv-tune:" in r.stderr and ("driver" in r.stderr or "device" in r.stderr)
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("vector_loads", [True, False])
+def test_generic_seeds_are_valid_and_match_the_load_width(vector_loads):
+    from pygemv.tuning.cli import generic_seeds
+    seeds = generic_seeds(vector_loads)
+    assert seeds and len({config_key(c) for c in seeds}) == len(seeds)
+    for c in seeds:
+        assert validate(c), c
+        assert c.vector_loads == vector_loads  # no trial of a small budget spent on the other width
+    # A shape with 16-byte rows takes every vector seed into its space; odd K takes the scalar ones.
+    space = build_space(4096, 4096 if vector_loads else 4097, "float16")
+    assert all(space.params(c) is not None for c in seeds)

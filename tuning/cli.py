@@ -33,16 +33,20 @@ from .tuner import ShapeResult, tune_shape
 DTYPES = ("float32", "float16", "bfloat16")
 
 
-def generic_seeds(k: int) -> list[pygemv.Config]:
-    """Configs that are good across many shapes (benchmarks/results/*-oracle.txt)."""
+def generic_seeds(vector_loads: bool) -> list[pygemv.Config]:
+    """Configs that are good across many shapes (the exhaustive searches in
+    benchmarks/results/*-oracle*), with 16-byte loads or without: a study's budget is
+    small, so it holds no seed the shape cannot use well."""
     C = pygemv.Config
-    out = [C("thread_per_row", 1, 128, True, 1), C("rows_per_warp", 4, 32, True, 1), C("rows_per_warp", 8, 16, True, 2),
-           C("warp_per_row", 32, 4, True, 2), C("block_per_row", 128, 1, True, 2), C("block_per_row", 256, 1, True, 2),
-           C("block_per_row", 512, 1, True, 2)]
+    out = [C("thread_per_row", 1, 128, True, 1), C("thread_per_row", 1, 256, True, 2),
+           C("rows_per_warp", 2, 128, True, 2), C("rows_per_warp", 8, 16, True, 2), C("warp_per_row", 32, 4, True, 2),
+           C("block_per_row", 64, 8, True, 1), C("block_per_row", 128, 4, True, 1), C("block_per_row", 128, 1, True, 2),
+           C("block_per_row", 256, 1, True, 2), C("block_per_row", 512, 1, True, 2)]
     for split in (4, 16, 64):
         out.append(C("splitk_twopass", 256, 1, True, 4, False, split))
-    return out + [C(c.variant, c.threads_per_row, c.rows_per_block, False, c.unroll, c.x_in_smem, c.split_k)
-                  for c in out]
+    if vector_loads:
+        return out
+    return [C(c.variant, c.threads_per_row, c.rows_per_block, False, c.unroll, c.x_in_smem, c.split_k) for c in out]
 
 
 def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int = 2) -> list[pygemv.Config]:
@@ -165,7 +169,7 @@ def tune_device(argv=None) -> int:
         space = build_space(m, k, dtype)
         measure = GpuMeasure(m, k, dtype, ctx)
         try:
-            seeds = neighbour_seeds(results, dtype, m, k) + generic_seeds(k)
+            seeds = neighbour_seeds(results, dtype, m, k) + generic_seeds(True in space.vector_loads)
             r = tune_shape(measure, space, storage=storage, study_name=f"{prefix}{dtype}/{m}x{k}", trials=trials,
                            timeout=None if left is None else left / (len(jobs) - n), seeds=seeds,
                            seed=args.seed)

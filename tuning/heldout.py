@@ -63,8 +63,9 @@ def check_shape(ctx, dtype, m, k, *, how="search", trials=48, rounds=5) -> dict:
                                         progress=False)
             found = [c for _, c in best[:3]]
         else:
-            r = tune_shape(measure, build_space(m, k, dtype), storage=optuna.storages.InMemoryStorage(),
-                           study_name="oracle", trials=trials, seeds=generic_seeds(k), seed=1)
+            space = build_space(m, k, dtype)
+            r = tune_shape(measure, space, storage=optuna.storages.InMemoryStorage(), study_name="oracle",
+                           trials=trials, seeds=generic_seeds(True in space.vector_loads), seed=1)
             found, wrong, best = [c for c in (r.config, r.runner_up) if c is not None], r.wrong, range(r.timed)
         contenders = {config_key(c): c for c in found}
         for c in (tuned, heuristic):

@@ -113,7 +113,7 @@ __device__ __forceinline__ void pdl_prologue(bool pdl) {
 // fetch overlaps the previous kernel's tail. Safe even if that kernel writes A, since L2
 // is where writes land (the prefetch never fills L1).
 template <typename T>
-__device__ __forceinline__ void prefetch_first_rows(const T *A, int64_t m, int64_t lda, int64_t row0, int rows,
+__device__ __noinline__ void prefetch_first_rows(const T *A, int64_t m, int64_t lda, int64_t row0, int rows,
                                                  int64_t row_bytes, int lines) {
     for (int i = threadIdx.x; i < lines; i += blockDim.x) {
         const int r = i % rows, line = i / rows;
@@ -124,8 +124,11 @@ __device__ __forceinline__ void prefetch_first_rows(const T *A, int64_t m, int64
 }
 
 // The start of every row kernel: prefetch, wait for the previous kernel, release the next.
-// Inline, and fed scalars: an out-of-line call made ptxas save registers to the stack, and
-// a reference to the kernel's parameter struct moved the whole struct to local memory.
+// The prefetch stays out of line: inlined, the short-row kernels ran 4-8% slower (fp16
+// 1048576x32 25.1 against 24.1 us, 131072x128 12.7 against 11.7; NOTES.md section 9). The
+// call costs the 16-bit unroll-4 row-group kernels an 8-byte register save (ptxas warns),
+// measured harmless. It takes scalars: a reference to the kernel's parameter struct moved
+// the whole struct to local memory (1.5-3.6x slower).
 template <typename T> __device__ __forceinline__ void row_kernel_prologue(const RowArgs &args) {
     if (args.prefetch_lines > 0 && (int64_t)blockIdx.y * gridDim.x + blockIdx.x < args.prefetch_blocks) {
         const int64_t k0 = (int64_t)blockIdx.y * args.k_chunk;
