@@ -179,7 +179,7 @@ def test_grids_and_held_out_shapes():
     for dtype in ("float32", "float16", "bfloat16"):
         g = grid.default_grid(dtype)
         assert (1, 1) in g and (1, 1 << 20) in g and (1 << 20, 1) in g and (128256, 4096) in g
-        assert all(m * k * 2 <= grid.CAP_BYTES for m, k in g if (m, k) not in grid.LLM_SHAPES)
+        assert all(m * k * 2 <= grid.CAP_BYTES for m, k in g if (m, k) not in grid.NAMED_SHAPES)
         assert len(set(g)) == len(g)
         assert set(grid.quick_grid(dtype)) < set(g) | {(4096, 4096), (14336, 4096)}
     shapes = heldout.draw_shapes(30)

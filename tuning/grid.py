@@ -3,7 +3,7 @@
 The default grid: M and K each 1, 4, 16, ... 4^10 = 2^20 (a factor of 4 apart, so no
 shape is more than one step from a tuned one in either axis), every pair whose matrix
 fits in 64 MiB (beyond that every config that streams well is at the read ceiling and
-the largest tuned shapes stand for them), plus the common LLM projection shapes.
+the largest tuned shapes stand for them), plus the common LLM projection shapes and two tall-skinny ones (NAMED_SHAPES).
 Rows that forbid 16-byte loads (K * size not a multiple of 16) run other configs, so the
 default grid also tunes odd K (3, 17, 257, 4097, 65537) for every M of the grid.
 The quick grid steps by 16 instead of 4 and leaves odd K to the heuristic.
@@ -15,6 +15,11 @@ from pygemv import _lib
 CAP_BYTES = 64 << 20
 LLM_SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (11008, 4096), (4096, 11008), (8192, 8192),
               (28672, 8192), (8192, 28672), (128256, 4096), (6144, 4096), (4096, 12288)]
+# Tall-skinny shapes between grid points where the nearest entry is in another regime:
+# at 1048576x32 the K=16 entry's config ran 12% slower than the heuristic's (pygemv-bench,
+# benchmarks/NOTES.md section 9). Both are shapes of the benchmark suite.
+SKEWED_SHAPES = [(1048576, 32), (131072, 128)]
+NAMED_SHAPES = LLM_SHAPES + SKEWED_SHAPES
 
 
 def log_grid(step: int, top: int = 1 << 20, cap_bytes: int = CAP_BYTES, dtype: str = "float16") -> list[tuple[int, int]]:
@@ -34,7 +39,7 @@ def odd_k(ms: list[int], ks: tuple[int, ...], cap_bytes: int = CAP_BYTES) -> lis
 def default_grid(dtype: str) -> list[tuple[int, int]]:
     shapes = log_grid(4, dtype="float16")  # the same shapes for every dtype
     ms = sorted({m for m, _ in shapes})
-    return shapes + [s for s in LLM_SHAPES if s not in shapes] + odd_k(ms, (3, 17, 257, 4097, 65537))
+    return shapes + [s for s in NAMED_SHAPES if s not in shapes] + odd_k(ms, (3, 17, 257, 4097, 65537))
 
 
 def quick_grid(dtype: str) -> list[tuple[int, int]]:
