@@ -87,6 +87,15 @@ def test_x_in_smem_is_bounded_by_shared_memory():
     sk = Config("splitk_twopass", 32, 8, x_in_smem=True, split_k=4)
     assert ok(sk, k=4 * 12288, dtype="float32")
     assert not ok(sk, k=4 * 12288 + 64, dtype="float32")
+    # Kernels of more than 32 threads a row keep 128 bytes of their own in shared memory:
+    # their slice of x gets the rest (a full 48 KB slice failed to launch: fp32 326x49147,
+    # split 4, found by the held-out check).
+    for wide in (Config("block_per_row", 128, 1, x_in_smem=True),
+                 Config("splitk_twopass", 256, 1, x_in_smem=True, split_k=4)):
+        split = wide.split_k
+        assert ok(wide, k=split * (24576 - 64), dtype="float16")
+        assert not ok(wide, k=split * 24576, dtype="float16")
+    assert not ok(Config("splitk_twopass", 256, 1, unroll=4, x_in_smem=True, split_k=4), k=49147, dtype="float32")
 
 
 def test_transpose_is_not_implemented():

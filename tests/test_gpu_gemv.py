@@ -56,6 +56,27 @@ def test_every_variant_on_the_size_grid(torch, dtype, m):
     assert ran >= len(SIZES) * len(pygemv.variants())
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_the_largest_staged_slice_of_x_runs_in_both_families(torch, dtype):
+    """x staged in shared memory up to the limit can_implement allows, and one element past
+    it refused, for the row-group and the row-block kernel, plain and split-K."""
+    buf, ws = workspace(torch)
+    es = 4 if dtype == "float32" else 2
+    failures, ran = [], 0
+    for c in (pygemv.Config("warp_per_row", 32, 4, False, 2, True), pygemv.Config("block_per_row", 128, 1, False, 2, True),
+              pygemv.Config("splitk_twopass", 32, 4, False, 2, True, 4),
+              pygemv.Config("splitk_twopass", 256, 1, False, 4, True, 4)):
+        limit = 48 * 1024 - (128 if c.threads_per_row > 32 else 0)  # bytes of one staged slice
+        k_max = limit // es * c.split_k
+        for k in (k_max, k_max + 8 * c.split_k + 1):
+            p = Problem(torch, 37, k, dtype, Case(alpha=1.5, beta=0.5), seed=k)
+            f, r = check_all_configs(torch, p, [c], ws)
+            failures += f
+            ran += r
+    assert not failures, "\n".join(failures)
+    assert ran == 8 + 4  # the dispatcher each time, and each config at its limit
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k", [(16384, 16384), (1048576, 16), (256, 65536)])
 def test_large_and_skewed_shapes(torch, dtype, m, k):

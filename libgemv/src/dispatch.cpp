@@ -74,7 +74,7 @@ gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
         const int64_t loads = vec ? (pb.k + pack - 1) / pack : pb.k; // loads per row
         // x staged in shared memory where that makes vector loads possible, and for
         // rows of at most 256 bytes (measured faster there than x through L1).
-        const bool smem = vec && (size_t)pb.k * esz <= kMaxSmemBytes &&
+        const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
                           (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u) || (size_t)pb.k * esz <= 256);
         int p = vec ? threads_per_row(loads, pb.dtype != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
         // Few rows: more threads a row, while each keeps two loads or more.

@@ -68,8 +68,14 @@ struct RowLaunch {
 inline size_t dtype_size(gemv_dtype_t t) { return t == GEMV_DTYPE_F32 ? 4 : 2; }
 
 // Largest x slice staged in shared memory: the default 48 KB a block gets without
-// an opt-in attribute call (keeps calls free of per-device setup).
+// an opt-in attribute call (keeps calls free of per-device setup), less the kernel's own
+// static shared memory. The row-block kernel keeps one float a warp for its reduction;
+// a slice that fills all 48 KB fails to launch there (cudaErrorInvalidValue).
 constexpr size_t kMaxSmemBytes = 48 * 1024;
+constexpr int kMaxWarpsPerBlock = 32;
+constexpr size_t max_x_smem_bytes(int threads_per_row) {
+    return threads_per_row > 32 ? kMaxSmemBytes - kMaxWarpsPerBlock * sizeof(float) : kMaxSmemBytes;
+}
 // Threads a block may have: 4 packs in flight per thread need more than the 64
 // registers a 1024-thread block leaves each thread (ptxas spills), so unroll 4 caps
 // blocks at 512 threads. Both the kernels' launch bounds and the registry use this.

@@ -137,9 +137,9 @@ gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb) {
             return GEMV_STATUS_NOT_SUPPORTED;
         }
     }
-    if (c.x_in_smem && (size_t)chunk * esz > kMaxSmemBytes) {
+    if (c.x_in_smem && (size_t)chunk * esz > max_x_smem_bytes(c.threads_per_row)) {
         set_error("%s with x_in_smem: a slice of x is %lld bytes, more than the %zu a block may stage", v->name,
-                  (long long)(chunk * esz), kMaxSmemBytes);
+                  (long long)(chunk * esz), max_x_smem_bytes(c.threads_per_row));
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return GEMV_STATUS_SUCCESS;

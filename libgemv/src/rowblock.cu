@@ -10,7 +10,7 @@ namespace libgemv {
 template <typename T, bool VEC, int UNROLL, bool XSMEM>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
-    __shared__ float warp_sums[32];
+    __shared__ float warp_sums[kMaxWarpsPerBlock];
     const int p = 1 << args.p_log2;
     const int lane = threadIdx.x & (p - 1);
     const int local_row = threadIdx.x >> args.p_log2;
