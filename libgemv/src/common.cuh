@@ -61,28 +61,26 @@ template <typename T> __device__ __forceinline__ float dot_pack(const uint4 &a, 
 // A is read exactly once: stream it past L1 (evict-first). x is re-read by every row:
 // keep it on the read-only cached path.
 __device__ __forceinline__ uint4 load_a_pack(const uint4 *p) { return __ldcs(p); }
-template <typename T> __device__ __forceinline__ T load_a(const T *p) {
+// One element through the read-only cached path (ld.global.nc). Explicit, because a plain
+// load's caching is the compiler's guess, and that guess changed with unrelated code
+// (scalar rows ran 20-27% slower). No __ldg overload for 2-byte types: load the bits.
+template <typename T> __device__ __forceinline__ T load_readonly(const T *p) {
     if constexpr (std::is_same_v<T, float>) {
-        return __ldcs(p);
+        return __ldg(p);
     } else if constexpr (std::is_same_v<T, __half>) {
         return __ushort_as_half(__ldg(reinterpret_cast<const unsigned short *>(p)));
     } else {
         return __ushort_as_bfloat16(__ldg(reinterpret_cast<const unsigned short *>(p)));
     }
 }
-
-// One element of x: read-only cached path from global memory, a plain load from shared
-// memory. Explicit, because a plain load's caching is the compiler's guess, and that
-// guess changed with unrelated code (scalar rows ran 20-27% slower).
+template <typename T> __device__ __forceinline__ T load_a(const T *p) {
+    if constexpr (std::is_same_v<T, float>) return __ldcs(p); // no 2-byte __ldcs: those take the cached path
+    else return load_readonly(p);
+}
+// One element of x: shared memory when staged, else the read-only path.
 template <bool XSMEM, typename T> __device__ __forceinline__ T load_x(const T *p) {
-    if constexpr (XSMEM || std::is_same_v<T, float>) {
-        if constexpr (XSMEM) return *p;
-        else return __ldg(p);
-    } else if constexpr (std::is_same_v<T, __half>) {
-        return __ushort_as_half(__ldg(reinterpret_cast<const unsigned short *>(p)));
-    } else {
-        return __ushort_as_bfloat16(__ldg(reinterpret_cast<const unsigned short *>(p)));
-    }
+    if constexpr (XSMEM) return *p;
+    else return load_readonly(p);
 }
 
 // Programmatic dependent launch (PDL, sm_90 and up; compiled out for older GPUs). A kernel launched with it may start while the previous kernel on
