@@ -99,9 +99,8 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
     pygemv.GemvError
         Its subclass for the C status (see ``pygemv.errors``).
     """
-    torch = sys.modules.get("torch")
-    if torch is not None and not trans and type(A) is torch.Tensor:
-        out = _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace)
+    if type(A) is (_torch_tensor or _torch_tensor_type()) and not trans:
+        out = _gemv_torch(A, x, y, alpha, beta, stream, config, workspace)
         if out is not None:
             return out
     op = _lib.OP_T if trans else _lib.OP_N
@@ -170,61 +169,103 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
     return y
 
 
-_TORCH_DTYPES: dict = {}
+_torch_tensor: type | None = None  # torch.Tensor, once torch has been imported by the caller
+_TORCH_CODES: dict = {}  # torch dtype -> gemv_dtype_t
+_raw_stream = None  # torch._C._cuda_getCurrentRawStream, bound once
 _tls = threading.local()  # one reusable gemv_args_t per thread for the torch hot path
 
 
-def _thread_args() -> _lib.Args:
-    a = _tls.__dict__.get("args")
-    if a is None:
-        a = _tls.args = _lib.Args()
-    return a
+class _NoTensorType:
+    """Stands in for torch.Tensor while torch is not imported: no object has this type."""
 
 
-def _gemv_torch(torch, A, x, y, alpha, beta, stream, config, workspace):
-    """The eager hot path for the common torch case (CUDA tensors, one device, row-major A,
-    matching dtypes and sizes). Returns None for anything else, which the general path
-    then handles, or rejects with its precise messages."""
-    if not _TORCH_DTYPES:
-        _TORCH_DTYPES.update({torch.float32: 0, torch.float16: 1, torch.bfloat16: 2})
+def _torch_tensor_type() -> type:
+    """torch.Tensor when torch is imported (pygemv never imports it), else a type nothing has."""
+    global _torch_tensor, _raw_stream
+    torch = sys.modules.get("torch")
+    if torch is None or not hasattr(torch, "Tensor"):
+        return _NoTensorType
+    _TORCH_CODES.update({torch.float32: _lib.DTYPES["float32"], torch.float16: _lib.DTYPES["float16"],
+                         torch.bfloat16: _lib.DTYPES["bfloat16"]})
+    _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+        lambda dev: torch.cuda.current_stream(dev).cuda_stream)
+    _torch_tensor = torch.Tensor
+    return _torch_tensor
+
+
+def _gemv_torch(A, x, y, alpha, beta, stream, config, workspace):
+    """The eager hot path for the common torch case: CUDA tensors on one device, a
+    row-major A, 1-D x and y with positive strides, matching dtypes and sizes. Each torch
+    attribute read costs about 0.1 us, so it reads each once, and only what it needs.
+    Returns None for anything else, which the general path then handles, or rejects with
+    its precise messages."""
     dt = A.dtype
-    code = _TORCH_DTYPES.get(dt)
-    if code is None or type(x) is not torch.Tensor or x.dtype is not dt or (
-            _device_count != 1 and not _single_device()):
+    code = _TORCH_CODES.get(dt)
+    T = _torch_tensor
+    if code is None or type(x) is not T or x.dtype is not dt or (_device_count != 1 and not _single_device()):
         return None
-    try:
+    try:  # (len() of a tensor is a Python-level method: 0.5 us against 0.3 for the unpacking)
         M, K = A.shape
         (nx,) = x.shape
-        sa0, sa1 = A.stride()
-        (incx,) = x.stride()
     except ValueError:  # wrong number of dimensions
         return None
+    if nx != K:
+        return None
+    if A.is_contiguous():
+        lda = K if K > 1 else 1
+    else:
+        sa0, sa1 = A.stride()
+        if (K > 1 and sa1 != 1) or (M > 1 and sa0 < K):
+            return None
+        lda = sa0 if M > 1 else max(1, K)
+    if x.is_contiguous():
+        incx = 1
+    else:
+        (incx,) = x.stride()
+        if incx <= 0:
+            return None
     dev = A.get_device()
-    if nx != K or (K > 1 and sa1 != 1) or incx <= 0 or (M > 1 and sa0 < K) or dev < 0 or x.get_device() != dev:
+    if dev < 0 or x.get_device() != dev:
         return None
     if y is None:
         if beta != 0:
             return None
-        y = torch.empty(M, dtype=dt, device=A.device)
+        y = A.new_empty(M)
         incy = 1
     else:
-        if type(y) is not torch.Tensor or y.dtype is not dt:
+        if type(y) is not T or y.dtype is not dt:
             return None
         try:
             (ny,) = y.shape
-            (incy,) = y.stride()
         except ValueError:
             return None
-        if ny != M or incy <= 0 or y.get_device() != dev:
+        if ny != M:
             return None
-    s = stream_handle(stream) if stream is not None else torch._C._cuda_getCurrentRawStream(dev)
-    ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
-    args = _thread_args()
+        if y.is_contiguous():
+            incy = 1
+        else:
+            (incy,) = y.stride()
+            if incy <= 0:
+                return None
+        if y.get_device() != dev:
+            return None
+    s = _raw_stream(dev) if stream is None else stream_handle(stream)
+    if workspace is not None:
+        ws, ws_bytes = workspace
+    else:
+        ws = _workspaces.get((dev, s))
+        if ws is not None:
+            ws_bytes = _lib.WORKSPACE_RECOMMENDED_BYTES
+        else:
+            ws, ws_bytes = _workspace(dev, s)
+    try:
+        args = _tls.args
+    except AttributeError:
+        args = _tls.args = _lib.Args()
     try:
         # Torch guarantees these are device pointers of device dev: skip the pointer queries.
-        _lib.ARGS_LAYOUT.pack_into(args, 0, _lib.OP_N, code, M, K, alpha, beta, A.data_ptr(),
-                                   sa0 if M > 1 else max(1, K), x.data_ptr(), incx, y.data_ptr(), incy, ws or 0,
-                                   ws_bytes, s or 0, _lib.FLAG_TRUSTED_POINTERS)
+        _lib.ARGS_LAYOUT.pack_into(args, 0, _lib.OP_N, code, M, K, alpha, beta, A.data_ptr(), lda, x.data_ptr(),
+                                   incx, y.data_ptr(), incy, ws or 0, ws_bytes, s or 0, _lib.FLAG_TRUSTED_POINTERS)
     except (struct.error, TypeError, OverflowError):  # alpha or beta not a real number, or too large
         return None
     c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)

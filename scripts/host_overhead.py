@@ -40,3 +40,37 @@ rows = {
 }
 for name, fn in rows.items():
     print(f"{name:<40} {per_call(fn):6.2f} us")
+
+# The Python pieces of the torch hot path, one by one (no launch; timeit, best of 5).
+import struct
+import timeit
+
+from pygemv import _api
+
+ns = dict(A=A, x=x, y=y, torch=torch, _api=_api, _lib=_lib, args=_lib.Args(), struct=struct, s=s,
+          raw=torch._C._cuda_getCurrentRawStream, sys=__import__("sys"), lib=lib, trusted=trusted)
+pieces = {
+    "sys.modules.get('torch')": "sys.modules.get('torch')",
+    "type(A) is torch.Tensor": "type(A) is torch.Tensor",
+    "A.dtype": "A.dtype",
+    "M, K = A.shape": "M, K = A.shape",
+    "A.stride()": "A.stride()",
+    "A.is_contiguous()": "A.is_contiguous()",
+    "x.ndim": "x.ndim",
+    "len(x)": "len(x)",
+    "A.get_device()": "A.get_device()",
+    "A.data_ptr()": "A.data_ptr()",
+    "A.device": "A.device",
+    "torch._C._cuda_getCurrentRawStream(0)": "torch._C._cuda_getCurrentRawStream(0)",
+    "raw(0) (bound once)": "raw(0)",
+    "_api._workspace(0, s)": "_api._workspace(0, s)",
+    "ARGS_LAYOUT.pack_into (16 values)": "_lib.ARGS_LAYOUT.pack_into(args, 0, 0, 1, 1024, 1024, 1.0, 0.0, 1, 1024, 2, 1, 3, 1, 4, 5, s, 1)",
+    "lib.gemv_ex(trusted, None)": "lib.gemv_ex(trusted, None)",
+    "_api._gemv_torch(...) whole": "_api._gemv_torch(A, x, y, 1.0, 0.0, None, None, None)",
+}
+print()
+for name, stmt in pieces.items():
+    n = 20000
+    us = min(timeit.repeat(stmt, globals=ns, number=n, repeat=5)) / n * 1e6
+    torch.cuda.synchronize()
+    print(f"{name:<40} {us:6.3f} us")

@@ -42,6 +42,35 @@ def test_torch_arrays_with_strides(torch, dtype):
     assert close(new, ref64(A, x))
 
 
+def test_torch_layouts_of_the_eager_path(torch):
+    # The eager torch path reads contiguity instead of strides: each layout it takes or
+    # hands to the general path must give the same product.
+    big = torch.randn(64, 100, device="cuda").half()
+    vec = torch.randn(300, device="cuda").half()
+    cases = {
+        "contiguous": (big[:, :], vec[:100]),
+        "row slice, offset": (big[5:9], vec[1:101]),
+        "lda > K": (big[:, 3:50], vec[:47]),
+        "every other row": (big[::2], vec[:100]),
+        "one column of a wider A": (big[:, 7:8], vec[:1]),
+        "one row": (big[3:4], vec[:100]),
+        "strided x": (big[:, :40], vec[::3][:40]),
+        "x of one strided entry": (big[:, 2:3], vec[5::7][:1]),
+    }
+    for name, (A, x) in cases.items():
+        for y_stride in (1, 2):
+            y = torch.full((A.shape[0] * y_stride,), float("nan"), device="cuda").half()[::y_stride]
+            pygemv.gemv(A, x, y)
+            torch.cuda.synchronize()
+            assert close(y, ref64(A, x)), (name, y_stride)
+    with pytest.raises(ValueError, match="x has stride 0"):
+        pygemv.gemv(big[:, :4], vec[:1].expand(4))
+    with pytest.raises(ValueError, match="y has stride 0"):
+        pygemv.gemv(big[:, :4], vec[:4], vec[:1].expand(64))
+    with pytest.raises(ValueError, match="^x must be 1-D"):
+        pygemv.gemv(big[:, :4], vec[:4].reshape(2, 2))
+
+
 def test_torch_argument_errors_name_the_argument(torch):
     A = torch.randn(8, 4, device="cuda")
     with pytest.raises(ValueError, match="^x has 3 entries"):
