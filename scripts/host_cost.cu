@@ -50,6 +50,9 @@ int main() {
     cudaLaunchAttribute rattr[1];
     rattr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     rattr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute rattr_off[1];
+    rattr_off[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    rattr_off[0].val.programmaticStreamSerializationAllowed = 0;
     CUlaunchAttribute dattr[1];
     dattr[0].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     dattr[0].value.programmaticStreamSerializationAllowed = 1;
@@ -76,6 +79,10 @@ int main() {
          }, {}},
         {"cudaLaunchKernelEx, PDL attribute", [&] {
              cudaLaunchConfig_t c{dim3(1), dim3(32), 0, s, rattr, 1};
+             cudaLaunchKernelEx(&c, empty_kernel, p, v);
+         }, {}},
+        {"cudaLaunchKernelEx, PDL attribute set to 0", [&] {
+             cudaLaunchConfig_t c{dim3(1), dim3(32), 0, s, rattr_off, 1};
              cudaLaunchKernelEx(&c, empty_kernel, p, v);
          }, {}},
         {"cudaLaunchKernelEx, PDL, 136-byte params", [&] {
