@@ -218,14 +218,9 @@ def _gemv_torch(A, x, y, alpha, beta, stream, config, workspace):
         if (K > 1 and sa1 != 1) or (M > 1 and sa0 < K):
             return None
         lda = sa0 if M > 1 else max(1, K)
-    if x.is_contiguous():
-        incx = 1
-    else:
-        (incx,) = x.stride()
-        if incx <= 0:
-            return None
+    incx = 1 if x.is_contiguous() else x.stride()[0]
     dev = A.get_device()
-    if dev < 0 or x.get_device() != dev:
+    if incx <= 0 or dev < 0 or x.get_device() != dev:
         return None
     if y is None:
         if beta != 0:
@@ -241,13 +236,8 @@ def _gemv_torch(A, x, y, alpha, beta, stream, config, workspace):
             return None
         if ny != M:
             return None
-        if y.is_contiguous():
-            incy = 1
-        else:
-            (incy,) = y.stride()
-            if incy <= 0:
-                return None
-        if y.get_device() != dev:
+        incy = 1 if y.is_contiguous() else y.stride()[0]
+        if incy <= 0 or y.get_device() != dev:
             return None
     s = _raw_stream(dev) if stream is None else stream_handle(stream)
     if workspace is not None:
