@@ -124,7 +124,8 @@ def test_a_stream_of_another_device_is_an_error_and_leaves_no_sticky_state(torch
     A = torch.randn(256, 256, device="cuda:1")
     x = torch.randn(256, device="cuda:1")
     y = torch.full((256,), 7.0, device="cuda:1")
-    with pytest.raises(pygemv.GemvError):
+    # CUDA would run the kernel on device 0, on device 1's pointers: an illegal address.
+    with pytest.raises(pygemv.InvalidValueError, match="belongs to device 0, but the current device is 1"):
         pygemv.gemv(A, x, y, stream=s0)
     torch.cuda.synchronize(1)
     assert bool((y == 7).all())

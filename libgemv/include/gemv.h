@@ -58,12 +58,14 @@ extern "C" {
 #endif
 
 /* Same type as cudaStream_t, declared here so that this header needs no CUDA headers.
- * NULL is the legacy default stream. */
+ * NULL is the legacy default stream. Work runs on the current device (cudaSetDevice);
+ * a stream of another device is rejected with INVALID_VALUE (CUDA 12.8 and up). */
 typedef struct CUstream_st *gemv_stream_t;
 
 typedef enum gemv_status {
     GEMV_STATUS_SUCCESS = 0,                /* the call was queued (or needed no work) */
-    GEMV_STATUS_INVALID_VALUE = 1,          /* a size, increment, lda, enum or config value is out of range */
+    GEMV_STATUS_INVALID_VALUE = 1,          /* a size, increment, lda, enum or config value is out of range,
+                                               or a stream of another device */
     GEMV_STATUS_INVALID_POINTER = 2,        /* NULL, host or other-device pointer where device data is needed */
     GEMV_STATUS_NOT_SUPPORTED = 3,          /* the forced config cannot run this shape or alignment */
     GEMV_STATUS_INSUFFICIENT_WORKSPACE = 4, /* the forced config needs more workspace than was given */

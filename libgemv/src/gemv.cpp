@@ -92,6 +92,33 @@ gemv_status_t cuda_failure(cudaError_t e, const char *what) {
     }
 }
 
+// A launch into another device's stream runs on that device (seen with CUDA 13 on two
+// H200s), where this call's pointers are an illegal address: a sticky error. So the stream
+// must be the current device's. The default streams always are; with one device every
+// stream is, and nothing is queried. cudaStreamGetDevice came with CUDA 12.8.
+gemv_status_t check_stream_device(cudaStream_t stream, int device) {
+#if CUDART_VERSION >= 12080
+    if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return GEMV_STATUS_SUCCESS;
+    static const int devices = [] {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess) cudaGetLastError();
+        return n;
+    }();
+    if (devices == 1) return GEMV_STATUS_SUCCESS;
+    int owner = -1;
+    cudaError_t e = cudaStreamGetDevice(stream, &owner);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaStreamGetDevice(stream)");
+    if (owner != device) {
+        set_error("stream = %p belongs to device %d, but the current device is %d", static_cast<void *>(stream),
+                  owner, device);
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+#else
+    (void)stream, (void)device;
+#endif
+    return GEMV_STATUS_SUCCESS;
+}
+
 gemv_status_t current_device(int *device) {
     // Initialises the runtime on first use: no driver or no device fails here.
     cudaError_t e = cudaGetDevice(device);
@@ -197,6 +224,7 @@ gemv_status_t run(uint32_t flags, const gemv_config_t *config, gemv_op_t op, gem
 
     int device = 0;
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+    if ((st = check_stream_device(reinterpret_cast<cudaStream_t>(stream), device)) != GEMV_STATUS_SUCCESS) return st;
     if (!(flags & GEMV_FLAG_TRUSTED_POINTERS)) {
         if (reads_ax && (st = check_device_pointer(A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
         if (reads_ax && (st = check_device_pointer(x, "x", device)) != GEMV_STATUS_SUCCESS) return st;

@@ -117,6 +117,8 @@ gemv_status_t launch(const gemv_config_t &c, const Problem &pb);
 // the cause in the detail message; read the current device; SM count, cached.
 gemv_status_t cuda_failure(cudaError_t e, const char *what);
 gemv_status_t current_device(int *device);
+// SUCCESS when stream queues work on device; INVALID_VALUE when it belongs to another one.
+gemv_status_t check_stream_device(cudaStream_t stream, int device);
 int sm_count(int device);
 // Whether kernels on this device launch with programmatic dependent launch: compute
 // capability 9.0 and up, unless GEMV_PDL=0 (cached per device).

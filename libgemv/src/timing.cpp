@@ -92,6 +92,7 @@ gemv_status_t gemv_read_ceiling(const void *data, size_t bytes, void *sink, gemv
     int device = 0;
     gemv_status_t st = current_device(&device);
     if (st != GEMV_STATUS_SUCCESS) return st;
+    if ((st = check_stream_device(reinterpret_cast<cudaStream_t>(stream), device)) != GEMV_STATUS_SUCCESS) return st;
     cudaError_t e = launch_read_ceiling(data, bytes, static_cast<float *>(sink), sm_count(device),
                                         reinterpret_cast<cudaStream_t>(stream), pdl_supported(device));
     return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "launching read_ceiling");
