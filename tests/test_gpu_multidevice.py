@@ -210,3 +210,29 @@ def test_every_device_has_its_own_table_slot(torch2):
         pygemv.set_device(d)
         assert pygemv.select_config(4096, 4096, "float16") == pygemv.select_config(4096, 4096, "float16")
     pygemv.set_device(0)
+
+
+def test_stream_checks_keep_graph_captures_intact(torch2):
+    # The stream-device query is refused on a capturing stream and would end the capture:
+    # captured calls, and calls on another stream while a capture runs, must not make it.
+    torch = torch2
+    torch.cuda.set_device(0)
+    A = torch.randn(2048, 1024, device="cuda:0").half()
+    x = torch.randn(1024, device="cuda:0").half()
+    y_graph, y_side = torch.empty(2048, device="cuda:0").half(), torch.empty(2048, device="cuda:0").half()
+    capture, side = torch.cuda.Stream(device=0), torch.cuda.Stream(device=0)
+    for s in (capture, side):  # each stream's workspace is allocated outside the capture
+        pygemv.gemv(A, x, y_graph, stream=s)
+    torch.cuda.synchronize(0)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=capture):  # capture_error_mode "global": the strictest
+        pygemv.gemv(A, x, y_graph)
+        pygemv.gemv(A, x, y_side, stream=side)  # not captured: runs now, on side
+    side.synchronize()
+    assert close(y_side, ref64(A, x))
+    for _ in range(2):
+        x.copy_(torch.randn(1024, device="cuda:0").half())
+        y_graph.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize(0)
+        assert close(y_graph, ref64(A, x))

@@ -59,7 +59,8 @@ extern "C" {
 
 /* Same type as cudaStream_t, declared here so that this header needs no CUDA headers.
  * NULL is the legacy default stream. Work runs on the current device (cudaSetDevice);
- * a stream of another device is rejected with INVALID_VALUE (CUDA 12.8 and up). */
+ * a stream of another device is rejected with INVALID_VALUE (CUDA 12.8 and up; a stream
+ * that is being captured into a graph is not checked). */
 typedef struct CUstream_st *gemv_stream_t;
 
 typedef enum gemv_status {

@@ -95,7 +95,8 @@ gemv_status_t cuda_failure(cudaError_t e, const char *what) {
 // A launch into another device's stream runs on that device (seen with CUDA 13 on two
 // H200s), where this call's pointers are an illegal address: a sticky error. So the stream
 // must be the current device's. The default streams always are; with one device every
-// stream is, and nothing is queried. cudaStreamGetDevice came with CUDA 12.8.
+// stream is, and nothing is queried. cudaStreamGetDevice (CUDA 12.8 and up) is refused on
+// a capturing stream and would end its capture, so a capturing stream is not checked.
 gemv_status_t check_stream_device(cudaStream_t stream, int device) {
 #if CUDART_VERSION >= 12080
     if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) return GEMV_STATUS_SUCCESS;
@@ -105,9 +106,12 @@ gemv_status_t check_stream_device(cudaStream_t stream, int device) {
         return n;
     }();
     if (devices == 1) return GEMV_STATUS_SUCCESS;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaStreamIsCapturing(stream)");
+    if (capture != cudaStreamCaptureStatusNone) return GEMV_STATUS_SUCCESS;
     int owner = -1;
-    cudaError_t e = cudaStreamGetDevice(stream, &owner);
-    if (e != cudaSuccess) return cuda_failure(e, "cudaStreamGetDevice(stream)");
+    if ((e = cudaStreamGetDevice(stream, &owner)) != cudaSuccess) return cuda_failure(e, "cudaStreamGetDevice(stream)");
     if (owner != device) {
         set_error("stream = %p belongs to device %d, but the current device is %d", static_cast<void *>(stream),
                   owner, device);
