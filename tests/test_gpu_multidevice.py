@@ -236,3 +236,23 @@ def test_stream_checks_keep_graph_captures_intact(torch2):
         g.replay()
         torch.cuda.synchronize(0)
         assert close(y_graph, ref64(A, x))
+
+
+def test_cupy_arrays_on_another_device(torch2):
+    cp = pytest.importorskip("cupy")
+    import numpy as np
+    torch2.cuda.set_device(0)
+    with cp.cuda.Device(1):
+        A = cp.random.randn(513, 300).astype(cp.float32)
+        x = cp.random.randn(300).astype(cp.float32)[::-1]  # a negative stride
+        y = cp.full(513, cp.nan, dtype=cp.float32)
+        s = cp.cuda.Stream(non_blocking=True)
+    out = pygemv.gemv(A, x)  # allocated by CuPy on device 1, on its current stream there
+    pygemv.gemv(A, x, y, stream=s)  # a CuPy stream of the arrays' device
+    assert pygemv.current_device() == 0 and cp.cuda.runtime.getDevice() == 0
+    assert out.device.id == 1
+    with cp.cuda.Device(1):
+        cp.cuda.runtime.deviceSynchronize()
+    ref = cp.asnumpy(A).astype(np.float64) @ cp.asnumpy(x).astype(np.float64)
+    np.testing.assert_allclose(cp.asnumpy(out), ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(cp.asnumpy(y), ref, rtol=1e-4, atol=1e-4)
