@@ -15,6 +15,17 @@ UNDERFLOW = {"float32": 2.0**-150, "float16": 2.0**-25, "bfloat16": 2.0**-134}
 GAP = 7.25  # what sits in y's gaps; it must still be there, bit for bit, afterwards
 
 
+def ref64(A, x, alpha=1.0, beta=0.0, y=None):
+    """float64 reference of alpha * A @ x + beta * y, for torch tensors."""
+    r = alpha * (A.double() @ x.double())
+    return r if y is None or beta == 0 else r + beta * y.double()
+
+
+def close(y, ref, dtype_tol=1e-2):
+    """A loose elementwise check against ref64, for tests of plumbing rather than bounds."""
+    return bool(((y.double() - ref).abs() <= dtype_tol * (1 + ref.abs())).all())
+
+
 def torch_dtype(torch, name):
     return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[name]
 

@@ -6,19 +6,10 @@ import numpy as np
 import pytest
 
 import pygemv
-from gpu_cases import workspace
+from gpu_cases import close, ref64, workspace
 from pygemv.timing import host_call_us
 
 pytestmark = pytest.mark.gpu
-
-
-def ref64(A, x, alpha=1.0, beta=0.0, y=None):
-    r = alpha * (A.double() @ x.double())
-    return r if y is None or beta == 0 else r + beta * y.double()
-
-
-def close(y, ref, dtype_tol=1e-2):
-    return bool(((y.double() - ref).abs() <= dtype_tol * (1 + ref.abs())).all())
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])

@@ -3,9 +3,11 @@ is, leaves the current device as it was, and keeps per-device state apart (works
 streams, tables). Skipped, with the reason, where fewer than two GPUs are visible."""
 import threading
 
+import numpy as np
 import pytest
 
 import pygemv
+from gpu_cases import close, ref64
 from pygemv import _api
 
 pytestmark = pytest.mark.gpu
@@ -18,15 +20,6 @@ def torch2(torch):
         pytest.skip(f"needs two GPUs; {n} visible")
     yield torch
     torch.cuda.set_device(0)
-
-
-def ref64(A, x, alpha=1.0, beta=0.0, y=None):
-    r = alpha * (A.double() @ x.double())
-    return r if y is None or beta == 0 else r + beta * y.double()
-
-
-def close(y, ref, tol=1e-2):
-    return bool(((y.double() - ref).abs() <= tol * (1 + ref.abs())).all())
 
 
 SPLIT = pygemv.Config("splitk_twopass", 128, 2, True, 2, False, 8)  # needs the default workspace
@@ -240,7 +233,6 @@ def test_stream_checks_keep_graph_captures_intact(torch2):
 
 def test_cupy_arrays_on_another_device(torch2):
     cp = pytest.importorskip("cupy")
-    import numpy as np
     torch2.cuda.set_device(0)
     with cp.cuda.Device(1):
         A = cp.random.randn(513, 300).astype(cp.float32)
