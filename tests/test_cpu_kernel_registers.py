@@ -1,0 +1,64 @@
+"""Occupancy guard for the streaming kernels, checked at compile time (no GPU needed).
+
+An SM holds 64K registers, so 2048 resident threads leave each thread at most 32. The
+16-byte-load row kernels with unroll 1 and 2 sit at or under that, and the tuned table and
+the heuristic assume it. A change that pushed them to 44-49 registers (four accumulators a
+thread, benchmarks/NOTES.md section 12) halved the blocks per SM and made fp32 4096x4096
+1.48x slower, with no warning from the compiler. This test makes that visible on CPU.
+"""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "libgemv" / "src"
+FAMILIES = ("rowblock", "rowgroup")
+TYPES = {"f": "float32", "6__half": "float16", "13__nv_bfloat16": "bfloat16"}
+MAX_REGISTERS = 65536 // 2048  # full occupancy on sm_90
+KERNEL = re.compile(r"gemv_(rowblock|rowgroup)_kernelI(f|6__half|13__nv_bfloat16)Lb([01])ELi(\d)ELb([01])E")
+
+
+def find_nvcc() -> str | None:
+    """nvcc where CMake would look: $CUDACXX, PATH, $CUDA_HOME or $CUDA_PATH, /usr/local/cuda."""
+    candidates = [os.environ.get("CUDACXX"), shutil.which("nvcc")]
+    candidates += [str(Path(os.environ[v]) / "bin" / "nvcc") for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    candidates.append("/usr/local/cuda/bin/nvcc")
+    return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
+
+
+NVCC = find_nvcc()
+
+
+def ptxas_registers(family: str) -> dict:
+    """{(dtype, vector_loads, unroll, x_in_smem): registers} of one kernel family, sm_90."""
+    out = subprocess.run(
+        [NVCC, "-std=c++17", "-O3", "-arch=sm_90", "-DGEMV_BUILDING_LIBRARY", "-Xptxas", "-v",
+         "-I", str(ROOT / "libgemv" / "include"), "-I", str(SRC), "-c", str(SRC / f"{family}.cu"),
+         "-o", "/dev/null"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    regs, current = {}, None
+    for line in out.stderr.splitlines():
+        if "Compiling entry function" in line:
+            m = KERNEL.search(line)
+            current = (TYPES[m.group(2)], m.group(3) == "1", int(m.group(4)), m.group(5) == "1") if m else None
+        elif current is not None and (m := re.search(r"Used (\d+) registers", line)):
+            regs[current] = int(m.group(1))
+            current = None
+    return regs
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
+@pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
+@pytest.mark.parametrize("family", FAMILIES)
+def test_16_byte_kernels_with_unroll_up_to_2_fit_full_occupancy(family):
+    regs = ptxas_registers(family)
+    wanted = [(t, True, u, s) for t in TYPES.values() for u in (1, 2) for s in (False, True)]
+    missing = [k for k in wanted if k not in regs]
+    assert not missing, f"ptxas reported no register count for {missing}; found {sorted(regs)}"
+    over = {k: regs[k] for k in wanted if regs[k] > MAX_REGISTERS}
+    assert not over, (f"{family}: these 16-byte-load kernels use more than {MAX_REGISTERS} registers, so fewer "
+                      f"than 2048 threads fit an SM (dtype, vector, unroll, x_in_smem): {over}")
