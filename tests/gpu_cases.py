@@ -6,12 +6,8 @@ import itertools
 from dataclasses import dataclass
 
 import pygemv
+from pygemv.bench import error_bound  # the contract's bound, one copy for the benchmark and the tests
 
-U_OUT = {"float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
-# Half the spacing of the output type's subnormals: rounding an output that underflows
-# errs by up to this much in absolute terms, which the contract's relative bound cannot
-# cover (fp16 1048576x1 has a few products below 2^-14; no fp16 store can do better).
-UNDERFLOW = {"float32": 2.0**-150, "float16": 2.0**-25, "bfloat16": 2.0**-134}
 GAP = 7.25  # what sits in y's gaps; it must still be there, bit for bit, afterwards
 
 
@@ -110,7 +106,7 @@ class Problem:
         by = case.beta * y0.double() if case.beta != 0 else torch.zeros(m, dtype=torch.float64, device=dev)
         self.ref = case.alpha * (A64 @ x64) + by
         g_mag = abs(case.alpha) * (A64.abs() @ x64.abs()) + by.abs()
-        self.bound = U_OUT[dtype] * self.ref.abs() + 2 * k * 2.0**-24 * g_mag + UNDERFLOW[dtype]
+        self.bound = error_bound(dtype, k, self.ref.abs(), g_mag)
         self.A = A
 
     def _indices(self, n, inc, off):
@@ -196,7 +192,7 @@ def chain_failures(torch, dtype, variant, n=1536, steps=24) -> list[str]:
     torch.cuda.synchronize()
     for i in range(steps):
         ref = A64 @ v[i].double()
-        bound = U_OUT[dtype] * ref.abs() + 2 * n * 2.0**-24 * (A64.abs() @ v[i].double().abs()) + UNDERFLOW[dtype]
+        bound = error_bound(dtype, n, ref.abs(), A64.abs() @ v[i].double().abs())
         bad = int((~((v[i + 1].double() - ref).abs() <= bound)).sum())
         if bad:
             fails.append(f"{where}: step {i}: {bad} of {n} entries are not A @ (the previous call's output)")
