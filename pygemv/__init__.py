@@ -18,7 +18,7 @@ from ._lib import WORKSPACE_RECOMMENDED_BYTES
 from ._registry import Config, Variant, can_implement, variant, variants, workspace_size
 from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def library_version() -> str:

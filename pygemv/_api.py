@@ -9,7 +9,7 @@ import threading
 from . import _lib
 from ._device import current_device, dtype_name, set_device
 from ._operands import allocate_like, as_operand, current_stream, stream_handle
-from ._registry import Config
+from ._registry import Config, problem_args
 
 # One workspace per (device, stream): concurrent streams never share one. Allocated on
 # first use outside graph capture (cudaMalloc may not run inside one) and kept.
@@ -56,29 +56,38 @@ def _blas_pointer(ptr: int, n: int, inc: int, itemsize: int) -> int:
 
 def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = False,
          m: int | None = None, k: int | None = None, dtype=None, lda: int | None = None,
-         incx: int = 1, incy: int = 1, stream=None, config: Config | None = None,
+         incx: int = 1, incy: int = 1, batch: int | None = None, stride_a: int = 0, stride_x: int = 0,
+         stride_y: int = 0, stream=None, config: Config | None = None,
          workspace: tuple[int, int] | None = None):
-    """Matrix-vector product ``y = alpha * op(A) @ x + beta * y`` on the GPU.
+    """Matrix-vector product ``y = alpha * op(A) @ x + beta * y`` on the GPU, one or a batch.
 
     Parameters
     ----------
     A : CUDA array or int
         An M x K row-major matrix (unit stride along its last axis; the row stride is
         lda) from torch, CuPy, Numba, any ``__cuda_array_interface__`` or ``__dlpack__``
-        producer, or :class:`pygemv.DeviceArray`. Or a raw device pointer (int), with
-        ``m``, ``k`` and ``dtype`` given.
+        producer, or :class:`pygemv.DeviceArray`; or a batch of them, shape (batch, M, K),
+        any batch stride (0 reuses one matrix). Or a raw device pointer (int), with ``m``,
+        ``k`` and ``dtype`` given.
     x : CUDA array or int
-        Vector of K entries (M with ``trans``); any stride, including negative.
+        Vector of K entries (M with ``trans``), any stride, including negative; with a
+        batch, shape (batch, K) (a 1-D x is shared by every product). A 2-D A with a 2-D x
+        multiplies one matrix by a batch of vectors.
     y : CUDA array or int, optional
-        Vector of M entries (K with ``trans``), updated in place. If omitted, it is
-        allocated with the same library as ``x`` (and ``beta`` must be 0).
+        Vector of M entries (K with ``trans``), or (batch, M) with a batch, updated in
+        place. If omitted, it is allocated with the same library as ``x`` (and ``beta``
+        must be 0).
     alpha, beta : float
         Scalars. ``beta == 0`` assigns y (NaN in y does not leak in).
     trans : bool
-        Use ``A.T``. Not implemented yet: raises :class:`pygemv.NotSupportedError`.
+        Use ``A.T``: ``y = alpha * A.T @ x + beta * y``.
     m, k, dtype, lda, incx, incy :
         Raw-pointer mode only: sizes, storage type ('float32', 'float16', 'bfloat16'),
         leading dimension (default ``max(1, k)``) and increments (BLAS meaning).
+    batch, stride_a, stride_x, stride_y : int, optional
+        Raw-pointer mode only: a strided batch (cuBLAS's ``gemvStridedBatched``): product b
+        reads ``A + b * stride_a`` and ``x + b * stride_x`` and writes ``y + b * stride_y``
+        (strides in elements; 0 reuses an operand).
     stream : int or stream object, optional
         Stream to queue on. Default: the current stream of the arrays' library (torch,
         CuPy), else the legacy default stream.
@@ -99,33 +108,39 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
     pygemv.GemvError
         Its subclass for the C status (see ``pygemv.errors``).
     """
-    if type(A) is (_torch_tensor or _torch_tensor_type()) and not trans:
-        out = _gemv_torch(A, x, y, alpha, beta, stream, config, workspace)
+    if type(A) is (_torch_tensor or _torch_tensor_type()):
+        out = _gemv_torch(A, x, y, alpha, beta, trans, stream, config, workspace)
         if out is not None:
             return out
     op = _lib.OP_T if trans else _lib.OP_N
     if isinstance(A, int):
-        return _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, stream, config, workspace)
+        return _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy,
+                              1 if batch is None else batch, stride_a, stride_x, stride_y, stream, config, workspace)
 
     a = as_operand(A, "A")
     xo = as_operand(x, "x")
-    if len(a.shape) != 2:
-        raise ValueError(f"A must be 2-D, got shape {a.shape}")
-    if len(xo.shape) != 1:
-        raise ValueError(f"x must be 1-D, got shape {xo.shape}")
+    if len(a.shape) not in (2, 3):
+        raise ValueError(f"A must be 2-D (M, K) or 3-D (batch, M, K), got shape {a.shape}")
+    if len(xo.shape) not in (1, 2):
+        raise ValueError(f"x must be 1-D, or 2-D (batch, n) for a batch, got shape {xo.shape}")
     if xo.dtype != a.dtype:
         raise TypeError(f"x has dtype {xo.dtype}, but A has {a.dtype}")
-    M, K = a.shape
+    batched = len(a.shape) == 3 or len(xo.shape) == 2
+    nb = a.shape[0] if len(a.shape) == 3 else xo.shape[0] if len(xo.shape) == 2 else 1
+    M, K = a.shape[-2:]
     nx, ny = (M, K) if trans else (K, M)
-    if xo.shape[0] != nx:
-        raise ValueError(f"x has {xo.shape[0]} entries; A{'.T' if trans else ''} of shape {a.shape} needs {nx}")
+    if xo.shape[-1] != nx:
+        raise ValueError(f"x has {xo.shape[-1]} entries; A{'.T' if trans else ''} of shape {a.shape[-2:]} needs {nx}")
+    if len(xo.shape) == 2 and xo.shape[0] != nb:
+        raise ValueError(f"x has a batch of {xo.shape[0]}, but A has {nb}")
     if y is None:
         if beta != 0:
             raise ValueError("y: omitted, so beta must be 0 (there is no y to scale)")
-        y = allocate_like(xo, ny)
+        y = allocate_like(xo, (nb, ny) if batched else (ny,))
     yo = as_operand(y, "y")
-    if len(yo.shape) != 1 or yo.shape[0] != ny:
-        raise ValueError(f"y must be 1-D with {ny} entries, got shape {yo.shape}")
+    want_y = (nb, ny) if batched else (ny,)
+    if tuple(yo.shape) != want_y:
+        raise ValueError(f"y must have shape {want_y}, got {tuple(yo.shape)}")
     if yo.dtype != a.dtype:
         raise TypeError(f"y has dtype {yo.dtype}, but A has {a.dtype}")
     devices = {o.device for o in (a, xo, yo) if o.device is not None}
@@ -133,20 +148,23 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
         raise ValueError(f"A, x and y are on different devices: A on {a.device}, x on {xo.device}, y on {yo.device}")
 
     # Row-major with unit stride along K; a single row or column needs neither.
-    sa0, sa1 = a.strides
+    sa0, sa1 = a.strides[-2:]
     if K > 1 and sa1 != 1:
         raise ValueError(f"A must have unit stride along its last axis (row-major), got strides {a.strides}"
                          + ("; for a column-major A pass A.T with trans=True" if sa0 == 1 else ""))
     lda_ = sa0 if M > 1 else max(1, K)
     if M > 1 and lda_ < max(1, K):
         raise ValueError(f"A: row stride {sa0} is smaller than its {K} columns (overlapping rows)")
-    incx_, incy_ = xo.strides[0], yo.strides[0]
+    incx_, incy_ = xo.strides[-1], yo.strides[-1]
     if nx > 1 and incx_ == 0:
         raise ValueError("x has stride 0 (a broadcast view); pass a materialised vector")
     if ny > 1 and incy_ == 0:
         raise ValueError("y has stride 0 (a broadcast view); y must have distinct entries")
     incx_ = incx_ or 1
     incy_ = incy_ or 1
+    sa = a.strides[0] if len(a.shape) == 3 else 0
+    sx = xo.strides[0] if len(xo.shape) == 2 else 0
+    sy = yo.strides[0] if batched else 0
     itemsize = _lib.DTYPE_SIZES[a.dtype]
 
     device = next(iter(devices)) if devices else None
@@ -160,9 +178,8 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
         dev = device if device is not None else current_device()
         s = stream_handle(stream) if stream is not None else current_stream(a)
         ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
-        _call(config, op, a.dtype, M, K, alpha, a.ptr, lda_,
-              _blas_pointer(xo.ptr, nx, incx_, itemsize), incx_, beta,
-              _blas_pointer(yo.ptr, ny, incy_, itemsize), incy_, ws, ws_bytes, s)
+        _call(config, op, a.dtype, M, K, alpha, a.ptr, lda_, _blas_pointer(xo.ptr, nx, incx_, itemsize), incx_, beta,
+              _blas_pointer(yo.ptr, ny, incy_, itemsize), incy_, ws, ws_bytes, s, nb, sa, sx, sy)
     finally:
         if restore is not None:
             set_device(restore)
@@ -195,9 +212,10 @@ def _torch_tensor_type() -> type:
     return _torch_tensor
 
 
-def _gemv_torch(A, x, y, alpha, beta, stream, config, workspace):
+def _gemv_torch(A, x, y, alpha, beta, trans, stream, config, workspace):
     """The eager hot path for the common torch case: CUDA tensors on one device, a
-    row-major A, 1-D x and y with positive strides, matching dtypes and sizes. Each torch
+    row-major 2-D A, 1-D x and y with positive strides, matching dtypes and sizes, op N
+    or T. Each torch
     attribute read costs about 0.1 us, so it reads each once, and only what it needs.
     With several GPUs it also needs the tensors on the current device (libgemv launches
     there); the general path switches devices for the others.
@@ -213,8 +231,9 @@ def _gemv_torch(A, x, y, alpha, beta, stream, config, workspace):
         (nx,) = x.shape
     except ValueError:  # wrong number of dimensions
         return None
-    if nx != K:
+    if nx != (M if trans else K):
         return None
+    ny = K if trans else M
     if A.is_contiguous():
         lda = K if K > 1 else 1
     else:
@@ -230,16 +249,16 @@ def _gemv_torch(A, x, y, alpha, beta, stream, config, workspace):
     if y is None:
         if beta != 0:
             return None
-        y = A.new_empty(M)
+        y = A.new_empty(ny)
         incy = 1
     else:
         if type(y) is not T or y.dtype is not dt:
             return None
         try:
-            (ny,) = y.shape
+            (n,) = y.shape
         except ValueError:
             return None
-        if ny != M:
+        if n != ny:
             return None
         incy = 1 if y.is_contiguous() else y.stride()[0]
         if incy <= 0 or y.get_device() != dev:
@@ -259,8 +278,9 @@ def _gemv_torch(A, x, y, alpha, beta, stream, config, workspace):
         args = _tls.args = _lib.Args()
     try:
         # Torch guarantees these are device pointers of device dev: skip the pointer queries.
-        _lib.ARGS_LAYOUT.pack_into(args, 0, _lib.OP_N, code, M, K, alpha, beta, A.data_ptr(), lda, x.data_ptr(),
-                                   incx, y.data_ptr(), incy, ws or 0, ws_bytes, s or 0, _lib.FLAG_TRUSTED_POINTERS)
+        _lib.ARGS_LAYOUT.pack_into(args, 0, _lib.ARGS_SIZE, _lib.OP_T if trans else _lib.OP_N, code, M, K, alpha, beta,
+                                   A.data_ptr(), lda, x.data_ptr(), incx, y.data_ptr(), incy, ws or 0, ws_bytes,
+                                   s or 0, _lib.FLAG_TRUSTED_POINTERS, 1, 0, 0, 0)
     except (struct.error, TypeError, OverflowError):  # alpha or beta not a real number, or too large
         return None
     c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
@@ -279,7 +299,8 @@ def _bind_gemv_ex():
     return _gemv_ex
 
 
-def _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, stream, config, workspace):
+def _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, batch, stride_a, stride_x, stride_y,
+                   stream, config, workspace):
     if m is None or k is None or dtype is None:
         raise TypeError("A is a raw pointer: m=, k= and dtype= are required")
     for name, v in (("x", x), ("y", y)):
@@ -294,26 +315,23 @@ def _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, strea
         except Exception:
             workspace = (0, 0)  # no device: let the C library report it, after its argument checks
     _call(config, op, name, m, k, alpha, A, max(1, k) if lda is None else lda, x, incx, beta, y, incy,
-          workspace[0], workspace[1], s)
+          workspace[0], workspace[1], s, batch, stride_a, stride_x, stride_y)
     return y
 
 
-def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, ws, ws_bytes, stream):
+def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, ws, ws_bytes, stream, batch=1,
+          stride_a=0, stride_x=0, stride_y=0):
     lib = _lib.load()
-    dt = _lib.DTYPES[dtype]
-    if config is None:
-        st = lib.gemv(op, dt, m, k, alpha, A, lda, x, incx, beta, y, incy, ws, ws_bytes, stream)
-    else:
-        c = config.to_c() if isinstance(config, Config) else config
-        st = lib.gemv_with_config(ctypes.byref(c), op, dt, m, k, alpha, A, lda, x, incx, beta, y, incy, ws,
-                                  ws_bytes, stream)
+    args = _lib.Args(op, _lib.DTYPES[dtype], m, k, alpha, beta, A, lda, x, incx, y, incy, ws, ws_bytes, stream, 0,
+                     batch, stride_a, stride_x, stride_y)
+    c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
+    st = lib.gemv_ex(ctypes.byref(args), c)
     if st:
         _lib.check(st, "gemv")
 
 
-def select_config(m: int, k: int, dtype="float32", *, lda: int | None = None, incx: int = 1, incy: int = 1,
-                  a_ptr: int = 256, x_ptr: int = 256, y_ptr: int = 256,
-                  workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES, use_table: bool = True) -> Config:
+def select_config(m: int, k: int, dtype="float32", *, workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES,
+                  use_table: bool = True, **problem) -> Config:
     """The config the automatic dispatcher picks for this problem on the current GPU.
 
     Parameters
@@ -322,17 +340,18 @@ def select_config(m: int, k: int, dtype="float32", *, lda: int | None = None, in
         The shape of A.
     dtype : str or dtype
         float32, float16 or bfloat16.
-    lda, incx, incy, a_ptr, x_ptr, y_ptr : int, optional
-        Strides and pointers; pointers only matter for their alignment.
     workspace_bytes : int
         Workspace the call would get (split-K needs some).
     use_table : bool
         False: the built-in heuristic's choice, ignoring any tuned table.
+    **problem
+        ``trans``, ``lda``, ``incx``, ``incy``, ``a_ptr``, ``x_ptr``, ``y_ptr``, ``batch``
+        and the batch strides (:func:`pygemv._registry.problem_args`); pointers only
+        matter for their alignment.
     """
     c = _lib.Config()
     lib = _lib.load()
-    args = _lib.Args(_lib.OP_N, _lib.DTYPES[dtype_name(dtype)], m, k, 1.0, 0.0, a_ptr,
-                     max(1, k) if lda is None else lda, x_ptr, incx, y_ptr, incy, None, workspace_bytes, None,
-                     0 if use_table else _lib.FLAG_NO_TABLE)
+    args = problem_args(m, k, dtype_name(dtype), workspace_bytes=workspace_bytes,
+                        flags=0 if use_table else _lib.FLAG_NO_TABLE, **problem)
     _lib.check(lib.gemv_select_config_ex(ctypes.byref(args), ctypes.byref(c), None), "select_config")
     return Config.from_c(c)

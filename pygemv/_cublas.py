@@ -70,8 +70,15 @@ class Cublas:
                    c_longlong, POINTER(c_float), c_void_p, c_int, c_longlong, c_int]
         L.cublasHSHgemvStridedBatched.argtypes = batched
         L.cublasTSTgemvStridedBatched.argtypes = batched
+        L.cublasSgemvStridedBatched.argtypes = batched
+        # cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, A, Atype, lda, long long strideA,
+        #     B, Btype, ldb, long long strideB, beta, C, Ctype, ldc, long long strideC, batchCount, computeType, algo)
+        L.cublasGemmStridedBatchedEx.argtypes = [c_void_p, c_int, c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_int,
+                                                 c_int, c_longlong, c_void_p, c_int, c_int, c_longlong, c_void_p,
+                                                 c_void_p, c_int, c_int, c_longlong, c_int, c_int, c_int]
         for fn in ("cublasCreate_v2", "cublasSetStream_v2", "cublasSetWorkspace_v2", "cublasGetVersion_v2",
-                   "cublasSgemv_v2", "cublasGemmEx", "cublasHSHgemvStridedBatched", "cublasTSTgemvStridedBatched"):
+                   "cublasSgemv_v2", "cublasGemmEx", "cublasHSHgemvStridedBatched", "cublasTSTgemvStridedBatched",
+                   "cublasSgemvStridedBatched", "cublasGemmStridedBatchedEx"):
             getattr(L, fn).restype = c_int
         self.handle = c_void_p()
         self._check(L.cublasCreate_v2(byref(self.handle)), "cublasCreate")
@@ -93,23 +100,37 @@ class Cublas:
             self._check(self.lib.cublasSetWorkspace_v2(self.handle, self.workspace_ptr, WORKSPACE_BYTES),
                         "cublasSetWorkspace")
 
-    def entry_points(self, dtype: str) -> list[str]:
-        """The GEMV-capable entry points for a dtype."""
+    def entry_points(self, dtype: str, batch: int = 1) -> list[str]:
+        """The GEMV-capable entry points for a dtype (strided-batched ones for a batch)."""
+        if batch > 1:
+            return {"float32": ["SgemvStridedBatched", "GemmStridedBatchedEx"],
+                    "float16": ["HSHgemvStridedBatched", "GemmStridedBatchedEx"],
+                    "bfloat16": ["TSTgemvStridedBatched", "GemmStridedBatchedEx"]}[dtype]
         return {"float32": ["Sgemv", "GemmEx"], "float16": ["HSHgemvStridedBatched", "GemmEx"],
                 "bfloat16": ["TSTgemvStridedBatched", "GemmEx"]}[dtype]
 
     def gemv(self, entry: str, dtype: str, m: int, k: int, A: int, lda: int, x: int, y: int,
-             alpha: float = 1.0, beta: float = 0.0) -> None:
-        """y = alpha * A @ x + beta * y, A row-major M x K (so OP_T on cuBLAS's view)."""
+             alpha: float = 1.0, beta: float = 0.0, *, trans: bool = False, batch: int = 1, stride_a: int = 0,
+             stride_x: int = 0, stride_y: int = 0) -> None:
+        """y = alpha * op(A) @ x + beta * y, A row-major M x K: cuBLAS (column-major) sees the
+        K x M matrix A^T, so our op N is its OP_T and our op T its OP_N. Batched entries
+        take the batch strides (elements)."""
         L, h = self.lib, self.handle
         a, b = c_float(alpha), c_float(beta)
+        op = OP_N if trans else OP_T
+        ny = k if trans else m  # outputs
+        nx = m if trans else k
+        t = CUDA_TYPES[dtype]
         if entry == "Sgemv":
-            st = L.cublasSgemv_v2(h, OP_T, k, m, byref(a), A, lda, x, 1, byref(b), y, 1)
-        elif entry == "GemmEx":
-            t = CUDA_TYPES[dtype]
-            st = L.cublasGemmEx(h, OP_T, OP_N, m, 1, k, ctypes.addressof(a), A, t, lda, x, t, k,
-                                ctypes.addressof(b), y, t, m, COMPUTE_32F, GEMM_DEFAULT)
+            st = L.cublasSgemv_v2(h, op, k, m, byref(a), A, lda, x, 1, byref(b), y, 1)
+        elif entry == "GemmEx":  # C (ny x 1) = op(B) (ny x nx) @ x (nx x 1)
+            st = L.cublasGemmEx(h, op, OP_N, ny, 1, nx, ctypes.addressof(a), A, t, lda, x, t, nx,
+                                ctypes.addressof(b), y, t, ny, COMPUTE_32F, GEMM_DEFAULT)
+        elif entry == "GemmStridedBatchedEx":
+            st = L.cublasGemmStridedBatchedEx(h, op, OP_N, ny, 1, nx, ctypes.addressof(a), A, t, lda, stride_a, x, t,
+                                              nx, stride_x, ctypes.addressof(b), y, t, ny, stride_y, batch,
+                                              COMPUTE_32F, GEMM_DEFAULT)
         else:
             fn = getattr(L, "cublas" + entry)
-            st = fn(h, OP_T, k, m, byref(a), A, lda, 0, x, 1, 0, byref(b), y, 1, 0, 1)
+            st = fn(h, op, k, m, byref(a), A, lda, stride_a, x, 1, stride_x, byref(b), y, 1, stride_y, batch)
         self._check(st, entry)

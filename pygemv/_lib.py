@@ -19,7 +19,8 @@ from . import _errors
 ENV_LIBRARY = "PYGEMV_LIBRARY"
 LIBRARY_NAME = {"win32": "gemv.dll", "darwin": "libgemv.dylib"}.get(sys.platform, "libgemv.so")
 
-# Mirrors of gemv.h's enums and structs.
+# Mirrors of gemv.h's enums and structs; tests/test_cpu_library.py checks each value and
+# layout against the header, so a change there that is not made here fails CI.
 STATUS_SUCCESS = 0
 DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2}
 DTYPE_SIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
@@ -27,10 +28,18 @@ OP_N, OP_T = 0, 1
 WORKSPACE_RECOMMENDED_BYTES = 4 << 20
 
 
-class Config(ctypes.Structure):
+class Extensible(ctypes.Structure):
+    """A struct that starts with ``struct_size`` (gemv.h): set to its size on creation."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(ctypes.sizeof(self), *args, **kw)
+
+
+class Config(Extensible):
     """``gemv_config_t``: an explicit launch configuration (see :class:`pygemv.Config`)."""
 
     _fields_ = [
+        ("struct_size", c_size_t),
         ("variant", c_int32),
         ("threads_per_row", c_int32),
         ("rows_per_block", c_int32),
@@ -41,10 +50,11 @@ class Config(ctypes.Structure):
     ]
 
 
-class VariantInfo(ctypes.Structure):
+class VariantInfo(Extensible):
     """``gemv_variant_info_t``: one registry entry."""
 
     _fields_ = [
+        ("struct_size", c_size_t),
         ("variant", c_int32),
         ("name", c_char_p),
         ("description", c_char_p),
@@ -57,13 +67,19 @@ class VariantInfo(ctypes.Structure):
         ("unroll_mask", c_int32),
         ("deterministic", c_int32),
         ("needs_workspace", c_int32),
+        ("op", c_int32),
+        ("dtype_mask", ctypes.c_uint32),
+        ("batched", c_int32),
+        ("stages_x", c_int32),
     ]
 
 
-class Args(ctypes.Structure):
-    """``gemv_args_t``: every argument of one call (the torch fast path fills one)."""
+class Args(Extensible):
+    """``gemv_args_t``: every argument of one call (the torch fast path fills one).
+    Positional arguments start after ``struct_size``; ``batch`` defaults to 1."""
 
     _fields_ = [
+        ("struct_size", c_size_t),
         ("op", c_int32),
         ("dtype", c_int32),
         ("m", c_int64),
@@ -80,7 +96,16 @@ class Args(ctypes.Structure):
         ("workspace_bytes", c_size_t),
         ("stream", c_void_p),
         ("flags", ctypes.c_uint32),
+        ("batch", c_int64),
+        ("stride_a", c_int64),
+        ("stride_x", c_int64),
+        ("stride_y", c_int64),
     ]
+
+    def __init__(self, *args, **kw):
+        if len(args) < 17 and "batch" not in kw:
+            kw["batch"] = 1
+        super().__init__(*args, **kw)
 
 
 FLAG_TRUSTED_POINTERS = 1
@@ -89,6 +114,7 @@ FLAG_NO_TABLE = 2
 # Args as a struct format (each ctypes type's own code, native alignment), for filling an
 # Args in one pack_into: the eager hot path, ~0.2 us against ~1 us for Args(...).
 ARGS_LAYOUT = struct.Struct("@" + "".join(t._type_ for _, t in Args._fields_))
+ARGS_SIZE = ctypes.sizeof(Args)
 
 
 class DeviceProps(ctypes.Structure):
@@ -161,18 +187,23 @@ SIGNATURES = {
     #     const void *A, int64_t lda, const void *x, int64_t incx, float beta, void *y,
     #     int64_t incy, void *workspace, size_t workspace_bytes, gemv_stream_t stream);
     "gemv": (status_t, _GEMV_ARGS),
+    # gemv_status_t gemv_strided_batched(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
+    #     float alpha, const void *A, int64_t lda, int64_t stride_a, const void *x, int64_t incx,
+    #     int64_t stride_x, float beta, void *y, int64_t incy, int64_t stride_y, int64_t batch,
+    #     void *workspace, size_t workspace_bytes, gemv_stream_t stream);
+    "gemv_strided_batched": (status_t, [c_int, c_int, c_int64, c_int64, c_float, c_void_p, c_int64, c_int64,
+                                        c_void_p, c_int64, c_int64, c_float, c_void_p, c_int64, c_int64, c_int64,
+                                        c_void_p, c_size_t, stream_t]),
     # gemv_status_t gemv_with_config(const gemv_config_t *config, <the arguments of gemv>);
     "gemv_with_config": (status_t, [POINTER(Config)] + _GEMV_ARGS),
     # gemv_status_t gemv_ex(const gemv_args_t *args, const gemv_config_t *config);
     "gemv_ex": (status_t, [POINTER(Args), POINTER(Config)]),
-    # gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype,
-    #     int64_t m, int64_t k, const void *A, int64_t lda, const void *x, int64_t incx,
-    #     const void *y, int64_t incy);
-    "gemv_check_config": (status_t, [POINTER(Config), c_int, c_int, c_int64, c_int64, c_void_p, c_int64,
-                                     c_void_p, c_int64, c_void_p, c_int64]),
-    # size_t gemv_workspace_size(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype,
-    #     int64_t m, int64_t k);
-    "gemv_workspace_size": (c_size_t, [POINTER(Config), c_int, c_int, c_int64, c_int64]),
+    # gemv_status_t gemv_check_config(const gemv_config_t *config, const gemv_args_t *args);
+    "gemv_check_config": (status_t, [POINTER(Config), POINTER(Args)]),
+    # size_t gemv_workspace_size(const gemv_config_t *config, const gemv_args_t *args);
+    "gemv_workspace_size": (c_size_t, [POINTER(Config), POINTER(Args)]),
+    # gemv_status_t gemv_default_config(int variant, const gemv_args_t *args, gemv_config_t *config);
+    "gemv_default_config": (status_t, [c_int, POINTER(Args), POINTER(Config)]),
     # gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
     #     const void *A, int64_t lda, const void *x, int64_t incx, const void *y, int64_t incy,
     #     size_t workspace_bytes, gemv_config_t *config);
@@ -221,6 +252,7 @@ SIGNATURES = {
     "gemv_stream_is_capturing": (status_t, [stream_t, POINTER(c_int)]),
     # gemv_status_t gemv_device_props(int device, gemv_device_props_t *props);
     "gemv_device_props": (status_t, [c_int, POINTER(DeviceProps)]),
+    # ---- gemv_experimental.h: the benchmark's and the tuner's instruments ----
     # gemv_status_t gemv_capture_begin(gemv_stream_t stream);
     "gemv_capture_begin": (status_t, [stream_t]),
     # gemv_status_t gemv_capture_end(gemv_stream_t stream, gemv_graph_t *graph);

@@ -105,8 +105,14 @@ _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
+_KDL_CPU = 1
+
+
 def _from_dlpack(obj, name: str) -> Operand:
     dev_type, dev_id = obj.__dlpack_device__()
+    if dev_type == _KDL_CPU:
+        raise TypeError(f"{name} is a host array ({type(obj).__module__}.{type(obj).__name__}); pygemv needs GPU "
+                        f"memory: copy it with pygemv.to_device({name}), or pass a torch/CuPy CUDA array")
     if dev_type not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
         raise ValueError(f"{name}: DLPack device type {dev_type} is not CUDA")
     # No stream argument: the producer makes the data ready for the legacy default stream.
@@ -159,19 +165,19 @@ def current_stream(op: Operand) -> int:
     return 0
 
 
-def allocate_like(op: Operand, n: int):
-    """A new 1-D array of ``n`` elements from the operand's own library."""
+def allocate_like(op: Operand, shape: tuple):
+    """A new contiguous array of ``shape`` from the operand's own library."""
     if op.kind == "torch":
         t = op.keepalive
-        return _torch().empty(n, dtype=t.dtype, device=t.device)
+        return _torch().empty(shape, dtype=t.dtype, device=t.device)
     if op.kind == "cupy":
         import cupy
         with cupy.cuda.Device(op.device):
-            return cupy.empty(n, dtype=op.dtype)
+            return cupy.empty(shape, dtype=op.dtype)
     if op.kind == "numba":
         from numba import cuda
-        return cuda.device_array(n, dtype=op.dtype)
-    return DeviceArray.empty((n,), op.dtype)
+        return cuda.device_array(shape, dtype=op.dtype)
+    return DeviceArray.empty(tuple(shape), op.dtype)
 
 
 __all__ = ["Operand", "as_operand", "stream_handle", "current_stream", "allocate_like", "dtype_name"]

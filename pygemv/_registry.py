@@ -1,4 +1,5 @@
-"""The variant registry, read from libgemv (the one list; nothing here repeats it)."""
+"""The registry of operations, read from libgemv (the one list; nothing here repeats it),
+and the problem queries asked of it: can_implement, workspace size, default config."""
 from __future__ import annotations
 
 import ctypes
@@ -57,7 +58,10 @@ class Config:
 
 @dataclass(frozen=True)
 class Variant:
-    """One registry entry: what a variant is and the ranges of its parameters."""
+    """One registry entry (an operation): what it is, the problems it serves (``op``
+    'N' or 'T', storage ``dtypes``, ``batched``) and the ranges of its parameters. For op T
+    the row fields read: threads_per_row = threads across a tile's columns, rows_per_block
+    = row lanes, unroll = rows in flight, split_k = row slices (split-M)."""
 
     id: int
     name: str
@@ -68,6 +72,10 @@ class Variant:
     unrolls: tuple[int, ...]
     deterministic: bool
     needs_workspace: bool
+    op: str
+    dtypes: tuple[str, ...]
+    batched: bool
+    stages_x: bool
 
     def configs(self, split_ks: tuple[int, ...] = (2, 4, 16, 64)) -> Iterator[Config]:
         """Every config within the ranges (split-K limited to ``split_ks``) that the library
@@ -75,7 +83,8 @@ class Variant:
         ps = _pow2_range(*self.threads_per_row)
         rows = _pow2_range(*self.rows_per_block)
         splits = [s for s in split_ks if self.split_k[0] <= s <= self.split_k[1]] or [self.split_k[0]]
-        for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, (True, False), (False, True), splits):
+        smems = (False, True) if self.stages_x else (False,)
+        for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, (True, False), smems, splits):
             c = Config(self.name, p, r, vec, u, smem, s)
             if validate(c):
                 yield c
@@ -93,8 +102,13 @@ def _pow2_range(lo: int, hi: int) -> list[int]:
 _VARIANTS: tuple[Variant, ...] | None = None
 
 
-def variants() -> tuple[Variant, ...]:
-    """The registry, as libgemv reports it (``gemv_variant_count``/``gemv_variant_info``)."""
+def variants(op: str | None = None) -> tuple[Variant, ...]:
+    """The registry, as libgemv reports it (``gemv_variant_count``/``gemv_variant_info``);
+    with ``op`` ('N' or 'T'), the operations that compute it."""
+    if op is not None:
+        if op not in ("N", "T"):
+            raise ValueError(f"op: expected 'N' or 'T', got {op!r}")
+        return tuple(v for v in variants() if v.op == op)
     global _VARIANTS
     if _VARIANTS is None:
         lib = _lib.load()
@@ -108,7 +122,10 @@ def variants() -> tuple[Variant, ...]:
                 rows_per_block=(info.rows_per_block_min, info.rows_per_block_max),
                 split_k=(info.split_k_min, info.split_k_max),
                 unrolls=tuple(u for u in UNROLLS if (info.unroll_mask >> u) & 1),
-                deterministic=bool(info.deterministic), needs_workspace=bool(info.needs_workspace)))
+                deterministic=bool(info.deterministic), needs_workspace=bool(info.needs_workspace),
+                op="T" if info.op == _lib.OP_T else "N",
+                dtypes=tuple(d for d, code in _lib.DTYPES.items() if (info.dtype_mask >> code) & 1),
+                batched=bool(info.batched), stages_x=bool(info.stages_x)))
         _VARIANTS = tuple(out)
     return _VARIANTS
 
@@ -121,32 +138,53 @@ def variant(key: int | str) -> Variant:
     raise ValueError(f"variant: no variant {key!r}; known: {[v.name for v in variants()]}")
 
 
-def _check_config(config: Config, m: int, k: int, dtype: str, lda: int | None, incx: int, incy: int,
-                  a_ptr: int, x_ptr: int, y_ptr: int) -> int:
-    lib = _lib.load()
-    c = config.to_c()
-    return lib.gemv_check_config(ctypes.byref(c), _lib.OP_N, _lib.DTYPES[dtype], m, k, a_ptr,
-                                 max(1, k) if lda is None else lda, x_ptr, incx, y_ptr, incy)
+def problem_args(m: int, k: int, dtype: str = "float32", *, trans: bool = False, lda: int | None = None,
+                 incx: int = 1, incy: int = 1, a_ptr: int = 256, x_ptr: int = 256, y_ptr: int = 256,
+                 batch: int = 1, stride_a: int | None = None, stride_x: int | None = None,
+                 stride_y: int | None = None, workspace_bytes: int = 0, flags: int = 0) -> _lib.Args:
+    """A ``gemv_args_t`` describing a problem, for the queries that read no data (pointers
+    only matter for their alignment). Batch strides left out are the dense ones."""
+    lda = max(1, k) if lda is None else lda
+    nx, ny = (m, k) if trans else (k, m)
+    stride_a = m * lda if stride_a is None else stride_a
+    stride_x = nx * abs(incx) if stride_x is None else stride_x
+    stride_y = ny * abs(incy) if stride_y is None else stride_y
+    return _lib.Args(_lib.OP_T if trans else _lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, a_ptr, lda, x_ptr, incx,
+                     y_ptr, incy, None, workspace_bytes, None, flags, batch, stride_a, stride_x, stride_y)
+
+
+def _check_config(config: Config, args: _lib.Args) -> int:
+    return _lib.load().gemv_check_config(ctypes.byref(config.to_c()), ctypes.byref(args))
 
 
 def validate(config: Config) -> bool:
     """Whether the config's values lie within its variant's ranges (shape-independent)."""
-    return _check_config(config, 1, 1, "float32", None, 1, 1, 256, 256, 256) != 1
+    return _check_config(config, problem_args(1, 1)) != 1
 
 
-def can_implement(config: Config, m: int, k: int, dtype: str = "float32", *, lda: int | None = None,
-                  incx: int = 1, incy: int = 1, a_ptr: int = 256, x_ptr: int = 256, y_ptr: int = 256
-                  ) -> tuple[bool, str]:
+def can_implement(config: Config, m: int, k: int, dtype: str = "float32", **problem) -> tuple[bool, str]:
     """Whether ``config`` can run this problem (``gemv_check_config``); pointers only matter
-    for their alignment. Returns ``(ok, reason)``; ``reason`` is empty when ``ok``."""
-    status = _check_config(config, m, k, dtype, lda, incx, incy, a_ptr, x_ptr, y_ptr)
+    for their alignment. ``problem`` takes :func:`problem_args`' keywords (``trans``,
+    ``lda``, ``incx``, ``incy``, ``a_ptr``, ``x_ptr``, ``y_ptr``, ``batch``, strides).
+    Returns ``(ok, reason)``; ``reason`` is empty when ``ok``."""
+    status = _check_config(config, problem_args(m, k, dtype, **problem))
     if status == _lib.STATUS_SUCCESS:
         return True, ""
     return False, _lib.load().gemv_last_error().decode()
 
 
-def workspace_size(config: Config | None, m: int, k: int, dtype: str = "float32") -> int:
-    """Workspace bytes ``config`` needs for this shape; ``None``: what the dispatcher may use."""
+def workspace_size(config: Config | None, m: int, k: int, dtype: str = "float32", **problem) -> int:
+    """Workspace bytes ``config`` needs for this problem; ``None``: what the dispatcher may use."""
     lib = _lib.load()
     c = ctypes.byref(config.to_c()) if config is not None else None
-    return lib.gemv_workspace_size(c, _lib.OP_N, _lib.DTYPES[dtype], m, k)
+    return lib.gemv_workspace_size(c, ctypes.byref(problem_args(m, k, dtype, **problem)))
+
+
+def default_config(variant_: int | str, m: int, k: int, dtype: str = "float32", **problem) -> Config:
+    """An operation's default config for a problem (``gemv_default_config``): the
+    heuristic's choice moved into the operation's ranges. Needs a GPU (its SM count)."""
+    c = _lib.Config()
+    args = problem_args(m, k, dtype, workspace_bytes=_lib.WORKSPACE_RECOMMENDED_BYTES, **problem)
+    _lib.check(_lib.load().gemv_default_config(variant(variant_).id, ctypes.byref(args), ctypes.byref(c)),
+               "default_config")
+    return Config.from_c(c)

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Iterable
 
 from . import _lib
-from ._registry import Config
+from ._registry import Config, problem_args
 
-SCHEMA = 1
+SCHEMA = 2
 SUFFIX = ".gemvtable"
 ENV_TABLE = "GEMV_TABLE"
 DTYPE_NAMES = {v: k for k, v in _lib.DTYPES.items()}
@@ -58,7 +58,8 @@ class Fingerprint:
 
 @dataclass(frozen=True)
 class Entry:
-    """One tuned shape: the config written for it and the times behind the choice."""
+    """One tuned problem (the descriptor: op, dtype, batch, M, K): the config written for
+    it and the times behind the choice."""
 
     dtype: str
     m: int
@@ -66,11 +67,13 @@ class Entry:
     config: Config
     us: float
     heuristic_us: float
+    op: str = "N"
+    batch: int = 1
 
     def line(self) -> str:
         c = self.config
         name = c.variant if isinstance(c.variant, str) else Config.from_c(c.to_c()).variant
-        return (f"{self.dtype} {self.m} {self.k} {name} {c.threads_per_row} {c.rows_per_block} "
+        return (f"{self.op} {self.dtype} {self.batch} {self.m} {self.k} {name} {c.threads_per_row} {c.rows_per_block} "
                 f"{int(c.vector_loads)} {c.unroll} {int(c.x_in_smem)} {c.split_k} {self.us:.3f} "
                 f"{self.heuristic_us:.3f}")
 
@@ -92,10 +95,10 @@ def write_table(path: str | os.PathLike, fingerprint: Fingerprint, entries: Iter
         libgemv skips them.
     """
     path = Path(path)
-    entries = sorted(entries, key=lambda e: (_lib.DTYPES[e.dtype], e.m, e.k))
+    entries = sorted(entries, key=lambda e: (e.op, _lib.DTYPES[e.dtype], e.batch, e.m, e.k))
     lines = [
         "# libgemv tuned dispatch table (format: docs/tuning.md). Entry fields:",
-        "# dtype m k variant threads_per_row rows_per_block vector_loads unroll x_in_smem split_k "
+        "# op dtype batch m k variant threads_per_row rows_per_block vector_loads unroll x_in_smem split_k "
         "tuned_us heuristic_us",
         f"gemv-table {fingerprint.schema}",
         f"gpu {fingerprint.gpu}",
@@ -189,13 +192,13 @@ class Table:
         fp = Fingerprint.of_device() if fingerprint is None else fingerprint
         _lib.check(self._lib.gemv_table_check(self._handle, ctypes.byref(fp.device_props())), "table")
 
-    def lookup(self, m: int, k: int, dtype: str = "float32", *, lda: int | None = None, incx: int = 1,
-               a_ptr: int = 256, x_ptr: int = 256,
-               workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES) -> tuple[Config, float] | None:
+    def lookup(self, m: int, k: int, dtype: str = "float32", *,
+               workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES, **problem) -> tuple[Config, float] | None:
         """The config libgemv's dispatcher takes from this table for a problem, and the log2
-        distance to the entry it came from; ``None`` when no entry of ``dtype`` can run it."""
-        args = _lib.Args(_lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, a_ptr, max(1, k) if lda is None else lda,
-                         x_ptr, incx, 256, 1, None, workspace_bytes, None, 0)
+        distance to the entry it came from; ``None`` when no entry of the problem's
+        descriptor (op, dtype, batched) can run it. ``problem``: ``trans``, ``lda``,
+        ``incx``, ``a_ptr``, ``x_ptr``, ``batch``, ... (:func:`pygemv._registry.problem_args`)."""
+        args = problem_args(m, k, dtype, workspace_bytes=workspace_bytes, **problem)
         c, dist = _lib.Config(), ctypes.c_double()
         st = self._lib.gemv_table_lookup(self._handle, ctypes.byref(args), ctypes.byref(c), ctypes.byref(dist))
         if st == 3:  # NOT_SUPPORTED: nothing in the table runs it

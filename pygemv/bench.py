@@ -27,6 +27,10 @@ SUITE = {
             (128256, 4096)],
     "skewed": [(256, 65536), (65536, 256), (1048576, 16), (1048576, 32), (131072, 128)],
 }
+# Strided batches: small to large matrices, each at every batch whose A fits BATCH_CAP_BYTES.
+BATCH_SHAPES = [(64, 64), (256, 256), (1024, 1024), (4096, 4096)]
+BATCHES = (8, 64, 512, 4096)
+BATCH_CAP_BYTES = 1 << 30
 DTYPES = ("float32", "float16", "bfloat16")
 U_OUT = {"float32": 2.0**-24, "float16": 2.0**-11, "bfloat16": 2.0**-8}
 # Half the output type's subnormal spacing: the absolute error of rounding an output that
@@ -58,18 +62,19 @@ class Buffers:
 
     ALIGN = 256
 
-    def __init__(self, m, k, dtype, sets, torch=None, seed=0):
-        self.m, self.k, self.dtype, self.sets, self.torch = m, k, dtype, sets, torch
+    def __init__(self, m, k, dtype, sets, torch=None, seed=0, nx=None, ny=None):
+        nx, ny = k if nx is None else nx, m if ny is None else ny  # x and y lengths (op T, batches)
+        self.m, self.k, self.dtype, self.sets, self.torch, self.nx, self.ny = m, k, dtype, sets, torch, nx, ny
         self.es = _lib.DTYPE_SIZES[dtype]
         per = self.ALIGN // self.es
-        self.stride = tuple(-(-n // per) * per for n in (m * k, k, m))  # elements from one set to the next
+        self.stride = tuple(-(-n // per) * per for n in (m * k, nx, ny))  # elements from one set to the next
         if torch is not None:
             dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
             g = torch.Generator(device="cuda").manual_seed(seed)
             flat = [torch.empty(sets * st, dtype=dt, device="cuda").normal_(generator=g) for st in self.stride]
             self.A = flat[0].as_strided((sets, m, k), (self.stride[0], k, 1))
-            self.x = flat[1].as_strided((sets, k), (self.stride[1], 1))
-            self.y = flat[2].as_strided((sets, m), (self.stride[2], 1))
+            self.x = flat[1].as_strided((sets, nx), (self.stride[1], 1))
+            self.y = flat[2].as_strided((sets, ny), (self.stride[2], 1))
             self.ptr = tuple(f.data_ptr() for f in flat)
             torch.cuda.synchronize()  # the timing stream does not wait for torch's
         else:
@@ -98,11 +103,11 @@ class Buffers:
         return (bfloat16_bits_to_float32(store) if self.dtype == "bfloat16" else store).astype(np.float64)
 
     def poison_y0(self):
-        nan = np.full(self.m, np.nan, dtype=np.float32)
+        nan = np.full(self.ny, np.nan, dtype=np.float32)
         host = nan.astype(np.float16) if self.dtype == "float16" else nan
         if self.dtype == "bfloat16":
-            host = np.full(self.m, 0x7FC0, dtype=np.uint16)
-        _lib.check(_lib.load().gemv_memcpy_to_device(self.yp(0), host.ctypes.data, self.m * self.es), "poison")
+            host = np.full(self.ny, 0x7FC0, dtype=np.uint16)
+        _lib.check(_lib.load().gemv_memcpy_to_device(self.yp(0), host.ctypes.data, self.ny * self.es), "poison")
 
 
 def reference(buf: Buffers, rows: int = 256):
@@ -112,6 +117,21 @@ def reference(buf: Buffers, rows: int = 256):
     x = buf.download(buf.xp(0), buf.k)
     ref = A @ x
     return ref, error_bound(buf.dtype, buf.k, np.abs(ref), np.abs(A) @ np.abs(x))
+
+
+def reference_t(buf: Buffers, m: int, cols: int = 256):
+    """float64 reference and bound of op T for the first columns of product 0 of set 0 (a
+    column slice of A on the GPU through torch when it is there, else downloaded)."""
+    cols = min(buf.k, cols)
+    if buf.torch is not None:
+        A = buf.A[0][:m, :cols].double()
+        x = buf.x[0][:m].double()
+        ref, mag = (A.T @ x).cpu().numpy(), (A.abs().T @ x.abs()).cpu().numpy()
+    else:
+        A = buf.download(buf.a(0), m * buf.k).reshape(m, buf.k)[:, :cols]
+        x = buf.download(buf.xp(0), m)
+        ref, mag = A.T @ x, np.abs(A).T @ np.abs(x)
+    return ref, error_bound(buf.dtype, m, np.abs(ref), mag)
 
 
 def check_pygemv(buf: Buffers, call0, ref=None) -> tuple[bool, str]:
@@ -125,15 +145,19 @@ def check_pygemv(buf: Buffers, call0, ref=None) -> tuple[bool, str]:
     return bad == 0, f"{bad} of {len(ref)} checked rows outside the error bound"
 
 
-def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None) -> dict:
+def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None, trans=False, batch=1) -> dict:
+    """One case (op, batch, M, K, dtype): pygemv checked, then timed beside the peers."""
     lib = _lib.load()
     es = _lib.DTYPE_SIZES[dtype]
-    moved = (m * k + k + m) * es  # A and x read once, y written once (beta = 0)
+    nx, ny = (m, k) if trans else (k, m)
+    moved = batch * (m * k + nx + ny) * es  # A and x read once, y written once (beta = 0)
     sets = timing.rotation_sets(moved, l2)
-    buf = Buffers(m, k, dtype, sets, torch)
+    # A batch is one run of batch * M rows, x and y runs of batch vectors: dense strides.
+    buf = Buffers(batch * m, k, dtype, sets, torch, nx=batch * nx, ny=batch * ny)
     code = _lib.DTYPES[dtype]
-    args = [_lib.Args(_lib.OP_N, code, m, k, 1.0, 0.0, buf.a(i), k, buf.xp(i), 1, buf.yp(i), 1, ws[0], ws[1],
-                      stream, _lib.FLAG_TRUSTED_POINTERS) for i in range(sets)]
+    op = _lib.OP_T if trans else _lib.OP_N
+    args = [_lib.Args(op, code, m, k, 1.0, 0.0, buf.a(i), k, buf.xp(i), 1, buf.yp(i), 1, ws[0], ws[1],
+                      stream, _lib.FLAG_TRUSTED_POINTERS, batch, m * k, nx, ny) for i in range(sets)]
 
     def pygemv_call(i, s):
         args[i].stream = s
@@ -141,20 +165,21 @@ def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None
         if st:
             _lib.check(st, "gemv")
 
-    ok, why = check_pygemv(buf, lambda: pygemv_call(0, 0))
+    ref = reference_t(buf, m) if trans else reference(buf, rows=min(m, 256))
+    ok, why = check_pygemv(buf, lambda: pygemv_call(0, 0), ref)
     if not ok:
-        raise AssertionError(f"pygemv wrong on {dtype} {m}x{k}: {why}")
+        raise AssertionError(f"pygemv wrong on {dtype} {'T' if trans else 'N'} {m}x{k} batch {batch}: {why}")
     cfg = _lib.Config()
-    _lib.check(lib.gemv_select_config(_lib.OP_N, code, m, k, buf.a(0), k, buf.xp(0), 1, buf.yp(0), 1, ws[1],
-                                  ctypes.byref(cfg)), "select_config")
+    sel = _lib.Args.from_buffer_copy(args[0])
+    _lib.check(lib.gemv_select_config_ex(ctypes.byref(sel), ctypes.byref(cfg), None), "select_config")
     from ._registry import Config
-    row = {"dtype": dtype, "m": m, "k": k, "bytes": moved, "sets": sets,
-           "config": Config.from_c(cfg).as_dict()}
+    row = {"dtype": dtype, "op": "T" if trans else "N", "batch": batch, "m": m, "k": k, "bytes": moved,
+           "sets": sets, "config": Config.from_c(cfg).as_dict()}
     row["pygemv"] = asdict(timing.time_graph(pygemv_call, sets, stream, repeats=repeats))
     if sink is not None:
         # The read ceiling at this size: the streaming-read kernel over each set's A (the
         # same bytes, the same rotation), so fixed costs (launch, ramp, tail) count alike.
-        nb = (m * k * es) // 16 * 16
+        nb = (batch * m * k * es) // 16 * 16
 
         def read_a(i, s):
             _lib.check(lib.gemv_read_ceiling(buf.a(i), nb, sink, s), "read_ceiling")
@@ -166,26 +191,39 @@ def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None
     if cublas is not None:
         entries = {}
         cublas.set_stream(stream)
-        for entry in cublas.entry_points(dtype):
+        for entry in cublas.entry_points(dtype, batch):
             def cublas_call(i, s, entry=entry):
-                cublas.gemv(entry, dtype, m, k, buf.a(i), k, buf.xp(i), buf.yp(i))
+                cublas.gemv(entry, dtype, m, k, buf.a(i), k, buf.xp(i), buf.yp(i), trans=trans, batch=batch,
+                            stride_a=m * k, stride_x=nx, stride_y=ny)
             entries[entry] = asdict(timing.time_graph(cublas_call, sets, stream, repeats=repeats))
         best = min(entries, key=lambda e: entries[e]["median_us"])
         row["cublas"] = dict(entries[best], entry=best)
         row["cublas_entries"] = entries
     if torch is not None:
-        F = torch.nn.functional
-        row["torch.mv"] = asdict(timing.time_torch_graph(
-            lambda i: torch.mv(buf.A[i], buf.x[i], out=buf.y[i]), sets, repeats=repeats))
-        row["F.linear"] = asdict(timing.time_torch_graph(lambda i: F.linear(buf.x[i], buf.A[i]), sets,
-                                                         repeats=repeats))
-    for peer in ("pygemv", "cublas", "torch.mv", "F.linear"):
+        A3 = buf.A.view(sets, batch, m, k)
+        x3, y3 = buf.x.view(sets, batch, nx), buf.y.view(sets, batch, ny)
+        if batch == 1:
+            A2 = (lambda i: A3[i, 0].t()) if trans else (lambda i: A3[i, 0])
+            row["torch.mv"] = asdict(timing.time_torch_graph(
+                lambda i: torch.mv(A2(i), x3[i, 0], out=y3[i, 0]), sets, repeats=repeats))
+            if not trans:
+                F = torch.nn.functional
+                row["F.linear"] = asdict(timing.time_torch_graph(lambda i: F.linear(x3[i, 0], A3[i, 0]), sets,
+                                                                 repeats=repeats))
+        else:
+            Ab = (lambda i: A3[i].transpose(1, 2)) if trans else (lambda i: A3[i])
+            row["torch.bmm"] = asdict(timing.time_torch_graph(
+                lambda i: torch.bmm(Ab(i), x3[i][..., None], out=y3[i][..., None]), sets, repeats=repeats))
+    for peer in PEERS:
         if peer in row:
             row[peer]["gbps"] = moved / (row[peer]["median_us"] * 1e3)
-    for peer in ("cublas", "torch.mv", "F.linear"):
+    for peer in PEERS[1:]:
         if peer in row:
             row[f"speedup_vs_{peer}"] = row[peer]["median_us"] / row["pygemv"]["median_us"]
     return row
+
+
+PEERS = ("pygemv", "cublas", "torch.mv", "F.linear", "torch.bmm")
 
 
 def measure_ceiling(l2, stream, sink) -> dict:
@@ -224,7 +262,7 @@ def at_size(r) -> float:
 
 
 def print_table(rows, ceiling):
-    head = (f"{'dtype':<8} {'M x K':>16} {'pygemv us':>10} {'GB/s':>6} {'%ceil':>6} {'%size':>6} {'cuBLAS us':>10} "
+    head = (f"{'dtype':<8} {'op':>2} {'batch':>5} {'M x K':>16} {'pygemv us':>10} {'GB/s':>6} {'%ceil':>6} {'%size':>6} {'cuBLAS us':>10} "
             f"{'entry':<22} {'mv us':>8} {'linear us':>9} {'vs cuBLAS':>9} {'vs mv':>6}  config")
     print(head)
     print("-" * len(head))
@@ -233,29 +271,42 @@ def print_table(rows, ceiling):
         cfg = (f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} v={int(c['vector_loads'])} "
                f"u={c['unroll']} s={int(c['x_in_smem'])} k={c['split_k']}")
         cb = r.get("cublas", {})
-        print(f"{r['dtype']:<8} {r['m']:>7} x {r['k']:<6} {r['pygemv']['median_us']:>10.2f} "
+        print(f"{r['dtype']:<8} {r.get('op', 'N'):>2} {r.get('batch', 1):>5} {r['m']:>7} x {r['k']:<6} "
+              f"{r['pygemv']['median_us']:>10.2f} "
               f"{r['pygemv']['gbps']:>6.0f} {100 * r['pygemv']['gbps'] / ceiling['gbps']:>5.1f}% "
               f"{100 * at_size(r):>5.1f}% "
               f"{cb.get('median_us', float('nan')):>10.2f} {cb.get('entry', '-'):<22} "
-              f"{r.get('torch.mv', {}).get('median_us', float('nan')):>8.2f} "
+              f"{r.get('torch.mv', r.get('torch.bmm', {})).get('median_us', float('nan')):>8.2f} "
               f"{r.get('F.linear', {}).get('median_us', float('nan')):>9.2f} "
               f"{r.get('speedup_vs_cublas', float('nan')):>8.2f}x {r.get('speedup_vs_torch.mv', float('nan')):>5.2f}x"
               f"  {cfg}")
 
 
 def summary(rows, ceiling) -> dict:
+    """The whole run's figures, and the same for each (op, single or batched) group."""
+    s = _summary(rows, ceiling)
+    groups = sorted({(r.get("op", "N"), r.get("batch", 1) > 1) for r in rows})
+    if len(groups) > 1:
+        for op, batched in groups:
+            s[f"op {op}{' batched' if batched else ''}"] = _summary(
+                [r for r in rows if (r.get("op", "N"), r.get("batch", 1) > 1) == (op, batched)], ceiling)
+    return s
+
+
+def _summary(rows, ceiling) -> dict:
     s = {"cases": len(rows), "ceiling_gbps": ceiling["gbps"]}
     sp = [r["speedup_vs_cublas"] for r in rows if "speedup_vs_cublas" in r]
     if sp:
         s.update(geomean_vs_cublas=geomean(sp), min_vs_cublas=min(sp),
-                 slower_than_cublas=[f"{r['dtype']} {r['m']}x{r['k']}" for r in rows
-                                     if r.get("speedup_vs_cublas", 2) < 1.0])
+                 slower_than_cublas=[f"{r['dtype']} {r.get('op', 'N')} {r.get('batch', 1)}x{r['m']}x{r['k']}"
+                                     for r in rows if r.get("speedup_vs_cublas", 2) < 1.0])
         sq = [r["speedup_vs_cublas"] for r in rows if r["dtype"] != "float32" and r["m"] == r["k"] <= 4096
               and "speedup_vs_cublas" in r]
         if sq:
             s["min_vs_cublas_half_squares_le_4096"] = min(sq)
     big = [r["pygemv"]["gbps"] / ceiling["gbps"] for r in rows if r["bytes"] >= 64 << 20]
     if big:
+        s["min_gbps_64MB_up"] = min(r["pygemv"]["gbps"] for r in rows if r["bytes"] >= 64 << 20)
         s["min_fraction_of_ceiling_64MB_up"] = min(big)
         s["min_fraction_of_ceiling_at_size_64MB_up"] = min(at_size(r) for r in rows if r["bytes"] >= 64 << 20)
     return s
@@ -296,6 +347,9 @@ def main(argv=None) -> int:
     ap.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated: float32,float16,bfloat16")
     ap.add_argument("--groups", default=",".join(SUITE), help="suite groups: " + ",".join(SUITE))
     ap.add_argument("--shapes", default="", help="MxK,... instead of the suite")
+    ap.add_argument("--ops", default="N", help="comma-separated: N (y = A x), T (y = A^T x)")
+    ap.add_argument("--batched", action="store_true",
+                    help=f"strided batches instead: {BATCH_SHAPES} (or --shapes) at batches {BATCHES}")
     ap.add_argument("--repeats", type=int, default=15, help="timed samples per measurement (median taken)")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--plot", default="", help="draw bandwidth against size to this PNG (needs matplotlib)")
@@ -323,9 +377,16 @@ def main(argv=None) -> int:
     _lib.check(lib.gemv_stream_create(ctypes.byref(s)), "stream")
     stream = s.value
 
-    shapes = [("custom", s) for s in parse_shapes(args.shapes)] or \
-        [(g, s) for g in args.groups.split(",") for s in SUITE[g]]
     dtypes = args.dtypes.split(",")
+    ops = [o for o in args.ops.split(",") if o]
+    if any(o not in ("N", "T") for o in ops):
+        ap.error(f"--ops: {args.ops!r}: use N, T or N,T")
+    if args.batched:
+        cases = [("batched", (m, k), b) for (m, k) in (parse_shapes(args.shapes) or BATCH_SHAPES) for b in BATCHES
+                 if b * m * k * max(_lib.DTYPE_SIZES[d] for d in dtypes) <= BATCH_CAP_BYTES]
+    else:
+        cases = [("custom", s, 1) for s in parse_shapes(args.shapes)] or \
+            [(g, s, 1) for g in args.groups.split(",") for s in SUITE[g]]
     print(f"# {props['name']}, {props['sm_count']} SMs, L2 {l2 >> 20} MiB, driver {props['driver_version']}, "
           f"cuBLAS {cublas.version if cublas else '-'} ({cublas.path if cublas else 'off'}), "
           f"torch {torch.__version__ if torch else '-'}")
@@ -333,14 +394,16 @@ def main(argv=None) -> int:
     ceiling = measure_ceiling(l2, stream, sink.ptr)
     print(f"# read ceiling: {ceiling['gbps']:.0f} GB/s")
     rows = []
-    total = len(shapes) * len(dtypes)
+    jobs = [(op, c, d) for op in ops for c in cases for d in dtypes]
     t0 = time.time()
-    for n, ((group, (m, k)), dtype) in enumerate(((g, d) for g in shapes for d in dtypes), 1):
+    for n, (op, (group, (m, k), batch), dtype) in enumerate(jobs, 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,
-                         repeats=args.repeats, sink=sink.ptr)
+                         repeats=args.repeats, sink=sink.ptr, trans=op == "T", batch=batch)
         row["group"] = group
         rows.append(row)
-        print(f"\r[{n}/{total}] {dtype} {m}x{k} {time.time() - t0:.0f}s", end="", file=sys.stderr, flush=True)
+        left = (time.time() - t0) / n * (len(jobs) - n)
+        print(f"\r[{n}/{len(jobs)}] {op} {dtype} {batch}x{m}x{k} {time.time() - t0:.0f}s, ETA {left:.0f}s   ", end="",
+              file=sys.stderr, flush=True)
     print(file=sys.stderr)
     overhead = host_overhead(torch) if torch is not None else None
     print_table(rows, ceiling)

@@ -37,7 +37,8 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
     rows = pow2_range(*v.rows_per_block)
     splits = [s for s in (2, 3, 16, 64) if v.split_k[0] <= s <= v.split_k[1]] or [1]
     out = []
-    for i, (vec, unroll, smem) in enumerate(itertools.product((True, False), v.unrolls, (False, True))):
+    smems = (False, True) if v.stages_x else (False,)
+    for i, (vec, unroll, smem) in enumerate(itertools.product((True, False), v.unrolls, smems)):
         cap = 512 if unroll == 4 else 1024
         legal = [(p, [r for r in rows if 32 <= p * r <= cap]) for p in ps]
         legal = [(p, rs) for p, rs in legal if rs]
@@ -47,8 +48,8 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
     return out
 
 
-def all_sample_configs() -> list[pygemv.Config]:
-    return [c for v in pygemv.variants() for c in sample_configs(v)]
+def all_sample_configs(op: str = "N") -> list[pygemv.Config]:
+    return [c for v in pygemv.variants(op) for c in sample_configs(v)]
 
 
 @dataclass
@@ -231,3 +232,121 @@ def chain_failures(torch, dtype, variant, n=1536, steps=24) -> list[str]:
         if not same(pp[steps % 2], expect):
             fails.append(f"{where}: graph replay of the ping-pong differs from one call at a time")
     return fails
+
+
+class OpProblem:
+    """A problem of either op, single or a strided batch, in raw device buffers: lda padded
+    with NaN, base offsets (misalignment), increments and batch strides of either sign
+    (0 shares an operand), y poisoned with NaN when beta == 0 and gap sentinels elsewhere.
+    The reference is float64 over the rounded inputs; the bound is the contract's, with
+    the reduction length K for op N and M for op T."""
+
+    def __init__(self, torch, m, k, dtype, *, trans=False, batch=1, lda_pad=0, a_off=0, x_off=0, y_off=0,
+                 incx=1, incy=1, share_a=False, share_x=False, reverse_batch=False, alpha=1.0, beta=0.0, seed=0):
+        self.torch, self.m, self.k, self.dtype, self.trans, self.batch = torch, m, k, dtype, trans, batch
+        self.alpha, self.beta, self.incx, self.incy = alpha, beta, incx, incy
+        dt = torch_dtype(torch, dtype)
+        g = torch.Generator(device="cuda").manual_seed(seed * 7919 + m * 31 + k + batch)
+        nan = float("nan")
+        nx, ny = (m, k) if trans else (k, m)
+        self.nx, self.ny = nx, ny
+        self.lda = max(1, k) + lda_pad
+        span_a, span_x, span_y = m * self.lda, (nx - 1) * abs(incx) + 1, (ny - 1) * abs(incy) + 1
+        # Batch strides: dense, padded by 3 elements (so products do not stay aligned), or 0.
+        self.stride_a = 0 if share_a else span_a + 3
+        self.stride_x = 0 if share_x else span_x + 3
+        self.stride_y = span_y + 3
+        if reverse_batch:  # negative strides: product b lies below product 0
+            self.stride_a, self.stride_x, self.stride_y = -self.stride_a, -self.stride_x, -self.stride_y
+
+        def buf(span, stride, off, fill):
+            n = off + span + abs(stride) * (batch - 1) + 16
+            return torch.full((n,), fill, dtype=dt, device="cuda")
+
+        def base(stride, off):  # element index of product 0's lowest element
+            return off + (abs(stride) * (batch - 1) if stride < 0 else 0)
+
+        self.a_buf, self.x_buf = buf(span_a, self.stride_a, a_off, nan), buf(span_x, self.stride_x, x_off, nan)
+        self.y_init = buf(span_y, self.stride_y, y_off, GAP)
+        self.a0, self.x0, self.y0 = base(self.stride_a, a_off), base(self.stride_x, x_off), base(self.stride_y, y_off)
+        j = torch.arange
+        a_idx = (self.a0 + j(batch, device="cuda")[:, None, None] * self.stride_a
+                 + j(m, device="cuda")[None, :, None] * self.lda + j(k, device="cuda")[None, None, :])
+
+        def vec_idx(first, stride, n, inc):
+            pos = j(n, device="cuda") * inc if inc > 0 else (n - 1 - j(n, device="cuda")) * -inc
+            return first + j(batch, device="cuda")[:, None] * stride + pos[None, :]
+
+        x_idx, self.y_idx = vec_idx(self.x0, self.stride_x, nx, incx), vec_idx(self.y0, self.stride_y, ny, incy)
+        self.a_buf[a_idx.reshape(-1)] = torch.randn(a_idx.numel(), generator=g, device="cuda").to(dt)
+        self.x_buf[x_idx.reshape(-1)] = torch.randn(x_idx.numel(), generator=g, device="cuda").to(dt)
+        y0 = (torch.randn(self.y_idx.numel(), generator=g, device="cuda").to(dt) if beta != 0
+              else torch.full((self.y_idx.numel(),), nan, dtype=dt, device="cuda"))
+        self.y_init[self.y_idx.reshape(-1)] = y0
+        self.y_buf = self.y_init.clone()
+        self.gaps = torch.ones_like(self.y_init, dtype=torch.bool)
+        self.gaps[self.y_idx.reshape(-1)] = False
+        A64 = self.a_buf[a_idx].double()
+        if trans:
+            A64 = A64.transpose(1, 2)
+        x64 = self.x_buf[x_idx].double()
+        by = beta * y0.double().view(batch, ny) if beta != 0 else torch.zeros(batch, ny, dtype=torch.float64,
+                                                                              device="cuda")
+        self.ref = alpha * torch.bmm(A64, x64[:, :, None])[:, :, 0] + by
+        mag = abs(alpha) * torch.bmm(A64.abs(), x64.abs()[:, :, None])[:, :, 0] + by.abs()
+        self.bound = error_bound(dtype, nx, self.ref.abs(), mag)
+
+    def ptrs(self):
+        es = self.a_buf.element_size()
+        return (self.a_buf.data_ptr() + self.a0 * es, self.x_buf.data_ptr() + self.x0 * es,
+                self.y_buf.data_ptr() + self.y0 * es)
+
+    def run(self, config=None, workspace=None, stream=None):
+        """Reset y (poisoned), queue one call, return the logical y (batch, ny) in float64."""
+        self.y_buf.copy_(self.y_init)
+        A, x, y = self.ptrs()
+        pygemv.gemv(A, x, y, m=self.m, k=self.k, dtype=self.dtype, lda=self.lda, incx=self.incx, incy=self.incy,
+                    alpha=self.alpha, beta=self.beta, trans=self.trans, batch=self.batch, stride_a=self.stride_a,
+                    stride_x=self.stride_x, stride_y=self.stride_y, config=config, workspace=workspace,
+                    stream=stream if stream is not None else self.torch.cuda.current_stream().cuda_stream)
+        return self.y_buf[self.y_idx].double()
+
+    def can_run(self, config):
+        A, x, y = self.ptrs()
+        return pygemv.can_implement(config, self.m, self.k, self.dtype, trans=self.trans, lda=self.lda,
+                                    incx=self.incx, incy=self.incy, a_ptr=A, x_ptr=x, y_ptr=y, batch=self.batch,
+                                    stride_a=self.stride_a, stride_x=self.stride_x, stride_y=self.stride_y)
+
+    def bad_counts(self, y):
+        """(outputs outside the bound or NaN, gap elements changed), as a device tensor."""
+        t = self.torch
+        bits = t.int16 if self.y_buf.element_size() == 2 else t.int32
+        gaps = (self.y_buf[self.gaps].view(bits) != self.y_init[self.gaps].view(bits)).sum()
+        return t.stack([(~((y - self.ref).abs() <= self.bound)).sum(), gaps])
+
+    def __repr__(self):
+        return (f"{self.dtype} {'T' if self.trans else 'N'} m={self.m} k={self.k} batch={self.batch} lda={self.lda} "
+                f"incx={self.incx} incy={self.incy} strides=({self.stride_a},{self.stride_x},{self.stride_y}) "
+                f"alpha={self.alpha} beta={self.beta}")
+
+
+def run_all(torch, p: OpProblem, configs, ws) -> tuple[list[str], int]:
+    """The dispatcher and every config on p: runnable ones checked against the bound, the
+    rest must refuse with NotSupportedError or InsufficientWorkspaceError."""
+    ran, counts = [], []
+    for config in [None] + list(configs):
+        if config is not None and not p.can_run(config)[0]:
+            try:
+                p.run(config, workspace=ws)
+            except pygemv.NotSupportedError:
+                continue
+            raise AssertionError(f"{p} {config}: can_implement said no, but the call ran")
+        if config is not None and pygemv.workspace_size(
+                config, p.m, p.k, p.dtype, trans=p.trans, batch=p.batch, stride_a=p.stride_a, stride_x=p.stride_x,
+                stride_y=p.stride_y) > ws[1]:
+            continue
+        counts.append(p.bad_counts(p.run(config, workspace=ws)))
+        ran.append(config)
+    counts = torch.stack(counts).tolist()
+    return [f"{p} config={c}: {bad} outputs outside the bound, {gaps} gap elements written"
+            for c, (bad, gaps) in zip(ran, counts) if bad or gaps], len(ran)

@@ -33,7 +33,7 @@ def main() -> int:
             for incx, x_view in ((1, dx.view((k,), (1,))), (2, dx.view((k,), (2,)))):
                 xr = x64 if incx == 2 else dx.to_numpy()[:k].astype(np.float64)
                 ref = 1.5 * (A64 @ xr) - 0.5 * pygemv.to_device(y0, dtype).to_numpy().astype(np.float64)
-                for v in pygemv.variants():
+                for v in pygemv.variants("N"):
                     for config in [None] + sample_configs(v):
                         if config is not None and not pygemv.can_implement(
                                 config, m, k, dtype, lda=lda, incx=incx, a_ptr=dA.ptr, x_ptr=x_view.ptr)[0]:
@@ -47,6 +47,39 @@ def main() -> int:
                             wrong += 1
                             print(f"WRONG {dtype} {m}x{k} incx={incx} {config}", file=sys.stderr)
                         runs += 1
+    # op T and strided batches: every operation of each op, batch 1 and 3 (padded strides).
+    for dtype in ("float32", "float16", "bfloat16"):
+        for m, k in SHAPES:
+            for trans in (False, True):
+                for batch in (1, 3):
+                    nx, ny = (m, k) if trans else (k, m)
+                    lda = k + 3
+                    sa, sx, sy = m * lda + 5, nx + 1, ny + 2
+                    A = rng.standard_normal(batch * sa).astype(np.float32)
+                    x = rng.standard_normal(batch * sx).astype(np.float32)
+                    dA, dx = pygemv.to_device(A, dtype), pygemv.to_device(x, dtype)
+                    A64, x64 = dA.to_numpy().astype(np.float64), dx.to_numpy().astype(np.float64)
+                    ref = np.stack([(A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k].T if trans else
+                                     A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k]) @ x64[b * sx:b * sx + nx]
+                                    for b in range(batch)])
+                    for v in pygemv.variants("T" if trans else "N"):
+                        for config in [None] + sample_configs(v):
+                            problem = dict(trans=trans, lda=lda, batch=batch, stride_a=sa, stride_x=sx, stride_y=sy,
+                                           a_ptr=dA.ptr, x_ptr=dx.ptr)
+                            if config is not None and not pygemv.can_implement(config, m, k, dtype, **problem)[0]:
+                                continue
+                            dy = pygemv.empty((batch * sy,), dtype)
+                            pygemv.gemv(dA.ptr, dx.ptr, dy.ptr, m=m, k=k, dtype=dtype, lda=lda, trans=trans,
+                                        batch=batch, stride_a=sa, stride_x=sx, stride_y=sy, config=config,
+                                        workspace=ws_arg)
+                            out = dy.to_numpy().astype(np.float64)
+                            out = np.stack([out[b * sy:b * sy + ny] for b in range(batch)])
+                            tol = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 5e-2}[dtype]
+                            if not np.all(np.abs(out - ref) <= tol * (1 + np.abs(ref) + nx ** 0.5)):
+                                wrong += 1
+                                print(f"WRONG {dtype} {'T' if trans else 'N'} batch {batch} {m}x{k} {config}",
+                                      file=sys.stderr)
+                            runs += 1
     pygemv.synchronize()
     print(f"sanitize sweep: {runs} runs, {wrong} wrong")
     return 1 if wrong else 0

@@ -34,7 +34,7 @@ def test_c_example_builds_against_the_installed_package(example_binary):
 def test_c_example_without_gpu_reports_why(example_binary):
     r = subprocess.run([str(example_binary)], capture_output=True, text=True)
     assert r.returncode == 2, r.stdout + r.stderr
-    assert "libgemv 0.1.0" in r.stdout
+    assert f"libgemv {pygemv.library_version()}" in r.stdout
     assert "no CUDA driver" in r.stderr or "no CUDA device" in r.stderr
 
 

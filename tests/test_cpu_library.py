@@ -12,11 +12,12 @@ from pygemv import _lib
 
 ROOT = Path(__file__).resolve().parents[1]
 HEADER = ROOT / "libgemv" / "include" / "gemv.h"
+EXPERIMENTAL = ROOT / "libgemv" / "include" / "gemv_experimental.h"
 
 
 def header_prototypes() -> dict[str, int]:
-    """Exported function name -> number of parameters, parsed from gemv.h."""
-    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
+    """Exported function name -> number of parameters, parsed from gemv.h and gemv_experimental.h."""
+    text = re.sub(r"/\*.*?\*/", "", HEADER.read_text() + EXPERIMENTAL.read_text(), flags=re.S)
     protos = {}
     for m in re.finditer(r"GEMV_API\s+[\w\s\*]+?\b(gemv\w*)\s*\(([^)]*)\)\s*;", text):
         params = [p for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
@@ -72,19 +73,84 @@ def test_args_pack_layout_fills_every_field_of_args():
     # value must land in its own field.
     assert _lib.ARGS_LAYOUT.size <= ctypes.sizeof(_lib.Args)
     assert ctypes.sizeof(_lib.Args) - _lib.ARGS_LAYOUT.size < ctypes.alignment(_lib.Args)  # only tail padding
-    values = [1, 2, 3 << 33, 5 << 33, 0.5, -2.0, 0x7F0000001000, 7 << 33, 0x7F0000002000, -11, 0x7F0000003000,
-              13, 0x7F0000004000, 17 << 33, 0x7F0000005000, 0xFFFFFFFE]
+    values = [_lib.ARGS_SIZE, 1, 2, 3 << 33, 5 << 33, 0.5, -2.0, 0x7F0000001000, 7 << 33, 0x7F0000002000, -11,
+              0x7F0000003000, 13, 0x7F0000004000, 17 << 33, 0x7F0000005000, 0xFFFFFFFE, 19 << 33, -(23 << 33),
+              29 << 33, -(31 << 33)]
     a = _lib.Args()
     _lib.ARGS_LAYOUT.pack_into(a, 0, *values)
     assert [getattr(a, f) for f, _ in _lib.Args._fields_] == values
 
 
+def header_define(name: str, text: str | None = None) -> str:
+    return re.search(r"^#define %s (\S+)" % name, text or HEADER.read_text(), re.M).group(1)
+
+
 def test_versions_agree():
-    text = HEADER.read_text()
-    header_version = re.search(r'GEMV_VERSION_STRING "([0-9.]+)"', text).group(1)
+    # The header's string is derived from its three numbers (one place to bump).
+    assert 'GEMV_STRINGIFY(GEMV_VERSION_MAJOR) "."' in HEADER.read_text()
+    header_version = ".".join(header_define(f"GEMV_VERSION_{p}") for p in ("MAJOR", "MINOR", "PATCH"))
     assert pygemv.library_version() == header_version == pygemv.__version__
     from importlib.metadata import version
     assert version("pygemv") == header_version
+
+
+def header_enum(name: str) -> dict[str, int]:
+    """The members of `typedef enum name {...}` in gemv.h, with their explicit values."""
+    body = re.search(r"typedef enum %s \{(.*?)\}" % name, HEADER.read_text(), re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    return {k: int(v) for k, v in re.findall(r"(\w+)\s*=\s*(-?\d+)", body)}
+
+
+def test_python_constants_match_the_header():
+    """Every constant Python mirrors is checked here against gemv.h: typed in one place
+    that a test holds to the other."""
+    assert header_enum("gemv_dtype") == {f"GEMV_DTYPE_{k}": v for k, v in
+                                         (("F32", _lib.DTYPES["float32"]), ("F16", _lib.DTYPES["float16"]),
+                                          ("BF16", _lib.DTYPES["bfloat16"]))}
+    assert header_enum("gemv_op") == {"GEMV_OP_N": _lib.OP_N, "GEMV_OP_T": _lib.OP_T}
+    statuses = header_enum("gemv_status")
+    from pygemv import errors
+    assert statuses["GEMV_STATUS_SUCCESS"] == _lib.STATUS_SUCCESS
+    for name, code in statuses.items():  # every status has its own exception class but success
+        assert code == 0 or errors.error_class(code) is not errors.GemvError, name
+    sources = header_enum("gemv_table_source")
+    assert [k.removeprefix("GEMV_TABLE_SOURCE_").lower() for k, _ in sorted(sources.items(), key=lambda kv: kv[1])] \
+        == list(_lib.TABLE_SOURCES)
+    variants = header_enum("gemv_variant")
+    assert {k: v for k, v in variants.items() if v >= 0} == \
+        {f"GEMV_VARIANT_{v.name.upper()}": v.id for v in pygemv.variants()}
+    assert int(header_define("GEMV_VARIANT_COUNT")) == len(pygemv.variants())
+    assert int(header_define("GEMV_FLAG_TRUSTED_POINTERS").rstrip("u")) == _lib.FLAG_TRUSTED_POINTERS
+    assert int(header_define("GEMV_FLAG_NO_TABLE").rstrip("u")) == _lib.FLAG_NO_TABLE
+    assert header_define("GEMV_WORKSPACE_RECOMMENDED_BYTES") == "((size_t)4"  # 4 << 20
+    assert _lib.WORKSPACE_RECOMMENDED_BYTES == 4 << 20
+    from pygemv import _table
+    assert int(header_define("GEMV_TABLE_SCHEMA")) == _table.SCHEMA
+
+
+def test_extensible_structs_lead_with_struct_size_and_the_library_checks_it():
+    lib = _lib.load()
+    for cls in (_lib.Config, _lib.Args, _lib.VariantInfo):
+        assert cls._fields_[0] == ("struct_size", ctypes.c_size_t)
+        assert cls().struct_size == ctypes.sizeof(cls)
+    info = _lib.VariantInfo()
+    info.struct_size = 8
+    assert lib.gemv_variant_info(0, ctypes.byref(info)) == 1
+    assert "struct_size = 8" in lib.gemv_last_error().decode()
+    args = pygemv._registry.problem_args(4, 4)
+    args.struct_size = ctypes.sizeof(args) - 8
+    assert lib.gemv_ex(ctypes.byref(args), None) == 1
+    assert "args->struct_size" in lib.gemv_last_error().decode()
+    c = pygemv.Config("warp_per_row", 32, 8).to_c()
+    c.struct_size = 0
+    assert lib.gemv_check_config(ctypes.byref(c), ctypes.byref(pygemv._registry.problem_args(4, 4))) == 1
+    assert "config->struct_size" in lib.gemv_last_error().decode()
+
+
+def test_benchmark_entry_points_live_in_the_experimental_header():
+    stable = re.sub(r"/\*.*?\*/", "", HEADER.read_text(), flags=re.S)
+    for name in ("gemv_capture_begin", "gemv_graph_replay_ms", "gemv_read_ceiling"):
+        assert name not in stable and name in EXPERIMENTAL.read_text()
 
 
 def test_status_strings_are_distinct_and_total():

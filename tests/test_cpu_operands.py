@@ -49,7 +49,7 @@ def test_dlpack_tensor_is_parsed():
     op = as_operand(PretendCUDA(), "x")
     assert op.shape == (3, 2) and op.strides == (4, 2) and op.dtype == "float16" and op.device == 0
     assert op.ptr == host.ctypes.data
-    with pytest.raises(ValueError, match="^A: DLPack device type 1 is not CUDA"):
+    with pytest.raises(TypeError, match=r"^A is a host array \(numpy.ndarray\).*pygemv.to_device\(A\)"):
         as_operand(np.zeros((2, 2), np.float32), "A")
 
 
@@ -78,13 +78,28 @@ def test_python_checks_name_the_argument_before_any_gpu_work():
     with pytest.raises(ValueError, match="^A must be 2-D"):
         pygemv.gemv(FakeCAI((8,)), x, y)
     with pytest.raises(ValueError, match="^x must be 1-D"):
+        pygemv.gemv(A, FakeCAI((4, 1, 1)), y)
+    with pytest.raises(ValueError, match="^x has 1 entries"):
         pygemv.gemv(A, FakeCAI((4, 1)), y)
     with pytest.raises(ValueError, match="^x has 5 entries"):
         pygemv.gemv(A, FakeCAI((5,)), y)
     with pytest.raises(TypeError, match="^x has dtype float16, but A has float32"):
         pygemv.gemv(A, FakeCAI((4,), "<f2"), y)
-    with pytest.raises(ValueError, match="^y must be 1-D with 8 entries"):
+    with pytest.raises(ValueError, match=r"^y must have shape \(8,\)"):
         pygemv.gemv(A, x, FakeCAI((7,)))
+    # op T: x has M entries, y has K.
+    with pytest.raises(ValueError, match=r"^x has 4 entries; A.T of shape \(8, 4\) needs 8"):
+        pygemv.gemv(A, x, FakeCAI((4,)), trans=True)
+    with pytest.raises(ValueError, match=r"^y must have shape \(4,\)"):
+        pygemv.gemv(A, FakeCAI((8,)), y, trans=True)
+    # Batches: (batch, M, K) with (batch, K) and (batch, M).
+    A3 = FakeCAI((3, 8, 4))
+    with pytest.raises(ValueError, match="^x has a batch of 2, but A has 3"):
+        pygemv.gemv(A3, FakeCAI((2, 4)), FakeCAI((3, 8)))
+    with pytest.raises(ValueError, match=r"^y must have shape \(3, 8\)"):
+        pygemv.gemv(A3, FakeCAI((3, 4)), FakeCAI((8,)))
+    with pytest.raises(ValueError, match=r"^y must have shape \(3, 4\)"):
+        pygemv.gemv(A3, FakeCAI((3, 8)), FakeCAI((3, 8)), trans=True)
     with pytest.raises(TypeError, match="^y has dtype"):
         pygemv.gemv(A, x, FakeCAI((8,), "<f2"))
     with pytest.raises(ValueError, match="^A must have unit stride along its last axis.*trans=True"):

@@ -21,7 +21,14 @@ def test_registry_is_complete_and_consistent():
         lo, hi = v.threads_per_row
         assert lo & (lo - 1) == 0 and hi & (hi - 1) == 0 and lo <= hi
         assert v.unrolls == (1, 2, 4)
-        assert v.needs_workspace == v.name.startswith("splitk")
+        assert v.needs_workspace == (v.split_k[1] > 1 and v.split_k[0] > 1)
+        assert v.dtypes == ("float32", "float16", "bfloat16") and v.batched
+        assert v.stages_x == (v.op == "N")  # the column kernels read x as a broadcast
+    # Each op has its operations; filtering by op partitions the registry.
+    assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass"}
+    assert len(pygemv.variants("N")) + len(pygemv.variants("T")) == len(vs)
+    with pytest.raises(ValueError, match="op: expected 'N' or 'T'"):
+        pygemv.variants("C")
     assert pygemv.variant("splitk_twopass").deterministic
     assert not pygemv.variant("splitk_atomic").deterministic
     # The strategies of the field, by threads per row.
@@ -39,7 +46,8 @@ def test_every_enumerated_config_is_valid_and_blocks_are_whole_warps():
         for c in configs:
             threads = c.threads_per_row * c.rows_per_block
             assert 32 <= threads <= (512 if c.unroll == 4 else 1024)
-            assert pygemv.can_implement(c, 256, 256, "float32")[0] or c.x_in_smem
+            assert pygemv.can_implement(c, 256, 256, "float32", trans=v.op == "T")[0] or c.x_in_smem
+            assert v.stages_x or not c.x_in_smem
         total += len(configs)
     assert total > 1000
 
@@ -98,11 +106,50 @@ def test_x_in_smem_is_bounded_by_shared_memory():
     assert not ok(Config("splitk_twopass", 256, 1, unroll=4, x_in_smem=True, split_k=4), k=49147, dtype="float32")
 
 
-def test_transpose_is_not_implemented():
-    lib = pygemv._lib.load()
-    import ctypes
-    c = Config("warp_per_row", 32, 8).to_c()
-    assert lib.gemv_check_config(ctypes.byref(c), 1, 0, 4, 4, A, 4, A, 1, A, 1) == 3
+def test_an_operation_serves_only_its_op():
+    n, t = Config("warp_per_row", 32, 8), Config("t_columns", 32, 8, True, 2)
+    assert ok(n) and not ok(n, trans=True)
+    assert ok(t, trans=True) and not ok(t)
+    assert "computes op T" in pygemv.can_implement(t, 64, 64, "float16")[1]
+    assert "computes op N" in pygemv.can_implement(n, 64, 64, "float16", trans=True)[1]
+
+
+def test_column_operations_rules():
+    t = Config("t_columns", 32, 8, True, 2)
+    # 16-byte packs need every row aligned; K itself may be anything (a partial last pack).
+    assert ok(t, k=63, lda=64, trans=True) and not ok(t, k=63, lda=63, trans=True)
+    assert not ok(t, a_ptr=A + 2, trans=True)
+    assert ok(Config("t_columns", 32, 8, False, 2), k=63, lda=63, a_ptr=A + 2, trans=True)
+    # x is read as a broadcast: any stride, any alignment; never staged.
+    assert ok(t, incx=-3, x_ptr=A + 2, trans=True)
+    assert not pygemv._registry.validate(Config("t_columns", 32, 8, True, 2, x_in_smem=True))
+    # Batches: every product's rows aligned too.
+    assert ok(t, trans=True, batch=3, stride_a=64 * 64)
+    assert not ok(t, trans=True, batch=3, stride_a=64 * 64 + 1)
+    # Split-M: slices of whole lane steps; its workspace is slices x K x batch floats.
+    sm = Config("t_splitm_twopass", 32, 8, True, 2, split_k=4)
+    assert pygemv.workspace_size(sm, 4096, 1000, "float16", trans=True) == 4 * 1000 * 4
+    assert pygemv.workspace_size(sm, 4096, 1000, "float16", trans=True, batch=3) == 4 * 1000 * 3 * 4
+    # 40 rows, lane steps of 8 x 2 = 16 rows: 4 slices asked, 3 real ones (16, 16, 8 rows).
+    assert pygemv.workspace_size(sm, 40, 10, "float32", trans=True) == 3 * 10 * 4
+    assert pygemv.workspace_size(Config("t_columns", 32, 8), 4096, 1000, "float16", trans=True) == 0
+
+
+def test_batched_row_operations_rules():
+    # A staged x serves every row of a block, which may span products: one x only.
+    staged = Config("warp_per_row", 32, 8, True, 1, x_in_smem=True)
+    assert ok(staged, batch=4, stride_x=0)
+    assert not ok(staged, batch=4, stride_x=64)
+    assert "stride_x == 0" in pygemv.can_implement(staged, 64, 64, "float16", batch=4, stride_x=64)[1]
+    # 16-byte loads need every product's rows and x aligned.
+    vec = Config("warp_per_row", 32, 8, True, 1)
+    assert ok(vec, batch=4) and not ok(vec, batch=4, stride_a=64 * 64 + 4)
+    assert not ok(vec, batch=4, stride_x=68)
+    # Split-K partials: one a row of every product.
+    two = Config("splitk_twopass", 256, 1, split_k=4)
+    assert pygemv.workspace_size(two, 100, 4096, batch=5) == 4 * 100 * 5 * 4
+    at = Config("splitk_atomic", 256, 1, split_k=4)
+    assert pygemv.workspace_size(at, 100, 4096, "float32", batch=5) == 100 * 5 * 4  # no atomics into a batch of y
 
 
 def test_workspace_sizes():

@@ -23,6 +23,9 @@ def entries():
         Entry("float32", 4096, 4096, C("block_per_row", 128, 1, True, 2), 22.0, 23.0),
         Entry("float32", 16, 16, C("thread_per_row", 1, 32, False, 1), 1.9, 2.0),
         Entry("float32", 16, 17, C("rows_per_warp", 4, 16, False, 2), 2.1, 2.2),  # rows of 68 bytes
+        # The descriptor keys the table: op T and batched entries live apart from op N's.
+        Entry("float16", 1024, 1024, C("t_columns", 32, 8, True, 4), 3.1, 3.3, op="T"),
+        Entry("float16", 1024, 1024, C("warp_per_row", 32, 4, True, 2), 40.0, 41.0, batch=16),
     ]
 
 
@@ -33,13 +36,31 @@ def table_file(tmp_path):
 
 def test_round_trip_through_the_c_reader(table_file):
     text = table_file.read_text()
-    assert text.splitlines()[2] == "gemv-table 1" and text.rstrip().endswith("end")
+    assert text.splitlines()[2] == "gemv-table 2" and text.rstrip().endswith("end")
+    assert "\nT float16 1 1024 1024 t_columns 32 8 1 4 0 1 " in text
+    assert "\nN float16 16 1024 1024 warp_per_row " in text
     with pygemv.Table(table_file) as t:
         assert t.fingerprint == H100
-        assert len(t) == 6
+        assert len(t) == 8
         for e in entries():
-            config, dist = t.lookup(e.m, e.k, e.dtype)
+            config, dist = t.lookup(e.m, e.k, e.dtype, trans=e.op == "T", batch=e.batch)
             assert config == e.config and dist == 0.0
+
+
+def test_lookup_matches_the_descriptor_exactly_and_the_shape_nearest():
+    """op, dtype and single/batched must match; within them the nearest (M, K, batch)."""
+    es = entries()
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = write_table(os.path.join(d, "t.gemvtable"), H100, es)
+        with pygemv.Table(path) as t:
+            assert t.lookup(1000, 1024, "float16", trans=True)[0] == es[6].config
+            assert t.lookup(1000, 1024, "bfloat16", trans=True) is None  # no op T bf16 entry
+            assert t.lookup(1000, 1024, "float16", batch=20)[0] == es[7].config
+            assert t.lookup(1000, 1024, "float16", batch=20, trans=True) is None  # no batched op T entry
+            assert t.lookup(1024, 1024, "float16", batch=64) is None  # 2 octaves of batch away: beyond reach
+            assert t.lookup(1024, 1024, "float16", batch=32)[1] == 1.0
+            assert t.lookup(1000, 1024, "float16")[0] == es[0].config  # single op N: not the batched entry
 
 
 def test_nearest_shape_in_log_m_and_log_k(table_file):
@@ -98,15 +119,21 @@ def corrupt(table_file, how):
     elif how == "cut mid-line":
         return table_file.read_text()[:-40]
     elif how == "unknown variant":
-        lines = [l.replace("block_per_row", "tensor_core_magic", 1) if l.startswith("float32 4096") else l
+        lines = [l.replace("block_per_row", "tensor_core_magic", 1) if l.startswith("N float32 1 4096") else l
                  for l in lines]
     elif how == "bad dtype":
-        lines = [l.replace("float32 16 16", "float64 16 16") for l in lines]
+        lines = [l.replace("float32 1 16 16", "float64 1 16 16") for l in lines]
+    elif how == "bad op":
+        lines = [l.replace("N float32 1 16 16", "X float32 1 16 16") for l in lines]
+    elif how == "op of another variant":
+        lines = [l.replace("N float32 1 16 16", "T float32 1 16 16") for l in lines]
+    elif how == "schema 1 entry":
+        lines = [l.replace("N float32 1 16 16", "float32 16 16") for l in lines]
     elif how == "invalid config":
         lines = [l.replace("thread_per_row 1 32", "thread_per_row 4 32") for l in lines]
     elif how == "duplicate":
         lines.insert(-1, lines[-2])
-        lines = [l.replace("entries 6", "entries 7") for l in lines]
+        lines = [l.replace("entries 8", "entries 9") for l in lines]
     elif how == "missing header key":
         lines = [l for l in lines if not l.startswith("sm_count")]
     elif how == "not a table":
@@ -114,7 +141,7 @@ def corrupt(table_file, how):
     elif how == "empty":
         lines = []
     elif how == "text after end":
-        lines.append("float32 1 1 thread_per_row 1 32 0 1 0 1 1 1")
+        lines.append("N float32 1 1 1 thread_per_row 1 32 0 1 0 1 1 1")
     elif how == "negative time":
         lines = [l.replace(" 1.900 ", " -1.900 ") for l in lines]
     return "\n".join(lines) + "\n"
@@ -125,7 +152,8 @@ def corrupt(table_file, how):
     ("unknown variant", "unknown variant: tensor_core_magic"), ("bad dtype", "unknown dtype"),
     ("invalid config", "invalid config"), ("duplicate", "duplicate entry"), ("missing header key", "header needs"),
     ("not a table", "not a gemv table"), ("empty", "truncated"), ("text after end", "after \"end\""),
-    ("negative time", "times"),
+    ("negative time", "times"), ("bad op", "op must be N or T"),
+    ("op of another variant", "computes the other op"), ("schema 1 entry", "14 fields"),
 ])
 def test_corrupt_tables_give_a_status_and_a_message(table_file, how, needle):
     table_file.write_text(corrupt(table_file, how))
@@ -142,9 +170,20 @@ def test_binary_missing_and_future_schema(tmp_path):
     with pytest.raises(pygemv.TableInvalidError, match="cannot open"):
         pygemv.Table(tmp_path / "missing.gemvtable")
     future = tmp_path / "future.gemvtable"
-    future.write_text("gemv-table 2\nwhatever\n")
-    with pytest.raises(pygemv.TableMismatchError, match="schema 2"):
+    future.write_text("gemv-table 3\nwhatever\n")
+    with pytest.raises(pygemv.TableMismatchError, match="schema 3"):
         pygemv.Table(future)
+
+
+def test_an_old_schema_table_is_refused_with_a_clear_status(tmp_path):
+    """A schema-1 table (keyed by dtype, M, K alone) is refused: TABLE_MISMATCH, naming both
+    schemas; the device then dispatches with the heuristic (tests/test_gpu_table.py)."""
+    old = tmp_path / "old.gemvtable"
+    old.write_text("gemv-table 1\ngpu NVIDIA H100 80GB HBM3\nsm_count 132\ncompute_capability 9.0\n"
+                   "cuda_runtime 13000\nlibgemv 0.1.0\nentries 1\n"
+                   "float16 1024 1024 block_per_row 128 1 1 2 0 1 3.12 3.40\nend\n")
+    with pytest.raises(pygemv.TableMismatchError, match="schema 1; this libgemv reads schema 2"):
+        pygemv.Table(old)
 
 
 def test_reader_survives_random_damage(table_file):

@@ -69,9 +69,49 @@ def test_quick_returns_need_neither_pointers_nor_gpu(kwargs):
     assert last_error() == ""
 
 
-def test_transpose_is_not_supported_yet():
-    assert call(op=1) == NOT_SUPPORTED
-    assert "transpose" in last_error()
+def batched(**kw):
+    """gemv_strided_batched with a valid problem, overridden by kw."""
+    a = dict(op=0, dtype=1, m=4, k=8, alpha=1.0, A=P, lda=8, stride_a=32, x=P, incx=1, stride_x=8, beta=0.0, y=P,
+             incy=1, stride_y=4, batch=3, ws=0, wsb=0)
+    a.update(kw)
+    return _lib.load().gemv_strided_batched(*a.values(), 0)
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    (dict(batch=-1), "batch = -1"),
+    (dict(stride_y=3), "outputs of different products overlap"),     # 4 outputs, 3 apart
+    (dict(stride_y=0), "outputs of different products overlap"),
+    (dict(op=1, stride_y=7), "outputs of different products overlap"),  # op T: y has k = 8 entries
+    (dict(incy=2, stride_y=1), "outputs of different products overlap"),  # interleaved, but 2 < batch
+    (dict(stride_a=1 << 62), "A spans more than 2^63 bytes"),
+    (dict(batch=1 << 40, stride_x=1 << 30), "x spans more than 2^63 bytes"),
+    (dict(lda=7), "lda = 7"),
+])
+def test_batch_checks(kwargs, needle):
+    assert batched(**kwargs) == INVALID_VALUE
+    assert needle in last_error()
+
+
+def test_valid_batches_pass_the_value_checks():
+    # Interleaved outputs (a transposed (batch, n) y), shared operands (stride 0), negative
+    # strides and batch 0 (a quick return) are all valid.
+    expect = SUCCESS if not NO_GPU else None
+    for kw in (dict(incy=3, stride_y=1), dict(stride_a=0, stride_x=0), dict(stride_a=-32, stride_y=-4),
+               dict(op=1, stride_y=8), dict(batch=0, stride_y=0)):
+        st = batched(**kw)
+        if kw.get("batch") == 0:
+            assert st == SUCCESS, kw  # nothing to do: no device needed
+        else:
+            assert st in (SUCCESS, 2, 5, 6), (kw, last_error())  # past the value checks (pointers, device)
+            assert expect is None or st == expect
+
+
+def test_op_t_has_the_blas_checks_and_quick_returns():
+    # lda >= max(1, K) for either op; an empty op(A) (M == 0 or K == 0) returns at once.
+    assert call(op=1, k=8, lda=7) == INVALID_VALUE and "lda = 7" in last_error()
+    assert call(op=1, m=0, A=0, x=0, y=0) == SUCCESS
+    assert call(op=1, k=0, lda=1, A=0, x=0, y=0) == SUCCESS
+    assert call(op=1, incy=0) == INVALID_VALUE and "incy = 0" in last_error()
 
 
 def test_invalid_config_values():
@@ -95,7 +135,8 @@ def test_forced_config_that_cannot_run_the_alignment_is_not_supported_before_any
     # GPU the device check comes first, so this asserts the check function instead.
     c = _lib.Config(2, 32, 8, 1, 1, 0, 1)
     lib = _lib.load()
-    st = lib.gemv_check_config(ctypes.byref(c), 0, 1, 64, 63, P, 63, P, 1, P, 1)
+    args = pygemv._registry.problem_args(64, 63, "float16", a_ptr=P, x_ptr=P, y_ptr=P)
+    st = lib.gemv_check_config(ctypes.byref(c), ctypes.byref(args))
     assert st == NOT_SUPPORTED and "16-byte aligned" in last_error()
 
 
@@ -110,8 +151,10 @@ def test_python_raw_pointer_errors_name_the_argument():
         pygemv.gemv(P, P, P, m=4)
     with pytest.raises(TypeError, match="dtype"):
         pygemv.gemv(P, P, P, m=4, k=4, dtype="int8")
-    with pytest.raises(pygemv.NotSupportedError, match="transpose"):
-        pygemv.gemv(P, P, P, m=4, k=4, dtype="float32", trans=True)
+    with pytest.raises(pygemv.InvalidValueError, match="batch = -2"):
+        pygemv.gemv(P, P, P, m=4, k=4, dtype="float32", trans=True, batch=-2, stride_y=4)
+    with pytest.raises(pygemv.InvalidValueError, match="overlap"):
+        pygemv.gemv(P, P, P, m=4, k=4, dtype="float32", trans=True, batch=2, stride_y=2)
 
 
 @pytest.mark.skipif(not NO_GPU, reason="asserts the no-GPU message; this machine has a GPU")

@@ -53,7 +53,7 @@ def test_every_variant_on_the_size_grid(torch, dtype, m):
         ran += r
     torch.cuda.synchronize()
     assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
-    assert ran >= len(SIZES) * len(pygemv.variants())
+    assert ran >= len(SIZES) * len(pygemv.variants("N"))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
@@ -84,10 +84,10 @@ def test_large_and_skewed_shapes(torch, dtype, m, k):
         pass  # 1 GiB of A: fine on the test GPU
     buf, ws = workspace(torch)
     p = Problem(torch, m, k, dtype, Case(alpha=0.75, beta=-1.25))
-    configs = [c for v in pygemv.variants() for c in sample_configs(v)[:: 3]]
+    configs = [c for v in pygemv.variants("N") for c in sample_configs(v)[:: 3]]
     failures, ran = check_all_configs(torch, p, configs, ws)
     assert not failures, "\n".join(failures[:20])
-    assert ran >= len(pygemv.variants())
+    assert ran >= len(pygemv.variants("N"))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -99,12 +99,12 @@ def test_lda_padding_with_nan_and_misaligned_pointers_for_every_variant(torch, d
         failures, ran = check_all_configs(torch, p, all_sample_configs(), ws)
         assert not failures, "\n".join(failures[:20])
         # The dispatcher still runs everything: misaligned A falls back to scalar loads.
-        assert ran > len(pygemv.variants())
+        assert ran > len(pygemv.variants("N"))
 
 
 def one_config_per_variant():
-    return [None] + [sample_configs(v)[0] for v in pygemv.variants()] + \
-        [sample_configs(v)[-1] for v in pygemv.variants()]
+    return [None] + [sample_configs(v)[0] for v in pygemv.variants("N")] + \
+        [sample_configs(v)[-1] for v in pygemv.variants("N")]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -26,7 +26,7 @@ def search_space(m: int, k: int, dtype: str, ws_bytes: int):
     split-K only (the dispatcher never picks atomics), with unroll 2 or 4, x read through
     the cache, at most 2 rows a block and split factors from SPLITS."""
     vec_ok = pygemv.can_implement(pygemv.Config("warp_per_row", 32, 8, True), m, k, dtype)[0]
-    for v in pygemv.variants():
+    for v in pygemv.variants("N"):
         if not v.deterministic:
             continue
         split = v.split_k[1] > 1

@@ -95,7 +95,8 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
     vec_ok = m == 1 or (k * es) % 16 == 0
     loads = -(-k * es // 16) if vec_ok else k
     space = Space(m, k, dtype, [], [True, False] if vec_ok else [False])
-    for var in pygemv.variants():
+    # op N: the op T operations are not tuned yet (the heuristic decides them).
+    for var in pygemv.variants("N"):
         if deterministic_only and not var.deterministic:
             continue
         split = var.split_k[1] > 1

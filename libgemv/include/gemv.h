@@ -3,10 +3,13 @@
  *
  *     y = alpha * op(A) * x + beta * y
  *
- * A is M x K, row-major, element (i, j) at A[i*lda + j], lda >= max(1, K).
+ * A is M x K, row-major, element (i, j) at A[i*lda + j], lda >= max(1, K). op(A) is A
+ * (GEMV_OP_N: x has K entries, y has M) or A^T (GEMV_OP_T: x has M entries, y has K).
+ * gemv_strided_batched() runs `batch` such products at fixed strides.
  * Storage is fp32, fp16 or bf16 (A, x and y share one type); accumulation is fp32.
  * Semantics, argument checks and quick returns follow reference BLAS (see
- * GEMV-CONTRACT.md); in particular K == 0 is a quick return that leaves y unscaled.
+ * docs/contract.md); in particular an empty op(A) (M == 0 or K == 0) is a quick return
+ * that leaves y unscaled.
  *
  * Thread safety: every function may be called from several host threads at once,
  * provided concurrent calls use different streams or different workspaces.
@@ -37,9 +40,13 @@
 #include <stdint.h>
 
 #define GEMV_VERSION_MAJOR 0
-#define GEMV_VERSION_MINOR 1
+#define GEMV_VERSION_MINOR 2
 #define GEMV_VERSION_PATCH 0
-#define GEMV_VERSION_STRING "0.1.0"
+#define GEMV_STRINGIFY_(x) #x
+#define GEMV_STRINGIFY(x) GEMV_STRINGIFY_(x)
+/* "MAJOR.MINOR.PATCH", derived from the numbers above (zstd's way): one place to bump. */
+#define GEMV_VERSION_STRING \
+    GEMV_STRINGIFY(GEMV_VERSION_MAJOR) "." GEMV_STRINGIFY(GEMV_VERSION_MINOR) "." GEMV_STRINGIFY(GEMV_VERSION_PATCH)
 /* MAJOR*10000 + MINOR*100 + PATCH, as gemv_version() returns it. */
 #define GEMV_VERSION (GEMV_VERSION_MAJOR * 10000 + GEMV_VERSION_MINOR * 100 + GEMV_VERSION_PATCH)
 
@@ -86,12 +93,15 @@ typedef enum gemv_dtype {
 
 typedef enum gemv_op {
     GEMV_OP_N = 0, /* y = alpha*A*x + beta*y: x has K entries, y has M */
-    GEMV_OP_T = 1, /* y = alpha*A^T*x + beta*y: not implemented yet, returns NOT_SUPPORTED */
+    GEMV_OP_T = 1, /* y = alpha*A^T*x + beta*y: x has M entries, y has K */
 } gemv_op_t;
 
-/* Variant ids. gemv_variant_count()/gemv_variant_info() enumerate them with their
- * legal parameter ranges: that registry is the one list the dispatcher, tuner,
- * tests and benchmark iterate. */
+/* Variant ids: the operations of the registry. Each one serves some problems (an op,
+ * storage types, batched or not), says whether a config can run a problem
+ * (can_implement), how much workspace it needs, and launches its kernels.
+ * gemv_variant_count()/gemv_variant_info() enumerate them with their legal parameter
+ * ranges: that registry is the one list the dispatcher, tuner, tests and benchmark
+ * iterate. */
 typedef enum gemv_variant {
     GEMV_VARIANT_AUTO = -1,          /* let the dispatcher choose (only in gemv_config_t) */
     GEMV_VARIANT_THREAD_PER_ROW = 0, /* one thread computes a row */
@@ -100,13 +110,24 @@ typedef enum gemv_variant {
     GEMV_VARIANT_BLOCK_PER_ROW = 3,  /* p = 64..1024 threads a row: shuffle then shared-memory reduction */
     GEMV_VARIANT_SPLITK_ATOMIC = 4,  /* K split over blocks, partial sums added with fp32 atomics */
     GEMV_VARIANT_SPLITK_TWOPASS = 5, /* K split over blocks, partials reduced in fixed order: deterministic */
+    GEMV_VARIANT_T_COLUMNS = 6,      /* op T: a block owns a run of columns, rows read coalesced, x[r] broadcast */
+    GEMV_VARIANT_T_SPLITM_TWOPASS = 7, /* op T: rows split over blocks, partials reduced in fixed order */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 6
+#define GEMV_VARIANT_COUNT 8
+
+/* Extensible structs (gemv_config_t, gemv_args_t, gemv_variant_info_t) start with
+ * struct_size, as libdeflate's options do: set it to sizeof the struct your program was
+ * compiled with. Fields appended in later versions then keep their defaults for older
+ * programs, and a struct_size this library does not know is INVALID_VALUE. */
 
 /* An explicit launch configuration. Fields a variant does not use must be 0 (or
- * the single legal value that gemv_variant_info reports). */
+ * the single legal value that gemv_variant_info reports). For the op T variants the
+ * row fields read: threads_per_row = threads across the columns of a tile (each owns one
+ * 16-byte pack, or one element without vector loads), rows_per_block = row lanes, unroll
+ * = rows in flight per thread, split_k = row slices (split-M); x_in_smem must be 0. */
 typedef struct gemv_config {
+    size_t struct_size;      /* sizeof(gemv_config_t) */
     int32_t variant;         /* gemv_variant_t */
     int32_t threads_per_row; /* p, a power of two */
     int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block */
@@ -116,8 +137,10 @@ typedef struct gemv_config {
     int32_t split_k;         /* split-K variants: number of K slices (2..1024); others: 1 */
 } gemv_config_t;
 
-/* One registry entry: what a variant is, and the ranges of its parameters. */
+/* One registry entry: what a variant is, the problems it serves and the ranges of its
+ * parameters. The caller sets struct_size; the library fills the rest. */
 typedef struct gemv_variant_info {
+    size_t struct_size;              /* sizeof(gemv_variant_info_t) */
     int32_t variant;                 /* gemv_variant_t */
     const char *name;                /* stable identifier, e.g. "warp_per_row" */
     const char *description;         /* one line */
@@ -127,6 +150,10 @@ typedef struct gemv_variant_info {
     int32_t unroll_mask;             /* bit u set: unroll u allowed (1, 2, 4) */
     int32_t deterministic;           /* 1: bit-identical results on every run */
     int32_t needs_workspace;         /* 1: may need a workspace (see gemv_workspace_size) */
+    int32_t op;                      /* gemv_op_t it computes */
+    uint32_t dtype_mask;             /* bit d set: serves storage type d (gemv_dtype_t) */
+    int32_t batched;                 /* 1: serves batch > 1 as well as single products */
+    int32_t stages_x;                /* 1: x_in_smem may be 1 */
 } gemv_variant_info_t;
 
 /* ---- versions and errors ------------------------------------------------------ */
@@ -164,6 +191,17 @@ GEMV_API gemv_status_t gemv(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t
                             const void *x, int64_t incx, float beta, void *y, int64_t incy,
                             void *workspace, size_t workspace_bytes, gemv_stream_t stream);
 
+/* `batch` products y_b = alpha * op(A_b) * x_b + beta * y_b, b = 0 .. batch-1, with
+ * A_b = A + b*stride_a, x_b = x + b*stride_x, y_b = y + b*stride_y (strides in elements,
+ * any sign; 0 reuses an operand: one matrix and many vectors, or the reverse). The
+ * argument order of cuBLAS's gemvStridedBatched, with 64-bit sizes. batch == 0 is a quick
+ * return; batch < 0 is INVALID_VALUE; so are y strides that make two outputs overlap. */
+GEMV_API gemv_status_t gemv_strided_batched(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha,
+                                            const void *A, int64_t lda, int64_t stride_a, const void *x,
+                                            int64_t incx, int64_t stride_x, float beta, void *y, int64_t incy,
+                                            int64_t stride_y, int64_t batch, void *workspace,
+                                            size_t workspace_bytes, gemv_stream_t stream);
+
 /* The same with an explicit config. A config the variant cannot run for this shape or
  * alignment returns NOT_SUPPORTED; a config outside the variant's ranges INVALID_VALUE. */
 GEMV_API gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op,
@@ -174,8 +212,10 @@ GEMV_API gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t o
                                         size_t workspace_bytes, gemv_stream_t stream);
 
 /* Every argument of one call in a struct: one pointer instead of fifteen arguments, for
- * bindings where each argument costs (ctypes). Field meanings as in gemv(). */
+ * bindings where each argument costs (ctypes). Field meanings as in gemv() and
+ * gemv_strided_batched(); batch = 1 (strides unused) is one product. */
 typedef struct gemv_args {
+    size_t struct_size; /* sizeof(gemv_args_t) */
     int32_t op;    /* gemv_op_t */
     int32_t dtype; /* gemv_dtype_t */
     int64_t m, k;
@@ -190,6 +230,8 @@ typedef struct gemv_args {
     size_t workspace_bytes;
     gemv_stream_t stream;
     uint32_t flags; /* GEMV_FLAG_* */
+    int64_t batch;  /* products in the batch (0: quick return) */
+    int64_t stride_a, stride_x, stride_y; /* elements from one product's operand to the next's */
 } gemv_args_t;
 
 /* The caller guarantees that A, x, y and workspace are device memory of the current
@@ -199,20 +241,18 @@ typedef struct gemv_args {
 /* Automatic dispatch ignores tuned tables: the built-in heuristic decides. */
 #define GEMV_FLAG_NO_TABLE 2u
 
-/* gemv() (config NULL) or gemv_with_config() on a gemv_args_t. */
+/* gemv_strided_batched() (config NULL) or its forced-config form on a gemv_args_t. */
 GEMV_API gemv_status_t gemv_ex(const gemv_args_t *args, const gemv_config_t *config);
 
-/* can_implement: whether config can run this problem, without touching the GPU (pointers
- * are only inspected for alignment). SUCCESS, INVALID_VALUE or NOT_SUPPORTED. */
-GEMV_API gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op,
-                                         gemv_dtype_t dtype, int64_t m, int64_t k,
-                                         const void *A, int64_t lda, const void *x,
-                                         int64_t incx, const void *y, int64_t incy);
+/* can_implement: whether config can run the problem of args, without touching the GPU
+ * (pointers are only inspected for alignment; scalars, stream and workspace are not
+ * read). SUCCESS, INVALID_VALUE or NOT_SUPPORTED. */
+GEMV_API gemv_status_t gemv_check_config(const gemv_config_t *config, const gemv_args_t *args);
 
-/* Bytes of workspace config needs for this shape (0 for most); config NULL: the most the
- * automatic dispatcher would use for it. */
-GEMV_API size_t gemv_workspace_size(const gemv_config_t *config, gemv_op_t op,
-                                    gemv_dtype_t dtype, int64_t m, int64_t k);
+/* Bytes of workspace config needs for the problem of args (0 for most; pointers, scalars
+ * and the workspace fields are not read); config NULL: the most the automatic dispatcher
+ * would use for it. 0 also when the arguments are invalid (see gemv_last_error). */
+GEMV_API size_t gemv_workspace_size(const gemv_config_t *config, const gemv_args_t *args);
 
 /* The config gemv() would pick for this problem (pointers matter for alignment; stream
  * and data are not touched). Runs no kernel; needs a device for its properties. */
@@ -226,6 +266,13 @@ GEMV_API gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int6
  * heuristic's choice). *from_table (may be NULL) is set to 1 when a tuned table decided. */
 GEMV_API gemv_status_t gemv_select_config_ex(const gemv_args_t *args, gemv_config_t *config,
                                              int32_t *from_table);
+
+/* One operation's default config for the problem of args: the heuristic's choice when it
+ * is that operation, else that choice moved into the operation's ranges (the tuner's
+ * starting point). NOT_SUPPORTED when the operation does not serve the problem (another
+ * op, batched); the config may still be refused by gemv_check_config (alignment). Needs
+ * a device (its SM count). */
+GEMV_API gemv_status_t gemv_default_config(int variant, const gemv_args_t *args, gemv_config_t *config);
 
 /* ---- device helpers (so that a program needs nothing but libgemv) ------------------ */
 
@@ -261,12 +308,13 @@ typedef struct gemv_device_props {
 GEMV_API gemv_status_t gemv_device_props(int device, gemv_device_props_t *props);
 
 /* ---- tuned dispatch tables ----------------------------------------------------------
- * A table maps (dtype, M, K) to a config measured fastest on one GPU (written by
- * pygemv-tune; format in docs/tuning.md). Automatic dispatch on a device uses the table
- * loaded for it; a shape that is not in the table takes the config of the nearest
- * tuned shape (in log2 M, log2 K) of its dtype and row kind (rows that allow 16-byte
- * loads or not) that can run it, within a log2 distance of 1.5; with no table, or no
- * such entry, the built-in heuristic decides.
+ * A table maps a problem descriptor (op, dtype, single or batched, M, K) to a config
+ * measured fastest on one GPU (written by pygemv-tune; format in docs/tuning.md).
+ * Automatic dispatch on a device uses the table loaded for it; a problem that is not in
+ * the table takes the config of the nearest tuned shape (in log2 M, log2 K) of its op,
+ * dtype, batch kind and row kind (rows that allow 16-byte loads or not) that can run it,
+ * within a log2 distance of 1.5; with no table, or no such entry, the built-in heuristic
+ * decides. A table of an older schema is refused (TABLE_MISMATCH, reported once).
  *
  * Each device's table is found once, on its first dispatch, and the first that matches
  * the device wins:
@@ -277,7 +325,7 @@ GEMV_API gemv_status_t gemv_device_props(int device, gemv_device_props_t *props)
  * A folder contributes its *.gemvtable files. Tables of other GPUs are passed over; a
  * table for this GPU that is corrupt or stale (other libgemv, CUDA runtime or schema)
  * is reported once on stderr and in gemv_table_status(), and never used. */
-#define GEMV_TABLE_SCHEMA 1
+#define GEMV_TABLE_SCHEMA 2
 #define GEMV_TABLE_ENV "GEMV_TABLE"
 
 typedef struct gemv_table_st *gemv_table_t;
@@ -331,25 +379,6 @@ typedef struct gemv_table_status {
 
 /* Finds the device's table first if no dispatch has yet (device < 0: the current one). */
 GEMV_API gemv_status_t gemv_table_status(int device, gemv_table_status_t *status);
-
-/* ---- timing support (the benchmark and the tuner) ------------------------------------ */
-
-/* An instantiated CUDA graph (cudaGraphExec_t). */
-typedef struct gemv_graph_st *gemv_graph_t;
-
-/* Capture what the calling thread queues on stream (thread-local capture mode) ... */
-GEMV_API gemv_status_t gemv_capture_begin(gemv_stream_t stream);
-/* ... into an instantiated graph. */
-GEMV_API gemv_status_t gemv_capture_end(gemv_stream_t stream, gemv_graph_t *graph);
-/* Replay graph `replays` times back to back between two events on stream; waits for
- * them and stores the elapsed milliseconds in *ms. */
-GEMV_API gemv_status_t gemv_graph_replay_ms(gemv_graph_t graph, gemv_stream_t stream, int replays, float *ms);
-GEMV_API gemv_status_t gemv_graph_destroy(gemv_graph_t graph);
-
-/* The read-bandwidth ceiling: streams `bytes` (a multiple of 16, data 16-byte aligned)
- * with 16-byte evict-first loads over a grid sized to the GPU. sink is 4 bytes of device
- * memory that keeps the loads alive (written only in a case that never occurs). */
-GEMV_API gemv_status_t gemv_read_ceiling(const void *data, size_t bytes, void *sink, gemv_stream_t stream);
 
 #ifdef __cplusplus
 }

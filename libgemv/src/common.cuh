@@ -246,11 +246,34 @@ __device__ __forceinline__ RowSlice<T> row_slice(const RowArgs &args, void *smem
     return s;
 }
 
+// Where global row g of a batch lies: row i of product b (g = b * m + i). The batch is a
+// compile-time choice: a 64-bit division anywhere in a kernel cost the 16-byte kernels
+// 10-20 registers (44-52 against 32: half occupancy), so single products never see it.
+struct RowPos {
+    int64_t b, i;
+};
+template <bool BATCHED> __device__ __forceinline__ RowPos row_pos(const RowArgs &args, int64_t g) {
+    if constexpr (!BATCHED) return {0, g};
+    const int64_t b = g / args.m;
+    return {b, g - b * args.m};
+}
+
+// Row g's slice of A and its product's x (a staged x is shared: stride_x is 0 then).
 template <typename T>
+__device__ __forceinline__ const T *row_a(const RowArgs &args, const RowSlice<T> &s, const RowPos &rp) {
+    return s.A + rp.b * args.stride_a + rp.i * args.lda;
+}
+template <typename T>
+__device__ __forceinline__ const T *row_x(const RowArgs &args, const RowSlice<T> &s, const RowPos &rp) {
+    return s.x + rp.b * args.stride_x;
+}
+
+template <typename T, bool BATCHED>
 __device__ __forceinline__ void write_row(const RowArgs &args, int64_t row, float dot) {
     switch (args.epilogue) {
     case Epilogue::kStore: {
-        T *yp = static_cast<T *>(args.y) + row * args.incy;
+        const RowPos rp = row_pos<BATCHED>(args, row);
+        T *yp = static_cast<T *>(args.y) + rp.b * args.stride_y + rp.i * args.incy;
         float v = args.alpha * dot;
         // beta == 0 assigns: NaN or Inf already in y must not leak in.
         if (args.beta != 0.f) v = fmaf(args.beta, to_f32(*yp), v);
@@ -261,7 +284,7 @@ __device__ __forceinline__ void write_row(const RowArgs &args, int64_t row, floa
         atomicAdd(args.acc + row * args.acc_inc, args.alpha * dot);
         break;
     case Epilogue::kPartial:
-        args.acc[(int64_t)blockIdx.y * args.m + row] = dot;
+        args.acc[(int64_t)blockIdx.y * args.rows + row] = dot;
         break;
     }
 }
@@ -278,23 +301,29 @@ template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
     return cudaErrorInvalidValue;
 }
 
-// Instantiates Family::launch<T, VEC, UNROLL, XSMEM> for the launch's compile-time
-// choices: 3 dtypes x 2 x 3 x 2 = 36 kernels a family, the bound on build time.
+// Instantiates Family::launch<T, VEC, UNROLL, XSMEM, BATCHED> for the launch's
+// compile-time choices: 3 dtypes x 2 x 3 x 2 x 2 = 72 kernels a family, the bound on
+// build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
         using T = typename decltype(tag)::type;
-        auto with_unroll = [&](auto vec, auto smem) -> cudaError_t {
+        auto with_unroll = [&](auto vec, auto smem, auto batched) -> cudaError_t {
+            constexpr bool V = decltype(vec)::value, S = decltype(smem)::value, B = decltype(batched)::value;
             switch (L.unroll) {
-            case 1: return Family::template launch<T, decltype(vec)::value, 1, decltype(smem)::value>(L, s);
-            case 2: return Family::template launch<T, decltype(vec)::value, 2, decltype(smem)::value>(L, s);
-            case 4: return Family::template launch<T, decltype(vec)::value, 4, decltype(smem)::value>(L, s);
+            case 1: return Family::template launch<T, V, 1, S, B>(L, s);
+            case 2: return Family::template launch<T, V, 2, S, B>(L, s);
+            case 4: return Family::template launch<T, V, 4, S, B>(L, s);
             default: return cudaErrorInvalidValue;
             }
         };
+        auto with_batch = [&](auto vec, auto smem) -> cudaError_t {
+            return L.args.rows != L.args.m ? with_unroll(vec, smem, std::true_type{})
+                                           : with_unroll(vec, smem, std::false_type{});
+        };
         using True = std::true_type;
         using False = std::false_type;
-        if (L.vector_loads) return L.x_in_smem ? with_unroll(True{}, True{}) : with_unroll(True{}, False{});
-        return L.x_in_smem ? with_unroll(False{}, True{}) : with_unroll(False{}, False{});
+        if (L.vector_loads) return L.x_in_smem ? with_batch(True{}, True{}) : with_batch(True{}, False{});
+        return L.x_in_smem ? with_batch(False{}, True{}) : with_batch(False{}, False{});
     });
 }
 
@@ -305,9 +334,10 @@ inline size_t x_smem_bytes(const RowLaunch &L) {
     return (b + 15) & ~size_t(15);
 }
 
-// Blocks along M: grid-stride beyond the hardware limit, so any M works.
+// Blocks along the rows (all products'): grid-stride beyond the hardware limit, so any M
+// and batch work.
 inline unsigned row_blocks(const RowArgs &a) {
-    int64_t b = (a.m + a.rows_per_block - 1) / a.rows_per_block;
+    int64_t b = (a.rows + a.rows_per_block - 1) / a.rows_per_block;
     return (unsigned)(b < 0x7fffffff ? b : 0x7fffffff);
 }
 

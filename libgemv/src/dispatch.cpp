@@ -1,7 +1,9 @@
 // The automatic dispatcher: the device's tuned table where it has an entry that runs the
-// problem, else a heuristic: threads per row from the row length (fit to measurements),
-// then wider rows (block per row) or split K until the whole GPU has work. The heuristic
-// chooses only deterministic variants, like cuBLAS's default atomics mode.
+// problem, else the heuristic of the problem's op. op N: threads per row from the row
+// length (fit to measurements), then wider rows (block per row) or split K until the whole
+// GPU has work. op T: a warp's width of 16-byte packs across the columns, row lanes under
+// it, then split-M until the GPU has a wave of blocks. The heuristics choose only
+// deterministic operations, like cuBLAS's default atomics mode.
 #include <algorithm>
 #include <cmath>
 
@@ -42,7 +44,7 @@ int scalar_threads_per_row(int64_t k) { return (int)std::clamp<int64_t>(pow2_flo
 // A row-kernel config for p threads a row: blocks of at least 128 threads; two loads in
 // flight once each thread has two (scalar rows: four once each has eight).
 gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) {
-    gemv_config_t c{};
+    gemv_config_t c = make_config(0, 0, 0, 0, 0, 0, 1);
     c.threads_per_row = p;
     c.rows_per_block = std::max(1, 128 / p);
     if (p <= 1) c.variant = GEMV_VARIANT_THREAD_PER_ROW;
@@ -61,10 +63,8 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
     return validate_config(c) == GEMV_STATUS_SUCCESS && can_implement(c, pb) == GEMV_STATUS_SUCCESS;
 }
 
-} // namespace
-
-gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
-    const int esz = (int)dtype_size(pb.dtype);
+gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
+    const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
@@ -76,24 +76,26 @@ gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
         // rows of at most 256 bytes (measured faster there than x through L1).
         const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
                           (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u) || (size_t)pb.k * esz <= 256);
-        int p = vec ? threads_per_row(loads, pb.dtype != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
-        // Few rows: more threads a row, while each keeps two loads or more.
-        if ((int64_t)pb.m * p < target_threads && loads > 2 * (int64_t)p) {
-            const int64_t want = target_threads / std::max<int64_t>(pb.m, 1);
+        int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
+        // Few rows (a batch counts all its rows): more threads a row, while each keeps two
+        // loads or more.
+        const int64_t rows = pb.m * pb.batch;
+        if (rows * p < target_threads && loads > 2 * (int64_t)p) {
+            const int64_t want = target_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
         gemv_config_t c = row_config(p, loads, vec, smem);
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
-        if ((int64_t)pb.m * p * 2 < target_threads && loads >= 4096) {
-            gemv_config_t s{};
+        if (rows * p * 2 < target_threads && loads >= 4096) {
+            gemv_config_t s = make_config(0, 0, 0, 0, 0, 0, 1);
             s.variant = GEMV_VARIANT_SPLITK_TWOPASS;
             s.threads_per_row = 256;
             s.rows_per_block = 1;
             s.unroll = 4;
             s.vector_loads = vec;
             s.x_in_smem = 0;
-            const int64_t by_gpu = target_threads / (std::max<int64_t>(pb.m, 1) * 256);
+            const int64_t by_gpu = target_threads / (std::max<int64_t>(rows, 1) * 256);
             const int64_t by_work = loads / (256 * 8); // >= 8 loads per thread per slice
             s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
@@ -109,6 +111,74 @@ gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
     return row_config(32, 1, false, false);
 }
 
+int pow2_ceil(int64_t v) {
+    int p = 1;
+    while (p < v && p < (1 << 30)) p <<= 1;
+    return p;
+}
+
+// op T. Each thread owns one pack of columns (16 bytes, or one element); c threads span a
+// tile's columns, r row lanes walk the rows under it, so a warp reads whole 512-byte runs
+// of a row and x[r] is one broadcast load. Blocks of 256 threads. Short outputs with long
+// reductions (few tiles) split the rows until a full wave of blocks runs (two-pass, so
+// the result stays deterministic); at least 8 rows a lane a slice keep the partials small.
+gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
+    const int esz = (int)dtype_size(pb.dtype());
+    for (int vec = 1; vec >= 0; --vec) {
+        const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
+        const int c_threads = std::min(32, pow2_ceil(packs));
+        int lanes = std::max(32 / c_threads, std::min(256 / c_threads, pow2_ceil(pb.m)));
+        const int64_t tiles = (packs + c_threads - 1) / c_threads;
+        const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
+        const int unroll = rows_per_lane >= 8 ? 4 : rows_per_lane >= 2 ? 2 : 1;
+        gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, vec, unroll, 0, 1);
+        const int64_t blocks = tiles * pb.batch;
+        const int64_t wave = (int64_t)std::max(sm_count, 1) * std::max(1, 2048 / (c_threads * lanes));
+        if (blocks < wave && rows_per_lane >= 16) {
+            gemv_config_t s = c;
+            s.variant = GEMV_VARIANT_T_SPLITM_TWOPASS;
+            s.split_k = std::clamp(pow2_floor(std::min<int64_t>(wave / blocks, rows_per_lane / 8)), 2, 256);
+            while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
+            if (s.split_k >= 2 && runs(s, pb)) return s;
+        }
+        if (runs(c, pb)) return c;
+    }
+    return make_config(GEMV_VARIANT_T_COLUMNS, 32, 8, 0, 1, 0, 1); // scalar: runs every op T problem
+}
+
+// A config moved into op's ranges: the nearest legal threads and rows, split-K on or off.
+gemv_config_t fit_to(const Operation &op, gemv_config_t c) {
+    const gemv_variant_info_t &v = op.info;
+    c.variant = v.variant;
+    c.threads_per_row = std::clamp(c.threads_per_row, v.threads_per_row_min, v.threads_per_row_max);
+    const int cap = max_block_threads(c.unroll);
+    int r = std::clamp(c.rows_per_block, v.rows_per_block_min, v.rows_per_block_max);
+    while ((int64_t)c.threads_per_row * r > cap && r > v.rows_per_block_min) r /= 2;
+    while (c.threads_per_row * r < 32 && r < v.rows_per_block_max) r *= 2;
+    c.rows_per_block = r;
+    c.split_k = std::clamp(c.split_k > 1 ? c.split_k : 8, v.split_k_min, v.split_k_max);
+    if (!v.stages_x) c.x_in_smem = 0;
+    return c;
+}
+
+} // namespace
+
+gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
+    return pb.op == GEMV_OP_T ? heuristic_columns(pb, sm_count) : heuristic_rows(pb, sm_count);
+}
+
+// An operation's default: the heuristic's own choice when it is this operation, else that
+// choice moved into the operation's ranges (a starting point for the tuner).
+gemv_config_t rows_default_config(const Operation &op, const Problem &pb, int sm_count) {
+    const gemv_config_t c = heuristic_rows(pb, sm_count);
+    return c.variant == op.info.variant ? c : fit_to(op, c);
+}
+
+gemv_config_t columns_default_config(const Operation &op, const Problem &pb, int sm_count) {
+    const gemv_config_t c = heuristic_columns(pb, sm_count);
+    return c.variant == op.info.variant ? c : fit_to(op, c);
+}
+
 namespace {
 
 // What a choice depends on. Eager loops repeat one shape: the thread's last choice is
@@ -117,13 +187,16 @@ namespace {
 struct ChoiceKey {
     const Table *table;
     int device;
+    gemv_op_t op;
     gemv_dtype_t dtype;
-    int64_t m, k, lda, incx, incy;
+    int64_t m, k, lda, incx, incy, batch, stride_a, stride_x, stride_y;
     unsigned low_bits; // A, x and y addresses mod 16
     size_t workspace_bytes;
     bool operator==(const ChoiceKey &o) const {
-        return table == o.table && device == o.device && dtype == o.dtype && m == o.m && k == o.k && lda == o.lda &&
-               incx == o.incx && incy == o.incy && low_bits == o.low_bits && workspace_bytes == o.workspace_bytes;
+        return table == o.table && device == o.device && op == o.op && dtype == o.dtype && m == o.m && k == o.k &&
+               lda == o.lda && incx == o.incx && incy == o.incy && batch == o.batch && stride_a == o.stride_a &&
+               stride_x == o.stride_x && stride_y == o.stride_y && low_bits == o.low_bits &&
+               workspace_bytes == o.workspace_bytes;
     }
 };
 
@@ -141,8 +214,9 @@ unsigned low4(const void *p) { return (unsigned)(reinterpret_cast<uintptr_t>(p) 
 
 gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table) {
     const Table *t = use_table ? device_table(device) : nullptr;
-    const ChoiceKey key{t, device, pb.dtype, pb.m, pb.k, pb.lda, pb.incx, pb.incy,
-                        low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8, pb.workspace ? pb.workspace_bytes : 0};
+    const ChoiceKey key{t, device, pb.op, pb.dtype(), pb.m, pb.k, pb.lda, pb.incx, pb.incy, pb.batch,
+                        pb.stride_a, pb.stride_x, pb.stride_y, low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8,
+                        pb.workspace ? pb.workspace_bytes : 0};
     LastChoice &last = t_last;
     if (!last.valid || !(last.key == key)) {
         last.key = key;

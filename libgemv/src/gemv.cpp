@@ -129,31 +129,44 @@ gemv_status_t current_device(int *device) {
     return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaGetDevice");
 }
 
-Problem make_problem(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A,
-                     int64_t lda, const void *x, int64_t incx, float beta, const void *y, int64_t incy,
-                     void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
+Problem make_problem(const gemv_args_t &a) {
     Problem pb{};
-    pb.op = op;
-    pb.dtype = dtype;
-    pb.m = m;
-    pb.k = k;
-    pb.lda = lda;
-    pb.alpha = alpha;
-    pb.beta = beta;
-    pb.A = A;
-    pb.x = x;
-    pb.y = const_cast<void *>(y);
-    pb.incx = incx;
-    pb.incy = incy;
+    pb.op = (gemv_op_t)a.op;
+    pb.a_type = pb.x_type = pb.y_type = (gemv_dtype_t)a.dtype;
+    pb.m = a.m;
+    pb.k = a.k;
+    pb.lda = a.lda;
+    pb.batch = a.batch > 1 ? a.batch : 1;
+    pb.stride_a = a.stride_a;
+    pb.stride_x = a.stride_x;
+    pb.stride_y = a.stride_y;
+    pb.alpha = a.alpha;
+    pb.beta = a.beta;
+    pb.A = a.A;
+    pb.x = a.x;
+    pb.y = a.y;
+    pb.incx = a.incx;
+    pb.incy = a.incy;
     // Reference BLAS: with a negative increment the vector starts at its far end.
-    const int64_t len_x = op == GEMV_OP_N ? k : m, len_y = op == GEMV_OP_N ? m : k;
-    const size_t esz = dtype_size(dtype);
-    pb.x_first = x ? static_cast<const char *>(x) + (incx < 0 ? -(len_x - 1) * incx * (int64_t)esz : 0) : nullptr;
-    pb.y_first = y ? static_cast<char *>(pb.y) + (incy < 0 ? -(len_y - 1) * incy * (int64_t)esz : 0) : nullptr;
-    pb.workspace = workspace;
-    pb.workspace_bytes = workspace ? workspace_bytes : 0;
-    pb.stream = reinterpret_cast<cudaStream_t>(stream);
+    const size_t esz = dtype_size(pb.dtype());
+    const int64_t nx = pb.len_x(), ny = pb.len_y();
+    pb.x_first = a.x ? static_cast<const char *>(a.x) + (a.incx < 0 && nx > 0 ? (nx - 1) * -a.incx * (int64_t)esz : 0)
+                     : nullptr;
+    pb.y_first = a.y ? static_cast<char *>(a.y) + (a.incy < 0 && ny > 0 ? (ny - 1) * -a.incy * (int64_t)esz : 0)
+                     : nullptr;
+    pb.workspace = a.workspace;
+    pb.workspace_bytes = a.workspace ? a.workspace_bytes : 0;
+    pb.stream = reinterpret_cast<cudaStream_t>(a.stream);
     return pb;
+}
+
+const char *dtype_name(gemv_dtype_t t) {
+    switch (t) {
+    case GEMV_DTYPE_F32: return "float32";
+    case GEMV_DTYPE_F16: return "float16";
+    case GEMV_DTYPE_BF16: return "bfloat16";
+    }
+    return "unknown";
 }
 
 namespace {
@@ -163,20 +176,58 @@ gemv_status_t invalid(const char *fmt, long long v) {
     return GEMV_STATUS_INVALID_VALUE;
 }
 
+using wide = __int128;
+constexpr wide kMaxBytes = INT64_MAX;
+
+// Bytes from the lowest to the highest element of n entries at step inc (0 when empty).
+wide span_bytes(int64_t n, int64_t inc, size_t esz) {
+    return n > 0 ? ((wide)(n - 1) * (inc < 0 ? -(wide)inc : (wide)inc) + 1) * (wide)esz : 0;
+}
+
 // Checks of values alone, before any pointer or the GPU is looked at.
-gemv_status_t check_values(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, int64_t lda, int64_t incx,
-                           int64_t incy) {
-    if (op != GEMV_OP_N && op != GEMV_OP_T) return invalid("op = %lld: must be GEMV_OP_N (0) or GEMV_OP_T (1)", (int)op);
-    if (dtype != GEMV_DTYPE_F32 && dtype != GEMV_DTYPE_F16 && dtype != GEMV_DTYPE_BF16)
-        return invalid("dtype = %lld: must be GEMV_DTYPE_F32, _F16 or _BF16", (int)dtype);
+gemv_status_t check_values(const gemv_args_t &a) {
+    if (a.op != GEMV_OP_N && a.op != GEMV_OP_T)
+        return invalid("op = %lld: must be GEMV_OP_N (0) or GEMV_OP_T (1)", a.op);
+    if (a.dtype != GEMV_DTYPE_F32 && a.dtype != GEMV_DTYPE_F16 && a.dtype != GEMV_DTYPE_BF16)
+        return invalid("dtype = %lld: must be GEMV_DTYPE_F32, _F16 or _BF16", a.dtype);
+    const int64_t m = a.m, k = a.k;
     if (m < 0) return invalid("m = %lld: must be >= 0", m);
     if (k < 0) return invalid("k = %lld: must be >= 0", k);
-    if (lda < (k > 1 ? k : 1)) {
-        set_error("lda = %lld: must be >= max(1, k) = %lld", (long long)lda, (long long)(k > 1 ? k : 1));
+    if (a.lda < (k > 1 ? k : 1)) {
+        set_error("lda = %lld: must be >= max(1, k) = %lld", (long long)a.lda, (long long)(k > 1 ? k : 1));
         return GEMV_STATUS_INVALID_VALUE;
     }
-    if (incx == 0) return invalid("incx = %lld: must be nonzero", incx);
-    if (incy == 0) return invalid("incy = %lld: must be nonzero", incy);
+    if (a.incx == 0) return invalid("incx = %lld: must be nonzero", a.incx);
+    if (a.incy == 0) return invalid("incy = %lld: must be nonzero", a.incy);
+    if (a.batch < 0) return invalid("batch = %lld: must be >= 0", a.batch);
+    // Every byte offset a kernel forms must fit in int64, batch strides included.
+    const size_t esz = dtype_size((gemv_dtype_t)a.dtype);
+    const int64_t nx = a.op == GEMV_OP_N ? k : m, ny = a.op == GEMV_OP_N ? m : k;
+    const wide extent_a = m > 0 && k > 0 ? ((wide)(m - 1) * a.lda + k) * (wide)esz : 0;
+    const wide extent_x = span_bytes(nx, a.incx, esz), extent_y = span_bytes(ny, a.incy, esz);
+    const int64_t batch = a.batch > 1 ? a.batch : 1;
+    const struct { const char *name; wide extent; int64_t stride; } ops[] = {
+        {"A", extent_a, a.stride_a}, {"x", extent_x, a.stride_x}, {"y", extent_y, a.stride_y}};
+    for (const auto &o : ops) {
+        const wide reach = o.extent + (batch > 1 ? span_bytes(batch, o.stride, esz) - (wide)esz : 0);
+        if (reach > kMaxBytes) {
+            set_error("%s spans more than 2^63 bytes (sizes, lda, increments%s)", o.name,
+                      batch > 1 ? ", batch and its stride" : "");
+            return GEMV_STATUS_INVALID_VALUE;
+        }
+    }
+    // Two products writing the same y would race: outputs must be disjoint, either as
+    // blocks (|stride_y| past one product's span) or interleaved (|incy| past the batch's
+    // span of stride_y, as in a transposed (batch, n) view).
+    if (batch > 1 && ny > 0) {
+        const wide sy = a.stride_y < 0 ? -(wide)a.stride_y : a.stride_y, iy = a.incy < 0 ? -(wide)a.incy : a.incy;
+        const bool blocks = sy * (wide)esz >= extent_y, interleaved = ny == 1 ? sy > 0 : sy > 0 && iy >= (wide)(batch - 1) * sy + 1;
+        if (!blocks && !interleaved) {
+            set_error("stride_y = %lld with incy = %lld: outputs of different products overlap", (long long)a.stride_y,
+                      (long long)a.incy);
+            return GEMV_STATUS_INVALID_VALUE;
+        }
+    }
     return GEMV_STATUS_SUCCESS;
 }
 
@@ -208,65 +259,99 @@ gemv_status_t check_device_pointer(const void *p, const char *name, int device) 
 }
 
 
-gemv_status_t run(uint32_t flags, const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha,
-                  const void *A, int64_t lda, const void *x, int64_t incx, float beta, void *y, int64_t incy,
-                  void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
-    clear_error();
-    gemv_status_t st = check_values(op, dtype, m, k, lda, incx, incy);
-    if (st != GEMV_STATUS_SUCCESS) return st;
-    if (config && (st = validate_config(*config)) != GEMV_STATUS_SUCCESS) return st;
-    if (op == GEMV_OP_T) {
-        set_error("op = GEMV_OP_T: the transpose is not implemented yet");
-        return GEMV_STATUS_NOT_SUPPORTED;
-    }
+gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
+    gemv_status_t st;
+    gemv_config_t c{};
+    if (config && ((st = read_config(config, &c)) != GEMV_STATUS_SUCCESS || (st = validate_config(c)) != GEMV_STATUS_SUCCESS))
+        return st;
     // Quick returns, as reference BLAS: nothing read or written.
-    if (m == 0 || k == 0 || (alpha == 0.f && beta == 1.f)) return GEMV_STATUS_SUCCESS;
-    const bool reads_ax = alpha != 0.f;
-    if (reads_ax && !A) return set_error("A is NULL"), GEMV_STATUS_INVALID_POINTER;
-    if (reads_ax && !x) return set_error("x is NULL"), GEMV_STATUS_INVALID_POINTER;
-    if (!y) return set_error("y is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (a.batch == 0 || a.m == 0 || a.k == 0 || (a.alpha == 0.f && a.beta == 1.f)) return GEMV_STATUS_SUCCESS;
+    const bool reads_ax = a.alpha != 0.f;
+    if (reads_ax && !a.A) return set_error("A is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (reads_ax && !a.x) return set_error("x is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (!a.y) return set_error("y is NULL"), GEMV_STATUS_INVALID_POINTER;
 
     int device = 0;
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
-    if ((st = check_stream_device(reinterpret_cast<cudaStream_t>(stream), device)) != GEMV_STATUS_SUCCESS) return st;
-    if (!(flags & GEMV_FLAG_TRUSTED_POINTERS)) {
-        if (reads_ax && (st = check_device_pointer(A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
-        if (reads_ax && (st = check_device_pointer(x, "x", device)) != GEMV_STATUS_SUCCESS) return st;
-        if ((st = check_device_pointer(y, "y", device)) != GEMV_STATUS_SUCCESS) return st;
-        if (workspace && workspace_bytes &&
-            (st = check_device_pointer(workspace, "workspace", device)) != GEMV_STATUS_SUCCESS)
+    if ((st = check_stream_device(reinterpret_cast<cudaStream_t>(a.stream), device)) != GEMV_STATUS_SUCCESS) return st;
+    if (!(a.flags & GEMV_FLAG_TRUSTED_POINTERS)) {
+        if (reads_ax && (st = check_device_pointer(a.A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
+        if (reads_ax && (st = check_device_pointer(a.x, "x", device)) != GEMV_STATUS_SUCCESS) return st;
+        if ((st = check_device_pointer(a.y, "y", device)) != GEMV_STATUS_SUCCESS) return st;
+        if (a.workspace && a.workspace_bytes &&
+            (st = check_device_pointer(a.workspace, "workspace", device)) != GEMV_STATUS_SUCCESS)
             return st;
     }
 
-    Problem pb =
-        make_problem(op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+    Problem pb = make_problem(a);
     pb.device = device;
     pb.pdl = pdl_supported(device);
     if (!reads_ax) { // y = beta*y; A and x are never read
-        cudaError_t e = launch_scale_y(dtype, pb.y_first, m, incy, beta, pb.stream, pb.pdl);
+        const OutputMap ymap{pb.y_first, pb.len_y(), pb.incy, pb.batch, pb.stride_y};
+        cudaError_t e = launch_scale_y(pb.dtype(), ymap, pb.beta, pb.stream, pb.pdl);
         return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "launching scale_y");
     }
-    gemv_config_t c;
     if (config) {
-        c = *config;
         if ((st = can_implement(c, pb)) != GEMV_STATUS_SUCCESS) return st;
         const size_t need = workspace_needed(c, pb);
         if (need > pb.workspace_bytes) {
-            set_error("%s needs %zu bytes of workspace for this shape; %zu given", variant_info(c.variant)->name,
+            set_error("%s needs %zu bytes of workspace for this problem; %zu given", variant_info(c.variant)->name,
                       need, pb.workspace_bytes);
             return GEMV_STATUS_INSUFFICIENT_WORKSPACE;
         }
     } else {
-        c = select_config(pb, device, !(flags & GEMV_FLAG_NO_TABLE), nullptr);
+        c = select_config(pb, device, !(a.flags & GEMV_FLAG_NO_TABLE), nullptr);
         clear_error();
     }
     return launch(c, pb);
 }
 
+gemv_args_t blas_args(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A, int64_t lda,
+                      int64_t stride_a, const void *x, int64_t incx, int64_t stride_x, float beta, void *y,
+                      int64_t incy, int64_t stride_y, int64_t batch, void *workspace, size_t workspace_bytes,
+                      gemv_stream_t stream) {
+    gemv_args_t a{};
+    a.struct_size = sizeof a;
+    a.op = op;
+    a.dtype = dtype;
+    a.m = m;
+    a.k = k;
+    a.alpha = alpha;
+    a.beta = beta;
+    a.A = A;
+    a.lda = lda;
+    a.x = x;
+    a.incx = incx;
+    a.y = y;
+    a.incy = incy;
+    a.workspace = workspace;
+    a.workspace_bytes = workspace_bytes;
+    a.stream = stream;
+    a.batch = batch;
+    a.stride_a = stride_a;
+    a.stride_x = stride_x;
+    a.stride_y = stride_y;
+    return a;
+}
+
+// Checked arguments, or the status of the first check that fails.
+gemv_status_t run_checked(const gemv_args_t &in, const gemv_config_t *config) {
+    clear_error();
+    gemv_args_t a;
+    const gemv_status_t st = read_args(&in, &a);
+    return st == GEMV_STATUS_SUCCESS ? run(a, config) : st;
+}
+
 } // namespace
 
-gemv_status_t check_args_values(const gemv_args_t *a) {
-    return check_values((gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, a->lda, a->incx, a->incy);
+gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out) {
+    // The first layout with struct_size is this one: nothing older to default from.
+    if (in->struct_size != sizeof(gemv_args_t)) {
+        set_error("args->struct_size = %zu: expected sizeof(gemv_args_t) = %zu", in->struct_size, sizeof(gemv_args_t));
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    *out = *in;
+    return check_values(*out);
 }
 
 } // namespace libgemv
@@ -303,6 +388,11 @@ gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info) {
     const gemv_variant_info_t *v = variant_info(index);
     if (!v) return invalid("index = %lld: not a registry index", index);
     if (!info) return set_error("info is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (info->struct_size != sizeof(gemv_variant_info_t)) {
+        set_error("info->struct_size = %zu: expected sizeof(gemv_variant_info_t) = %zu", info->struct_size,
+                  sizeof(gemv_variant_info_t));
+        return GEMV_STATUS_INVALID_VALUE;
+    }
     *info = *v;
     return GEMV_STATUS_SUCCESS;
 }
@@ -310,7 +400,16 @@ gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info) {
 gemv_status_t gemv(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A, int64_t lda,
                    const void *x, int64_t incx, float beta, void *y, int64_t incy, void *workspace,
                    size_t workspace_bytes, gemv_stream_t stream) {
-    return run(0, nullptr, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+    return run_checked(blas_args(op, dtype, m, k, alpha, A, lda, 0, x, incx, 0, beta, y, incy, 0, 1, workspace,
+                                 workspace_bytes, stream), nullptr);
+}
+
+gemv_status_t gemv_strided_batched(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A,
+                                   int64_t lda, int64_t stride_a, const void *x, int64_t incx, int64_t stride_x,
+                                   float beta, void *y, int64_t incy, int64_t stride_y, int64_t batch,
+                                   void *workspace, size_t workspace_bytes, gemv_stream_t stream) {
+    return run_checked(blas_args(op, dtype, m, k, alpha, A, lda, stride_a, x, incx, stride_x, beta, y, incy, stride_y,
+                                 batch, workspace, workspace_bytes, stream), nullptr);
 }
 
 gemv_status_t gemv_ex(const gemv_args_t *a, const gemv_config_t *config) {
@@ -319,8 +418,7 @@ gemv_status_t gemv_ex(const gemv_args_t *a, const gemv_config_t *config) {
         set_error("args is NULL");
         return GEMV_STATUS_INVALID_POINTER;
     }
-    return run(a->flags, config, (gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, a->alpha, a->A, a->lda, a->x,
-               a->incx, a->beta, a->y, a->incy, a->workspace, a->workspace_bytes, a->stream);
+    return run_checked(*a, config);
 }
 
 gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
@@ -332,42 +430,55 @@ gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op, gemv_d
         set_error("config is NULL");
         return GEMV_STATUS_INVALID_POINTER;
     }
-    return run(0, config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, workspace_bytes, stream);
+    return run_checked(blas_args(op, dtype, m, k, alpha, A, lda, 0, x, incx, 0, beta, y, incy, 0, 1, workspace,
+                                 workspace_bytes, stream), config);
 }
 
-gemv_status_t gemv_check_config(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k,
-                                const void *A, int64_t lda, const void *x, int64_t incx, const void *y,
-                                int64_t incy) {
+namespace {
+
+// The problem of args with a stand-in workspace pointer: only its size matters to the
+// registry and the dispatcher. Checks args first.
+gemv_status_t problem_of(const gemv_args_t *in, Problem *pb) {
+    if (!in) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
+    gemv_args_t a;
+    gemv_status_t st = read_args(in, &a);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    if (!a.workspace && a.workspace_bytes) a.workspace = reinterpret_cast<void *>(uintptr_t(256));
+    *pb = make_problem(a);
+    return GEMV_STATUS_SUCCESS;
+}
+
+} // namespace
+
+gemv_status_t gemv_check_config(const gemv_config_t *config, const gemv_args_t *args) {
     clear_error();
     if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
-    gemv_status_t st = check_values(op, dtype, m, k, lda, incx, incy);
-    if (st == GEMV_STATUS_SUCCESS) st = validate_config(*config);
-    if (st != GEMV_STATUS_SUCCESS) return st;
-    const Problem pb = make_problem(op, dtype, m, k, 1.f, A, lda, x, incx, 0.f, y, incy, nullptr, 0, nullptr);
-    return can_implement(*config, pb);
+    gemv_config_t c;
+    Problem pb;
+    gemv_status_t st = problem_of(args, &pb);
+    if (st == GEMV_STATUS_SUCCESS) st = read_config(config, &c);
+    if (st == GEMV_STATUS_SUCCESS) st = validate_config(c);
+    return st == GEMV_STATUS_SUCCESS ? can_implement(c, pb) : st;
 }
 
-size_t gemv_workspace_size(const gemv_config_t *config, gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k) {
+size_t gemv_workspace_size(const gemv_config_t *config, const gemv_args_t *args) {
     clear_error();
-    if (check_values(op, dtype, m, k, k > 1 ? k : 1, 1, 1) != GEMV_STATUS_SUCCESS) return 0;
-    const Problem pb = make_problem(op, dtype, m, k, 1.f, nullptr, k, nullptr, 1, 0.f, nullptr, 1, nullptr, 0, nullptr);
-    if (config) return validate_config(*config) == GEMV_STATUS_SUCCESS ? workspace_needed(*config, pb) : 0;
-    return GEMV_WORKSPACE_RECOMMENDED_BYTES;
+    Problem pb;
+    if (problem_of(args, &pb) != GEMV_STATUS_SUCCESS) return 0;
+    if (!config) return GEMV_WORKSPACE_RECOMMENDED_BYTES;
+    gemv_config_t c;
+    if (read_config(config, &c) != GEMV_STATUS_SUCCESS || validate_config(c) != GEMV_STATUS_SUCCESS) return 0;
+    return workspace_needed(c, pb);
 }
 
 gemv_status_t gemv_select_config_ex(const gemv_args_t *a, gemv_config_t *config, int32_t *from_table) {
     clear_error();
-    if (!a) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
-    gemv_status_t st = check_args_values(a);
+    Problem pb;
+    gemv_status_t st = problem_of(a, &pb);
     if (st != GEMV_STATUS_SUCCESS) return st;
-    if (a->op == GEMV_OP_T) return set_error("op = GEMV_OP_T: the transpose is not implemented yet"), GEMV_STATUS_NOT_SUPPORTED;
     int device = 0;
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
-    // A non-NULL stand-in: only the workspace size matters to the dispatcher.
-    void *ws = a->workspace ? a->workspace : a->workspace_bytes ? reinterpret_cast<void *>(uintptr_t(256)) : nullptr;
-    const Problem pb = make_problem((gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, 1.f, a->A, a->lda, a->x,
-                                    a->incx, 0.f, a->y, a->incy, ws, a->workspace_bytes, nullptr);
     bool tabled = false;
     *config = select_config(pb, device, !(a->flags & GEMV_FLAG_NO_TABLE), &tabled);
     if (from_table) *from_table = tabled;
@@ -378,9 +489,28 @@ gemv_status_t gemv_select_config_ex(const gemv_args_t *a, gemv_config_t *config,
 gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, const void *A, int64_t lda,
                                  const void *x, int64_t incx, const void *y, int64_t incy, size_t workspace_bytes,
                                  gemv_config_t *config) {
-    const gemv_args_t a{op, dtype, m, k, 1.f, 0.f, A, lda, x, incx, const_cast<void *>(y), incy, nullptr,
-                        workspace_bytes, nullptr, 0};
+    const gemv_args_t a = blas_args(op, dtype, m, k, 1.f, A, lda, 0, x, incx, 0, 0.f, const_cast<void *>(y), incy, 0,
+                                    1, nullptr, workspace_bytes, nullptr);
     return gemv_select_config_ex(&a, config, nullptr);
+}
+
+gemv_status_t gemv_default_config(int variant, const gemv_args_t *args, gemv_config_t *config) {
+    clear_error();
+    const Operation *op = operation(variant);
+    if (!op) return invalid("variant = %lld: not a variant id", variant);
+    if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
+    Problem pb;
+    gemv_status_t st = problem_of(args, &pb);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    if (!op->serves(pb)) {
+        set_error("%s does not serve this problem", op->info.name);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    int device = 0;
+    if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+    *config = op->default_config(*op, pb, sm_count(device));
+    clear_error();
+    return GEMV_STATUS_SUCCESS;
 }
 
 // ---- device helpers ----------------------------------------------------------------

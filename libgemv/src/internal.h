@@ -1,6 +1,7 @@
 // Internal types shared by the entry points, the registry and the kernel launchers.
 // Data flows: gemv.cpp (checks, quick returns) -> dispatch.cpp (config) ->
-// registry.cpp (legality, launch plan) -> one family's launcher (*.cu) -> kernel.
+// registry.cpp (the operations: legality, workspace, launch plan) -> one family's
+// launcher (*.cu) -> kernel.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,15 +10,20 @@
 #include <string>
 
 #include "gemv.h"
+#include "gemv_experimental.h"
 
 namespace libgemv {
 
-// One validated call. x_first / y_first point at logical element 0, so element j is
-// x_first[j * incx] for either sign of incx (reference-BLAS order).
+// One validated call: the problem descriptor (what the registry, the dispatcher and the
+// tuned table are keyed by: op, operand types, batch) plus the call's pointers and scalars.
+// x_first / y_first point at logical element 0 of product 0, so element j of product b
+// is x_first[b * stride_x + j * incx] for either sign of incx (reference-BLAS order).
 struct Problem {
     gemv_op_t op;
-    gemv_dtype_t dtype;
+    gemv_dtype_t a_type, x_type, y_type; // storage type of each operand (all equal today)
     int64_t m, k, lda;
+    int64_t batch;                        // >= 1
+    int64_t stride_a, stride_x, stride_y; // elements; only read when batch > 1
     float alpha, beta;
     const void *A;
     const void *x, *x_first;
@@ -28,6 +34,11 @@ struct Problem {
     cudaStream_t stream;
     int device;
     bool pdl; // launch with programmatic dependent launch (see common.cuh)
+
+    gemv_dtype_t dtype() const { return a_type; }
+    int64_t len_x() const { return op == GEMV_OP_N ? k : m; }
+    int64_t len_y() const { return op == GEMV_OP_N ? m : k; }
+    bool batched() const { return batch > 1; }
 };
 
 // What the row kernels do with a row's dot product.
@@ -37,13 +48,17 @@ enum class Epilogue : int {
     kPartial = 2, // acc[slice*m + row] = dot (unscaled, reduced later in fixed order)
 };
 
-// Arguments of one row-kernel launch (both families), passed by value.
+// Arguments of one row-kernel launch (both families), passed by value. A batch is
+// batch * m rows: row g is row g % m of product g / m (so a block may serve several
+// small matrices); partial sums are indexed by g.
 struct RowArgs {
     const void *A;
-    const void *x; // logical element 0
-    void *y;       // logical element 0
+    const void *x; // logical element 0 of product 0
+    void *y;       // logical element 0 of product 0
     float *acc;    // fp32 target of kAtomic / kPartial
     int64_t m, k, lda, incx, incy, acc_inc;
+    int64_t rows;                         // m * batch
+    int64_t stride_a, stride_x, stride_y; // elements between products (batch > 1)
     int64_t k_chunk; // K elements per slice (k when not split)
     float alpha, beta;
     int p_log2;         // threads per row = 1 << p_log2
@@ -83,16 +98,47 @@ constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
 // Split-K slices are multiples of this many elements, so slices keep 16-byte alignment.
 constexpr int64_t kSliceGranule = 8;
 
-// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, epilogue.cu).
+// Where a batch of outputs lives: n entries a product at incy, products stride_y apart;
+// output g (0 <= g < n * batch) is entry g % n of product g / n.
+struct OutputMap {
+    void *y_first;
+    int64_t n, incy, batch, stride_y;
+};
+
+// Arguments of one op-T (column) kernel launch. A block owns a tile of columns
+// (threads_per_row threads across it, each one pack wide) and a slice of rows
+// (rows_per_block row lanes); split-M slices write partials acc[(slice * batch + b) * k + j].
+struct ColumnArgs {
+    const void *A;
+    const void *x; // logical element 0 of product 0
+    void *y;       // logical element 0 of product 0
+    float *acc;    // partials when splits > 1
+    int64_t m, k, lda, incx, incy, batch, stride_a, stride_x, stride_y;
+    int64_t m_chunk; // rows per slice
+    int64_t tiles;   // column tiles
+    float alpha, beta;
+    int c_log2; // threads across the tile's columns = 1 << c_log2
+    int row_lanes;
+    int pdl;
+};
+
+struct ColumnLaunch {
+    gemv_dtype_t dtype;
+    bool vector_loads;
+    int unroll;
+    int splits; // row slices (grid.y)
+    ColumnArgs args;
+};
+
+// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, columns.cu, epilogue.cu).
 cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
-// y = beta*y (y = 0 when beta == 0), m strided elements.
-cudaError_t launch_scale_y(gemv_dtype_t dtype, void *y_first, int64_t m, int64_t incy,
-                           float beta, cudaStream_t stream, bool pdl);
-// y = alpha * sum_{s<splits} acc[s*m + i] + beta*y, summed in slice order.
-cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, int64_t m,
-                                 float alpha, float beta, void *y_first, int64_t incy,
-                                 cudaStream_t stream, bool pdl);
+cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t stream);
+// y = beta*y (y = 0 when beta == 0) over every output of the map.
+cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t stream, bool pdl);
+// y_g = alpha * sum_{s<splits} acc[s*G + g] + beta*y_g (G = n * batch), summed in slice order.
+cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, const OutputMap &y,
+                                 float alpha, float beta, cudaStream_t stream, bool pdl);
 
 // Streaming-read kernel of the bandwidth ceiling (read_ceiling.cu).
 cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t stream,
@@ -102,12 +148,34 @@ cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int
 void set_error(const char *fmt, ...);
 void clear_error();
 
-// The registry (registry.cpp).
+// The registry (registry.cpp): one Operation an entry. Each owns its description (name,
+// the problems it serves, parameter ranges), its legality rule, its workspace size, its
+// default config and its launch; everything else iterates the list.
+struct Operation {
+    gemv_variant_info_t info;
+    // can_implement for a range-valid config and a problem the operation serves:
+    // SUCCESS or NOT_SUPPORTED (detail set).
+    gemv_status_t (*can_implement)(const Operation &op, const gemv_config_t &c, const Problem &pb);
+    size_t (*workspace)(const Operation &op, const gemv_config_t &c, const Problem &pb);
+    // Queue the kernels on pb.stream; c has passed can_implement.
+    gemv_status_t (*launch)(const Operation &op, const gemv_config_t &c, const Problem &pb);
+    // The heuristic's config of this operation for pb, within its ranges (it may still
+    // not run pb: callers ask can_implement).
+    gemv_config_t (*default_config)(const Operation &op, const Problem &pb, int sm_count);
+    int split_mode; // 0 none, 1 atomic, 2 two-pass (for the row operations)
+
+    bool serves(const Problem &pb) const; // op, storage types, batch
+};
+
 int variant_count();
+const Operation *operation(int variant);
 const gemv_variant_info_t *variant_info(int variant);
+// A config as the library reads it: struct_size checked, fields beyond it defaulted.
+gemv_status_t read_config(const gemv_config_t *in, gemv_config_t *out);
+gemv_config_t make_config(int variant, int p, int rows, int vec, int unroll, int smem, int split);
 // Range checks of config against its variant: SUCCESS or INVALID_VALUE (detail set).
 gemv_status_t validate_config(const gemv_config_t &c);
-// can_implement for a range-valid config: SUCCESS or NOT_SUPPORTED (detail set).
+// Whether the config's operation serves pb, and can_implement: SUCCESS or NOT_SUPPORTED.
 gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb);
 size_t workspace_needed(const gemv_config_t &c, const Problem &pb);
 // Queue the config's kernels on pb.stream; the config must have passed can_implement.
@@ -128,19 +196,25 @@ bool pdl_supported(int device);
 // overrides the default 64 (0: no prefetch); read once.
 int prefetch_kb_per_sm();
 
-// The checks of values alone (sizes, lda, increments, enums) of a gemv_args_t (gemv.cpp).
-gemv_status_t check_args_values(const gemv_args_t *a);
+// A gemv_args_t as the library reads it: struct_size checked (INVALID_VALUE, detail set),
+// then the checks of values alone (sizes, lda, increments, batch, strides, enums).
+gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out);
 
-// One Problem from the arguments of a call (gemv.cpp); no checks.
-Problem make_problem(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A,
-                     int64_t lda, const void *x, int64_t incx, float beta, const void *y, int64_t incy,
-                     void *workspace, size_t workspace_bytes, gemv_stream_t stream);
+// One Problem from checked arguments (gemv.cpp); no checks.
+Problem make_problem(const gemv_args_t &a);
+
+// The storage type's name ("float32", ...), for messages and tables.
+const char *dtype_name(gemv_dtype_t t);
 
 // The dispatcher (dispatch.cpp): always returns a config that can_implement accepts and
 // whose workspace fits. The device's tuned table decides where it has an entry that runs
 // the problem (unless use_table is false), else the heuristic.
 gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table);
+// The heuristic of pb's op; it always returns a config that runs pb within its workspace.
 gemv_config_t heuristic_config(const Problem &pb, int sm_count);
+// The operations' default configs (Operation::default_config), from the same heuristics.
+gemv_config_t rows_default_config(const Operation &op, const Problem &pb, int sm_count);
+gemv_config_t columns_default_config(const Operation &op, const Problem &pb, int sm_count);
 
 // Tuned tables: the format and the nearest-shape lookup (table.cpp); which table each
 // device uses, found once per device (table_loader.cpp). Tables are immutable once read.
@@ -151,8 +225,8 @@ const gemv_table_fingerprint_t &table_fingerprint(const Table &t);
 const char *table_path(const Table &t);
 // SUCCESS or TABLE_MISMATCH (detail names the difference).
 gemv_status_t check_table(const Table &t, const gemv_device_props_t &props);
-// The config of the nearest entry (log2 M, log2 K) of pb's dtype that can run pb within its
-// workspace; false when none can.
+// The config of the nearest entry (log2 M, log2 K) of pb's descriptor (op, dtype, batched,
+// row kind) that can run pb within its workspace; false when none can.
 bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance);
 // The table device dispatches with (nullptr: none); the first call per device finds it.
 const Table *device_table(int device);

@@ -1,6 +1,8 @@
-// The variant registry: the one list of variants, their parameter ranges, the
-// can_implement rule and the launch plan of each. The dispatcher, the C ABI enumeration
-// (and through it pygemv, the tuner, the tests and the benchmark) all read this table.
+// The registry: the one list of operations. Each entry is an Operation (internal.h): its
+// description (name, the problems it serves, parameter ranges), can_implement, workspace
+// size, default config and launch. The dispatcher, the table, the C ABI enumeration (and
+// through it pygemv, the tuner, the tests and the benchmark) all iterate this list; a new
+// kernel family registers here and nowhere else.
 #include <algorithm>
 
 #include "internal.h"
@@ -9,37 +11,10 @@ namespace libgemv {
 
 namespace {
 
-enum SplitMode { kNoSplit, kSplitAtomic, kSplitTwoPass };
-
-struct Entry {
-    gemv_variant_info_t info;
-    SplitMode split;
-};
+enum SplitMode { kNoSplit = 0, kSplitAtomic = 1, kSplitTwoPass = 2 };
 
 constexpr int kUnroll124 = (1 << 1) | (1 << 2) | (1 << 4);
-
-// clang-format off
-const Entry kRegistry[GEMV_VARIANT_COUNT] = {
-    {{GEMV_VARIANT_THREAD_PER_ROW, "thread_per_row",
-      "one thread a row; the naive baseline, good for tiny K",
-      1, 1, 32, 1024, 1, 1, kUnroll124, 1, 0}, kNoSplit},
-    {{GEMV_VARIANT_ROWS_PER_WARP, "rows_per_warp",
-      "p = 2..16 threads a row, several rows a warp, shuffle reduction",
-      2, 16, 2, 512, 1, 1, kUnroll124, 1, 0}, kNoSplit},
-    {{GEMV_VARIANT_WARP_PER_ROW, "warp_per_row",
-      "one warp a row, shuffle reduction",
-      32, 32, 1, 32, 1, 1, kUnroll124, 1, 0}, kNoSplit},
-    {{GEMV_VARIANT_BLOCK_PER_ROW, "block_per_row",
-      "p = 64..1024 threads a row, shuffle then shared-memory reduction",
-      64, 1024, 1, 16, 1, 1, kUnroll124, 1, 0}, kNoSplit},
-    {{GEMV_VARIANT_SPLITK_ATOMIC, "splitk_atomic",
-      "K split over blocks, slice sums added with fp32 atomics (not deterministic)",
-      1, 1024, 1, 1024, 2, 1024, kUnroll124, 0, 1}, kSplitAtomic},
-    {{GEMV_VARIANT_SPLITK_TWOPASS, "splitk_twopass",
-      "K split over blocks, slice partials reduced in fixed order by a second kernel",
-      1, 1024, 1, 1024, 2, 1024, kUnroll124, 1, 1}, kSplitTwoPass},
-};
-// clang-format on
+constexpr uint32_t kAllTypes = (1u << GEMV_DTYPE_F32) | (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16);
 
 bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -50,6 +25,13 @@ int log2_int(int v) {
 }
 
 bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
+bool bytes16(int64_t elements, size_t esz) { return ((uint64_t)elements * esz) % 16 == 0; }
+
+// Every row of every product starts 16-byte aligned.
+bool rows_aligned16(const Problem &pb) {
+    const size_t esz = dtype_size(pb.dtype());
+    return aligned16(pb.A) && (pb.m <= 1 || bytes16(pb.lda, esz)) && (!pb.batched() || bytes16(pb.stride_a, esz));
+}
 
 // Elements per K slice for s requested slices: a multiple of kSliceGranule, so every
 // slice starts 16-byte aligned when the row does.
@@ -61,13 +43,272 @@ int64_t slice_len(int64_t k, int s) {
 
 int slices(int64_t k, int64_t len) { return (int)((k + len - 1) / len); }
 
+OutputMap output_map(const Problem &pb) { return {pb.y_first, pb.len_y(), pb.incy, pb.batch, pb.stride_y}; }
+
+// ---- op N: the row operations (rowgroup.cu, rowblock.cu) -------------------------------
+
+gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const char *name = op.info.name;
+    const size_t esz = dtype_size(pb.dtype());
+    const int64_t chunk = op.split_mode == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
+    if (c.vector_loads) {
+        if (!rows_aligned16(pb)) {
+            set_error("%s with vector_loads needs A and every row 16-byte aligned (A = %p, lda = %lld%s)", name, pb.A,
+                      (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+        if (!c.x_in_smem && (pb.incx != 1 || !aligned16(pb.x) || (pb.batched() && !bytes16(pb.stride_x, esz)))) {
+            set_error("%s with vector_loads and x read from global memory needs incx == 1 and x 16-byte aligned "
+                      "(x = %p, incx = %lld%s); stage x in shared memory instead",
+                      name, pb.x, (long long)pb.incx, pb.batched() ? ", and stride_x" : "");
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+    }
+    if (c.x_in_smem) {
+        if ((size_t)chunk * esz > max_x_smem_bytes(c.threads_per_row)) {
+            set_error("%s with x_in_smem: a slice of x is %lld bytes, more than the %zu a block may stage", name,
+                      (long long)(chunk * esz), max_x_smem_bytes(c.threads_per_row));
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+        // A block stages one x and walks rows of several products: only one x may exist.
+        if (pb.batched() && pb.stride_x != 0) {
+            set_error("%s with x_in_smem needs one x for the whole batch (stride_x == 0)", name);
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+// fp32 atomics add straight into a single fp32 y; otherwise into an fp32 accumulator.
+bool atomic_into_y(const Problem &pb) { return pb.dtype() == GEMV_DTYPE_F32 && !pb.batched(); }
+
+size_t rows_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const size_t rows = (size_t)pb.m * (size_t)pb.batch;
+    switch (op.split_mode) {
+    case kSplitTwoPass: return (size_t)slices(pb.k, slice_len(pb.k, c.split_k)) * rows * sizeof(float);
+    case kSplitAtomic: return atomic_into_y(pb) ? 0 : rows * sizeof(float);
+    default: return 0;
+    }
+}
+
+gemv_status_t launch_failed(const Operation &op, cudaError_t err) {
+    cudaGetLastError(); // launch errors are not sticky: leave none behind
+    set_error("launching %s failed: %s (%s)", op.info.name, cudaGetErrorString(err), cudaGetErrorName(err));
+    return GEMV_STATUS_CUDA_ERROR;
+}
+
+gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const int split = op.split_mode;
+    const size_t esz = dtype_size(pb.dtype());
+    RowLaunch L{};
+    L.dtype = pb.dtype();
+    L.vector_loads = c.vector_loads != 0;
+    L.unroll = c.unroll;
+    L.x_in_smem = c.x_in_smem != 0;
+    RowArgs &a = L.args;
+    a.A = pb.A;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.lda = pb.lda;
+    a.incx = pb.incx;
+    a.incy = pb.incy;
+    a.rows = pb.m * pb.batch;
+    a.stride_a = pb.batched() ? pb.stride_a : 0;
+    a.stride_x = pb.batched() ? pb.stride_x : 0;
+    a.stride_y = pb.batched() ? pb.stride_y : 0;
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+    a.p_log2 = log2_int(c.threads_per_row);
+    a.rows_per_block = c.rows_per_block;
+    a.k_chunk = split == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
+    L.splits = slices(pb.k, a.k_chunk);
+    // PDL (see common.cuh) pays where the grid is one wave or its blocks are long; with
+    // many short blocks it was measured slower (fp16 65536x256, 2 KiB a block, 16384
+    // blocks: 20.7 us with PDL, 13.5 us without), so such grids launch without it.
+    const int threads = a.rows_per_block << a.p_log2;
+    const int blocks_per_sm = std::clamp(2048 / threads, 1, 32); // resident at most (sm_90)
+    const int64_t first_wave = (int64_t)sm_count(pb.device) * blocks_per_sm;
+    const int64_t blocks = (a.rows + a.rows_per_block - 1) / a.rows_per_block * L.splits;
+    const bool pdl = pb.pdl && (blocks <= first_wave || (int64_t)a.rows_per_block * a.k_chunk * (int64_t)esz >= 4096);
+    L.pdl = pdl;
+    a.pdl = pdl;
+    if (pdl && prefetch_kb_per_sm() > 0 && !pb.batched()) {
+        // Only blocks of the first wave start early under PDL; later blocks would fetch
+        // the same lines twice, once as prefetch. Block-per-row kernels take the full
+        // amount, the row-group kernels (short rows) half: measured best of 16/32/64 KiB.
+        // At most half of a block's first step: a prefetch still in flight when the block's
+        // own load comes may read the line twice (fp16 2048x2048, 128x1 blocks: whole-row
+        // prefetch 5.3 us, half-row 4.8 us, none 4.8 us). The prefetch addresses rows of
+        // product 0 only, so batches skip it.
+        const int kb = c.threads_per_row > 32 ? prefetch_kb_per_sm() : prefetch_kb_per_sm() / 2;
+        const int64_t step_lines = a.rows_per_block * ((a.k_chunk * (int64_t)esz + 127) / 128);
+        a.prefetch_lines = (int)std::max<int64_t>(1, std::min<int64_t>(kb * 1024 / 128 / blocks_per_sm, step_lines / 2));
+        a.prefetch_blocks = first_wave;
+    }
+
+    const OutputMap ymap = output_map(pb);
+    cudaError_t err = cudaSuccess;
+    float *ws = static_cast<float *>(pb.workspace);
+    switch (split) {
+    case kNoSplit: a.epilogue = Epilogue::kStore; break;
+    case kSplitTwoPass:
+        a.epilogue = Epilogue::kPartial;
+        a.acc = ws;
+        break;
+    case kSplitAtomic:
+        a.epilogue = Epilogue::kAtomic;
+        if (atomic_into_y(pb)) {
+            // Accumulate straight into y once beta has been applied to it.
+            a.acc = static_cast<float *>(pb.y_first);
+            a.acc_inc = pb.incy;
+            if (pb.beta != 1.f) err = launch_scale_y(pb.dtype(), ymap, pb.beta, pb.stream, pb.pdl);
+        } else {
+            // fp16/bf16 atomics would round every add: accumulate in fp32, convert once.
+            a.acc = ws;
+            a.acc_inc = 1;
+            err = cudaMemsetAsync(ws, 0, (size_t)a.rows * sizeof(float), pb.stream);
+        }
+        break;
+    }
+    if (err == cudaSuccess) err = c.threads_per_row <= 32 ? launch_rowgroup(L, pb.stream) : launch_rowblock(L, pb.stream);
+    if (err == cudaSuccess && split == kSplitTwoPass)
+        err = launch_splitk_reduce(pb.dtype(), ws, L.splits, ymap, pb.alpha, pb.beta, pb.stream, pb.pdl);
+    if (err == cudaSuccess && split == kSplitAtomic && !atomic_into_y(pb))
+        err = launch_splitk_reduce(pb.dtype(), ws, 1, ymap, 1.f, pb.beta, pb.stream, pb.pdl);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
+// ---- op T: the column operations (columns.cu) --------------------------------------------
+
+// Rows per split-M slice: whole multiples of the row lanes times the unroll, so every
+// thread of a slice but the last runs full unrolled steps.
+int64_t row_slice_len(int64_t m, int s, int step) {
+    int64_t len = (m + s - 1) / s;
+    len = (len + step - 1) / step * step;
+    return std::max<int64_t>(1, std::min(len, m));
+}
+
+gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    if (c.vector_loads && !rows_aligned16(pb)) {
+        set_error("%s with vector_loads needs A and every row 16-byte aligned (A = %p, lda = %lld%s)", op.info.name,
+                  pb.A, (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+int column_slices(const gemv_config_t &c, const Problem &pb) {
+    return slices(pb.m, row_slice_len(pb.m, c.split_k, c.rows_per_block * c.unroll));
+}
+
+size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    if (op.split_mode != kSplitTwoPass) return 0;
+    return (size_t)column_slices(c, pb) * (size_t)pb.k * (size_t)pb.batch * sizeof(float);
+}
+
+gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    ColumnLaunch L{};
+    L.dtype = pb.dtype();
+    L.vector_loads = c.vector_loads != 0;
+    L.unroll = c.unroll;
+    ColumnArgs &a = L.args;
+    a.A = pb.A;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.lda = pb.lda;
+    a.incx = pb.incx;
+    a.incy = pb.incy;
+    a.batch = pb.batch;
+    a.stride_a = pb.batched() ? pb.stride_a : 0;
+    a.stride_x = pb.batched() ? pb.stride_x : 0;
+    a.stride_y = pb.batched() ? pb.stride_y : 0;
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+    a.c_log2 = log2_int(c.threads_per_row);
+    a.row_lanes = c.rows_per_block;
+    const int64_t cols_per_tile = (int64_t)c.threads_per_row * (c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1);
+    a.tiles = (pb.k + cols_per_tile - 1) / cols_per_tile;
+    a.m_chunk = op.split_mode == kSplitTwoPass ? row_slice_len(pb.m, c.split_k, c.rows_per_block * c.unroll) : pb.m;
+    L.splits = slices(pb.m, a.m_chunk);
+    a.acc = op.split_mode == kSplitTwoPass ? static_cast<float *>(pb.workspace) : nullptr;
+    a.pdl = pb.pdl;
+    cudaError_t err = launch_columns(L, pb.stream);
+    if (err == cudaSuccess && a.acc)
+        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
+// clang-format off
+// x_in_smem is open to the row operations alone: the column kernels read each x[r] once
+// a row, as a broadcast.
+#define INFO(id, name, desc, pmin, pmax, rmin, rmax, smin, smax, det, ws, op) \
+    {sizeof(gemv_variant_info_t), id, name, desc, pmin, pmax, rmin, rmax, smin, smax, kUnroll124, det, ws, op, \
+     kAllTypes, 1, op == GEMV_OP_N}
+const Operation kRegistry[GEMV_VARIANT_COUNT] = {
+    {INFO(GEMV_VARIANT_THREAD_PER_ROW, "thread_per_row", "op N: one thread a row; the naive baseline, good for tiny K",
+          1, 1, 32, 1024, 1, 1, 1, 0, GEMV_OP_N),
+     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
+    {INFO(GEMV_VARIANT_ROWS_PER_WARP, "rows_per_warp", "op N: p = 2..16 threads a row, several rows a warp, shuffle reduction",
+          2, 16, 2, 512, 1, 1, 1, 0, GEMV_OP_N),
+     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
+    {INFO(GEMV_VARIANT_WARP_PER_ROW, "warp_per_row", "op N: one warp a row, shuffle reduction",
+          32, 32, 1, 32, 1, 1, 1, 0, GEMV_OP_N),
+     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
+    {INFO(GEMV_VARIANT_BLOCK_PER_ROW, "block_per_row", "op N: p = 64..1024 threads a row, shuffle then shared-memory reduction",
+          64, 1024, 1, 16, 1, 1, 1, 0, GEMV_OP_N),
+     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
+    {INFO(GEMV_VARIANT_SPLITK_ATOMIC, "splitk_atomic", "op N: K split over blocks, slice sums added with fp32 atomics (not deterministic)",
+          1, 1024, 1, 1024, 2, 1024, 0, 1, GEMV_OP_N),
+     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kSplitAtomic},
+    {INFO(GEMV_VARIANT_SPLITK_TWOPASS, "splitk_twopass", "op N: K split over blocks, slice partials reduced in fixed order by a second kernel",
+          1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_N),
+     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kSplitTwoPass},
+    {INFO(GEMV_VARIANT_T_COLUMNS, "t_columns", "op T: c threads across a tile of columns, r row lanes; rows read coalesced, x[r] broadcast",
+          1, 1024, 1, 1024, 1, 1, 1, 0, GEMV_OP_T),
+     columns_can_implement, columns_workspace, columns_launch, columns_default_config, kNoSplit},
+    {INFO(GEMV_VARIANT_T_SPLITM_TWOPASS, "t_splitm_twopass", "op T: rows split over blocks (split-M), column partials reduced in fixed order",
+          1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_T),
+     columns_can_implement, columns_workspace, columns_launch, columns_default_config, kSplitTwoPass},
+};
+#undef INFO
+// clang-format on
+
 } // namespace
+
+bool Operation::serves(const Problem &pb) const {
+    return pb.op == info.op && pb.a_type == pb.x_type && pb.x_type == pb.y_type &&
+           ((info.dtype_mask >> pb.a_type) & 1u) && (info.batched || !pb.batched());
+}
 
 int variant_count() { return GEMV_VARIANT_COUNT; }
 
-const gemv_variant_info_t *variant_info(int variant) {
+const Operation *operation(int variant) {
     if (variant < 0 || variant >= GEMV_VARIANT_COUNT) return nullptr;
-    return &kRegistry[variant].info;
+    return &kRegistry[variant];
+}
+
+const gemv_variant_info_t *variant_info(int variant) {
+    const Operation *op = operation(variant);
+    return op ? &op->info : nullptr;
+}
+
+gemv_config_t make_config(int variant, int p, int rows, int vec, int unroll, int smem, int split) {
+    return gemv_config_t{sizeof(gemv_config_t), variant, p, rows, vec, unroll, smem, split};
+}
+
+gemv_status_t read_config(const gemv_config_t *in, gemv_config_t *out) {
+    // The first layout with struct_size is this one: nothing older to default from.
+    if (in->struct_size != sizeof(gemv_config_t)) {
+        set_error("config->struct_size = %zu: expected sizeof(gemv_config_t) = %zu", in->struct_size,
+                  sizeof(gemv_config_t));
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    *out = *in;
+    return GEMV_STATUS_SUCCESS;
 }
 
 gemv_status_t validate_config(const gemv_config_t &c) {
@@ -109,6 +350,10 @@ gemv_status_t validate_config(const gemv_config_t &c) {
         set_error("config.x_in_smem = %d: must be 0 or 1", c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;
     }
+    if (c.x_in_smem && !v->stages_x) {
+        set_error("config.x_in_smem = 1: %s does not stage x (it must be 0)", v->name);
+        return GEMV_STATUS_INVALID_VALUE;
+    }
     if (c.split_k < v->split_k_min || c.split_k > v->split_k_max) {
         set_error("config.split_k = %d: %s takes [%d, %d]", c.split_k, v->name, v->split_k_min, v->split_k_max);
         return GEMV_STATUS_INVALID_VALUE;
@@ -117,124 +362,24 @@ gemv_status_t validate_config(const gemv_config_t &c) {
 }
 
 gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb) {
-    const gemv_variant_info_t *v = variant_info(c.variant);
-    if (pb.op != GEMV_OP_N) {
-        set_error("op = GEMV_OP_T: the transpose is not implemented yet");
+    const Operation &op = kRegistry[c.variant];
+    if (!op.serves(pb)) {
+        set_error("%s computes op %s%s; this problem is op %s%s", op.info.name, op.info.op == GEMV_OP_N ? "N" : "T",
+                  op.info.batched ? "" : " (single products)", pb.op == GEMV_OP_N ? "N" : "T",
+                  pb.batched() ? ", batched" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    const size_t esz = dtype_size(pb.dtype);
-    const int64_t chunk = kRegistry[c.variant].split == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
-    if (c.vector_loads) {
-        if (!aligned16(pb.A) || (pb.m > 1 && ((uint64_t)pb.lda * esz) % 16 != 0)) {
-            set_error("%s with vector_loads needs A and every row 16-byte aligned (A = %p, lda = %lld)", v->name,
-                      pb.A, (long long)pb.lda);
-            return GEMV_STATUS_NOT_SUPPORTED;
-        }
-        if (!c.x_in_smem && (pb.incx != 1 || !aligned16(pb.x))) {
-            set_error("%s with vector_loads and x read from global memory needs incx == 1 and x 16-byte aligned "
-                      "(x = %p, incx = %lld); stage x in shared memory instead",
-                      v->name, pb.x, (long long)pb.incx);
-            return GEMV_STATUS_NOT_SUPPORTED;
-        }
-    }
-    if (c.x_in_smem && (size_t)chunk * esz > max_x_smem_bytes(c.threads_per_row)) {
-        set_error("%s with x_in_smem: a slice of x is %lld bytes, more than the %zu a block may stage", v->name,
-                  (long long)(chunk * esz), max_x_smem_bytes(c.threads_per_row));
-        return GEMV_STATUS_NOT_SUPPORTED;
-    }
-    return GEMV_STATUS_SUCCESS;
+    return op.can_implement(op, c, pb);
 }
 
 size_t workspace_needed(const gemv_config_t &c, const Problem &pb) {
-    switch (kRegistry[c.variant].split) {
-    case kSplitTwoPass: return (size_t)slices(pb.k, slice_len(pb.k, c.split_k)) * (size_t)pb.m * sizeof(float);
-    case kSplitAtomic: return pb.dtype == GEMV_DTYPE_F32 ? 0 : (size_t)pb.m * sizeof(float);
-    case kNoSplit: break;
-    }
-    return 0;
+    const Operation &op = kRegistry[c.variant];
+    return op.workspace(op, c, pb);
 }
 
 gemv_status_t launch(const gemv_config_t &c, const Problem &pb) {
-    const SplitMode split = kRegistry[c.variant].split;
-    RowLaunch L{};
-    L.dtype = pb.dtype;
-    L.vector_loads = c.vector_loads != 0;
-    L.unroll = c.unroll;
-    L.x_in_smem = c.x_in_smem != 0;
-    RowArgs &a = L.args;
-    a.A = pb.A;
-    a.x = pb.x_first;
-    a.y = pb.y_first;
-    a.m = pb.m;
-    a.k = pb.k;
-    a.lda = pb.lda;
-    a.incx = pb.incx;
-    a.incy = pb.incy;
-    a.alpha = pb.alpha;
-    a.beta = pb.beta;
-    a.p_log2 = log2_int(c.threads_per_row);
-    a.rows_per_block = c.rows_per_block;
-    a.k_chunk = split == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
-    L.splits = slices(pb.k, a.k_chunk);
-    // PDL (see common.cuh) pays where the grid is one wave or its blocks are long; with
-    // many short blocks it was measured slower (fp16 65536x256, 2 KiB a block, 16384
-    // blocks: 20.7 us with PDL, 13.5 us without), so such grids launch without it.
-    const int threads = a.rows_per_block << a.p_log2;
-    const int blocks_per_sm = std::clamp(2048 / threads, 1, 32); // resident at most (sm_90)
-    const int64_t first_wave = (int64_t)sm_count(pb.device) * blocks_per_sm;
-    const int64_t blocks = (pb.m + a.rows_per_block - 1) / a.rows_per_block * L.splits;
-    const bool pdl = pb.pdl && (blocks <= first_wave ||
-                                (int64_t)a.rows_per_block * a.k_chunk * (int64_t)dtype_size(pb.dtype) >= 4096);
-    L.pdl = pdl;
-    a.pdl = pdl;
-    if (pdl && prefetch_kb_per_sm() > 0) {
-        // Only blocks of the first wave start early under PDL; later blocks would fetch
-        // the same lines twice, once as prefetch. Block-per-row kernels take the full
-        // amount, the row-group kernels (short rows) half: measured best of 16/32/64 KiB.
-        // At most half of a block's first step: a prefetch still in flight when the block's
-        // own load comes may read the line twice (fp16 2048x2048, 128x1 blocks: whole-row
-        // prefetch 5.3 us, half-row 4.8 us, none 4.8 us).
-        const int kb = c.threads_per_row > 32 ? prefetch_kb_per_sm() : prefetch_kb_per_sm() / 2;
-        const int64_t step_lines = a.rows_per_block * ((a.k_chunk * (int64_t)dtype_size(pb.dtype) + 127) / 128);
-        a.prefetch_lines = (int)std::max<int64_t>(1, std::min<int64_t>(kb * 1024 / 128 / blocks_per_sm, step_lines / 2));
-        a.prefetch_blocks = first_wave;
-    }
-
-    cudaError_t err = cudaSuccess;
-    float *ws = static_cast<float *>(pb.workspace);
-    switch (split) {
-    case kNoSplit: a.epilogue = Epilogue::kStore; break;
-    case kSplitTwoPass:
-        a.epilogue = Epilogue::kPartial;
-        a.acc = ws;
-        break;
-    case kSplitAtomic:
-        a.epilogue = Epilogue::kAtomic;
-        if (pb.dtype == GEMV_DTYPE_F32) {
-            // Accumulate straight into y once beta has been applied to it.
-            a.acc = static_cast<float *>(pb.y_first);
-            a.acc_inc = pb.incy;
-            if (pb.beta != 1.f) err = launch_scale_y(pb.dtype, pb.y_first, pb.m, pb.incy, pb.beta, pb.stream, pb.pdl);
-        } else {
-            // fp16/bf16 atomics would round every add: accumulate in fp32, convert once.
-            a.acc = ws;
-            a.acc_inc = 1;
-            err = cudaMemsetAsync(ws, 0, (size_t)pb.m * sizeof(float), pb.stream);
-        }
-        break;
-    }
-    if (err == cudaSuccess) err = c.threads_per_row <= 32 ? launch_rowgroup(L, pb.stream) : launch_rowblock(L, pb.stream);
-    if (err == cudaSuccess && split == kSplitTwoPass)
-        err = launch_splitk_reduce(pb.dtype, ws, L.splits, pb.m, pb.alpha, pb.beta, pb.y_first, pb.incy, pb.stream, pb.pdl);
-    if (err == cudaSuccess && split == kSplitAtomic && pb.dtype != GEMV_DTYPE_F32)
-        err = launch_splitk_reduce(pb.dtype, ws, 1, pb.m, 1.f, pb.beta, pb.y_first, pb.incy, pb.stream, pb.pdl);
-    if (err != cudaSuccess) {
-        cudaGetLastError(); // launch errors are not sticky: leave none behind
-        set_error("launching %s failed: %s (%s)", kRegistry[c.variant].info.name, cudaGetErrorString(err),
-                  cudaGetErrorName(err));
-        return GEMV_STATUS_CUDA_ERROR;
-    }
-    return GEMV_STATUS_SUCCESS;
+    const Operation &op = kRegistry[c.variant];
+    return op.launch(op, c, pb);
 }
 
 } // namespace libgemv

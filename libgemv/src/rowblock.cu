@@ -1,13 +1,14 @@
 // Kernel family "row block": p = 64..1024 threads per row (p/32 warps), for long rows
 // and few of them. Each warp reduces with shuffles, then the first warp of each row
 // sums the p/32 warp totals from shared memory.
+// A batch is one run of batch * M rows (RowArgs), so a block may serve several products.
 // Geometry: block = p * rows_per_block threads (<= max_block_threads(UNROLL)); grid.x blocks along M with a
 // grid-stride loop; grid.y = K slices (split-K).
 #include "common.cuh"
 
 namespace libgemv {
 
-template <typename T, bool VEC, int UNROLL, bool XSMEM>
+template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
     __shared__ float warp_sums[kMaxWarpsPerBlock];
@@ -19,11 +20,14 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kerne
     row_kernel_prologue<T>(args);
     const RowSlice<T> s = row_slice<T, XSMEM>(args, smem);
     // row0 is block-uniform, so every thread reaches every barrier.
-    for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.m;
+    for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.rows;
          row0 += (int64_t)gridDim.x * args.rows_per_block) {
         const int64_t row = row0 + local_row;
         float dot = 0.f;
-        if (row < args.m) dot = thread_dot<T, VEC, UNROLL, XSMEM>(s.A + row * args.lda, s.x, s.incx, s.n, lane, p);
+        if (row < args.rows) {
+            const RowPos rp = row_pos<BATCHED>(args, row);
+            dot = thread_dot<T, VEC, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
+        }
         dot = group_sum(dot, 32);
         if ((threadIdx.x & 31) == 0) warp_sums[warp] = dot;
         __syncthreads();
@@ -31,16 +35,16 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowblock_kerne
             const int l = threadIdx.x & 31;
             float v = l < warps_per_row ? warp_sums[warp + l] : 0.f;
             v = group_sum(v, 32);
-            if (l == 0 && row < args.m) write_row<T>(args, row, v);
+            if (l == 0 && row < args.rows) write_row<T, BATCHED>(args, row, v);
         }
         __syncthreads(); // warp_sums is reused by the next step
     }
 }
 
 struct RowBlockFamily {
-    template <typename T, bool VEC, int UNROLL, bool XSMEM>
+    template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
     static cudaError_t launch(const RowLaunch &L, cudaStream_t s) {
-        return launch_row_kernel(gemv_rowblock_kernel<T, VEC, UNROLL, XSMEM>, L, s);
+        return launch_row_kernel(gemv_rowblock_kernel<T, VEC, UNROLL, XSMEM, BATCHED>, L, s);
     }
 };
 

@@ -2,13 +2,14 @@
 //   p = 1        thread per row (the naive baseline when scalar, unroll 1)
 //   p = 2..16    several rows per warp, shuffle reduction inside each aligned group
 //   p = 32       warp per row
+// A batch is one run of batch * M rows (RowArgs), so a block may serve several products.
 // Geometry: block = p * rows_per_block threads (a multiple of 32, <= max_block_threads(UNROLL)); grid.x
 // blocks along M with a grid-stride loop (any M); grid.y = K slices (split-K).
 #include "common.cuh"
 
 namespace libgemv {
 
-template <typename T, bool VEC, int UNROLL, bool XSMEM>
+template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowgroup_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
     const int p = 1 << args.p_log2;
@@ -17,20 +18,23 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowgroup_kerne
     row_kernel_prologue<T>(args);
     const RowSlice<T> s = row_slice<T, XSMEM>(args, smem);
     // Every lane stays in the loop (rows past M contribute 0) so the shuffles see full warps.
-    for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.m;
+    for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.rows;
          row0 += (int64_t)gridDim.x * args.rows_per_block) {
         const int64_t row = row0 + local_row;
         float dot = 0.f;
-        if (row < args.m) dot = thread_dot<T, VEC, UNROLL, XSMEM>(s.A + row * args.lda, s.x, s.incx, s.n, lane, p);
+        if (row < args.rows) {
+            const RowPos rp = row_pos<BATCHED>(args, row);
+            dot = thread_dot<T, VEC, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
+        }
         dot = group_sum(dot, p);
-        if (lane == 0 && row < args.m) write_row<T>(args, row, dot);
+        if (lane == 0 && row < args.rows) write_row<T, BATCHED>(args, row, dot);
     }
 }
 
 struct RowGroupFamily {
-    template <typename T, bool VEC, int UNROLL, bool XSMEM>
+    template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
     static cudaError_t launch(const RowLaunch &L, cudaStream_t s) {
-        return launch_row_kernel(gemv_rowgroup_kernel<T, VEC, UNROLL, XSMEM>, L, s);
+        return launch_row_kernel(gemv_rowgroup_kernel<T, VEC, UNROLL, XSMEM, BATCHED>, L, s);
     }
 };
 

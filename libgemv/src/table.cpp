@@ -2,20 +2,22 @@
 // check and the nearest-shape lookup. Nothing here touches the GPU, so all of it can be
 // tested on a machine without one.
 //
-//     gemv-table 1
+//     gemv-table 2
 //     gpu NVIDIA H100 80GB HBM3
 //     sm_count 132
 //     compute_capability 9.0
 //     cuda_runtime 13000
-//     libgemv 0.1.0
-//     entries 2
-//     float16 1024 1024 block_per_row 128 1 1 2 0 1 3.12 3.40
-//     float32 1 65536 splitk_twopass 256 1 1 4 0 64 4.70 5.01
+//     libgemv 0.2.0
+//     entries 3
+//     N float16 1 1024 1024 block_per_row 128 1 1 2 0 1 3.12 3.40
+//     N float32 1 1 65536 splitk_twopass 256 1 1 4 0 64 4.70 5.01
+//     T float16 64 64 64 t_columns 8 32 1 2 0 1 5.10 5.10
 //     end
 //
-// Entry fields: dtype m k | variant threads_per_row rows_per_block vector_loads unroll
-// x_in_smem split_k | tuned_us heuristic_us. '#' starts a comment line. The entry count
-// and the closing "end" make a truncated file an error rather than a shorter table.
+// Entry fields: the problem descriptor op dtype batch m k | variant threads_per_row
+// rows_per_block vector_loads unroll x_in_smem split_k | tuned_us heuristic_us. '#'
+// starts a comment line. The entry count and the closing "end" make a truncated file an
+// error rather than a shorter table. Schema 1 (no op, no batch) is refused.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -31,16 +33,21 @@
 namespace libgemv {
 
 struct TableEntry {
-    int64_t m, k;
-    double log_m, log_k;
+    int64_t m, k, batch;
+    double log_m, log_k, log_batch;
     bool dense16; // tuned on rows that allow 16-byte loads (K * size % 16 == 0, or M == 1)
     gemv_config_t config;
 };
 
+// The descriptor's discrete part, which an entry must match exactly: op, storage type,
+// single or batched. Within a key, the nearest shape (log2 M, log2 K, log2 batch) decides.
+constexpr int kKeys = 2 * 3 * 2;
+int key_of(gemv_op_t op, gemv_dtype_t dtype, bool batched) { return ((int)op * 3 + (int)dtype) * 2 + (batched ? 1 : 0); }
+
 struct Table {
     std::string path;
     gemv_table_fingerprint_t fp{};
-    std::vector<TableEntry> by_dtype[3]; // indexed by gemv_dtype_t
+    std::vector<TableEntry> by_key[kKeys];
 };
 
 namespace {
@@ -107,30 +114,35 @@ std::string value_after_key(const std::string &line, const std::string &key) {
 }
 
 gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &t) {
-    if (w.size() != 12) return ps.fail("an entry has 12 fields", std::to_string(w.size()) + " found");
-    const int dtype = dtype_of(w[0]);
-    if (dtype < 0) return ps.fail("unknown dtype (float32, float16 or bfloat16)", w[0]);
+    if (w.size() != 14) return ps.fail("an entry has 14 fields", std::to_string(w.size()) + " found");
+    if (w[0] != "N" && w[0] != "T") return ps.fail("op must be N or T", w[0]);
+    const gemv_op_t op = w[0] == "N" ? GEMV_OP_N : GEMV_OP_T;
+    const int dtype = dtype_of(w[1]);
+    if (dtype < 0) return ps.fail("unknown dtype (float32, float16 or bfloat16)", w[1]);
     TableEntry e{};
-    if (!parse_int(w[1], 1, int64_t(1) << 40, &e.m) || !parse_int(w[2], 1, int64_t(1) << 40, &e.k))
-        return ps.fail("m and k must be integers in [1, 2^40]", w[1] + " " + w[2]);
-    const int variant = variant_of(w[3]);
-    if (variant < 0) return ps.fail("unknown variant", w[3]);
+    if (!parse_int(w[2], 1, int64_t(1) << 40, &e.batch)) return ps.fail("batch must be an integer in [1, 2^40]", w[2]);
+    if (!parse_int(w[3], 1, int64_t(1) << 40, &e.m) || !parse_int(w[4], 1, int64_t(1) << 40, &e.k))
+        return ps.fail("m and k must be integers in [1, 2^40]", w[3] + " " + w[4]);
+    const int variant = variant_of(w[5]);
+    if (variant < 0) return ps.fail("unknown variant", w[5]);
+    if (variant_info(variant)->op != op) return ps.fail("the variant computes the other op", w[0] + " " + w[5]);
     int64_t f[6];
     for (int i = 0; i < 6; ++i)
-        if (!parse_int(w[4 + i], 0, 1024, &f[i])) return ps.fail("config fields must be integers in [0, 1024]", w[4 + i]);
-    e.config = gemv_config_t{variant, (int32_t)f[0], (int32_t)f[1], (int32_t)f[2], (int32_t)f[3], (int32_t)f[4],
-                             (int32_t)f[5]};
+        if (!parse_int(w[6 + i], 0, 1024, &f[i])) return ps.fail("config fields must be integers in [0, 1024]", w[6 + i]);
+    e.config = make_config(variant, (int)f[0], (int)f[1], (int)f[2], (int)f[3], (int)f[4], (int)f[5]);
     if (validate_config(e.config) != GEMV_STATUS_SUCCESS) {
         std::string why = gemv_last_error();
         return ps.fail("invalid config", why);
     }
-    if (!parse_us(w[10]) || !parse_us(w[11])) return ps.fail("times must be non-negative numbers", w[10] + " " + w[11]);
-    auto &list = t.by_dtype[dtype];
+    if (!parse_us(w[12]) || !parse_us(w[13])) return ps.fail("times must be non-negative numbers", w[12] + " " + w[13]);
+    auto &list = t.by_key[key_of(op, (gemv_dtype_t)dtype, e.batch > 1)];
     for (const TableEntry &o : list)
-        if (o.m == e.m && o.k == e.k) return ps.fail("duplicate entry", w[0] + " " + w[1] + "x" + w[2]);
+        if (o.m == e.m && o.k == e.k && o.batch == e.batch)
+            return ps.fail("duplicate entry", w[0] + " " + w[1] + " " + w[2] + " " + w[3] + "x" + w[4]);
     e.dense16 = e.m == 1 || (e.k * (int64_t)dtype_size((gemv_dtype_t)dtype)) % 16 == 0;
     e.log_m = std::log2((double)e.m);
     e.log_k = std::log2((double)e.k);
+    e.log_batch = std::log2((double)e.batch);
     list.push_back(e);
     return GEMV_STATUS_SUCCESS;
 }
@@ -287,13 +299,17 @@ bool runs_within_workspace(const gemv_config_t &c, const Problem &pb) {
 } // namespace
 
 bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance) {
-    if (pb.dtype < 0 || pb.dtype > 2) return false;
-    const std::vector<TableEntry> &list = t.by_dtype[pb.dtype];
+    if (pb.dtype() < 0 || pb.dtype() > 2 || pb.a_type != pb.x_type || pb.x_type != pb.y_type) return false;
+    const std::vector<TableEntry> &list = t.by_key[key_of(pb.op, pb.dtype(), pb.batched())];
     const double lm = std::log2((double)std::max<int64_t>(pb.m, 1)), lk = std::log2((double)std::max<int64_t>(pb.k, 1));
-    auto dist2 = [&](const TableEntry &e) { return (e.log_m - lm) * (e.log_m - lm) + (e.log_k - lk) * (e.log_k - lk); };
-    const size_t esz = dtype_size(pb.dtype);
+    const double lb = std::log2((double)pb.batch);
+    auto dist2 = [&](const TableEntry &e) {
+        return (e.log_m - lm) * (e.log_m - lm) + (e.log_k - lk) * (e.log_k - lk) + (e.log_batch - lb) * (e.log_batch - lb);
+    };
+    const size_t esz = dtype_size(pb.dtype());
     const bool dense16 = (reinterpret_cast<uintptr_t>(pb.A) & 15u) == 0 &&
-                         (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0);
+                         (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0) &&
+                         (!pb.batched() || ((uint64_t)pb.stride_a * esz) % 16 == 0);
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
     double best_d2 = kMaxDistance * kMaxDistance;
@@ -366,15 +382,15 @@ gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *a, gemv_c
     if (!table) return set_error("table is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!a) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
-    gemv_status_t st = check_args_values(a);
+    gemv_args_t in;
+    gemv_status_t st = read_args(a, &in);
     if (st != GEMV_STATUS_SUCCESS) return st;
     // Only the workspace size matters here: a stand-in pointer when none is given.
-    void *ws = a->workspace ? a->workspace : a->workspace_bytes ? reinterpret_cast<void *>(uintptr_t(256)) : nullptr;
-    const Problem pb = make_problem((gemv_op_t)a->op, (gemv_dtype_t)a->dtype, a->m, a->k, a->alpha, a->A, a->lda, a->x,
-                                    a->incx, a->beta, a->y, a->incy, ws, a->workspace_bytes, nullptr);
+    if (!in.workspace && in.workspace_bytes) in.workspace = reinterpret_cast<void *>(uintptr_t(256));
+    const Problem pb = make_problem(in);
     if (!table_lookup(*reinterpret_cast<Table *>(table), pb, config, distance)) {
-        set_error("no entry of the table can run this %s %lldx%lld problem", a->dtype == 0 ? "float32" :
-                  a->dtype == 1 ? "float16" : "bfloat16", (long long)a->m, (long long)a->k);
+        set_error("no entry of the table can run this op %s %s batch %lld %lldx%lld problem", in.op ? "T" : "N",
+                  dtype_name((gemv_dtype_t)in.dtype), (long long)pb.batch, (long long)in.m, (long long)in.k);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return GEMV_STATUS_SUCCESS;

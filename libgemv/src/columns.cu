@@ -1,0 +1,145 @@
+// Kernel family "columns": op T, y = alpha * A^T x + beta * y, A row-major M x K, so y has K
+// entries and each is a dot product down a column.
+//
+// A block owns a tile of columns and a slice of rows. Its c = 1 << c_log2 threads across
+// the tile each own one pack of columns (16 bytes with vector loads, else one element), so
+// a warp reads whole runs of a row (coalesced); its r = row_lanes lanes walk the slice's
+// rows, r apart, UNROLL rows in flight, each x[row] one broadcast load. The lanes' column
+// sums are then added in lane order through shared memory (deterministic). Without split-M
+// the block writes y; with it, slice s writes partials acc[(s * batch + b) * K + j] that
+// columns_reduce adds in slice order.
+// Geometry: block = c * r threads (<= max_block_threads(UNROLL)); grid.x column tiles,
+// grid.y row slices, grid.z products (each with a grid-stride loop, so any K and batch).
+#include "common.cuh"
+
+namespace libgemv {
+
+namespace {
+
+// acc[0..N) += a's N elements * xv (pairs converted together, as dot_pack does).
+template <typename T> __device__ __forceinline__ void fma_pack(const uint4 &a, float xv, float *acc) {
+    if constexpr (std::is_same_v<T, float>) {
+        acc[0] = fmaf(__uint_as_float(a.x), xv, acc[0]);
+        acc[1] = fmaf(__uint_as_float(a.y), xv, acc[1]);
+        acc[2] = fmaf(__uint_as_float(a.z), xv, acc[2]);
+        acc[3] = fmaf(__uint_as_float(a.w), xv, acc[3]);
+    } else {
+        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+        const T2 *a2 = reinterpret_cast<const T2 *>(&a);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float2 f;
+            if constexpr (std::is_same_v<T, __half>) f = __half22float2(a2[i]);
+            else f = __bfloat1622float2(a2[i]);
+            acc[2 * i] = fmaf(f.x, xv, acc[2 * i]);
+            acc[2 * i + 1] = fmaf(f.y, xv, acc[2 * i + 1]);
+        }
+    }
+}
+
+template <typename T, bool VEC, int UNROLL>
+__global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel(const ColumnArgs args) {
+    constexpr int V = VEC ? kPack<T> : 1;
+    extern __shared__ float lane_sums[]; // [row_lanes][V][c]
+    const int c_threads = 1 << args.c_log2;
+    const int col = threadIdx.x & (c_threads - 1);
+    const int lane = threadIdx.x >> args.c_log2;
+    const int lanes = args.row_lanes;
+    pdl_prologue(args.pdl);
+    const int64_t r_begin = (int64_t)blockIdx.y * args.m_chunk;
+    const int64_t r_end = min(args.m, r_begin + args.m_chunk);
+    for (int64_t b = blockIdx.z; b < args.batch; b += gridDim.z) {
+        const T *A = static_cast<const T *>(args.A) + b * args.stride_a;
+        const T *x = static_cast<const T *>(args.x) + b * args.stride_x;
+        for (int64_t tile = blockIdx.x; tile < args.tiles; tile += gridDim.x) {
+            const int64_t j = (tile * c_threads + col) * V; // the thread's first column
+            float acc[V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[v] = 0.f;
+            const int64_t cols_left = args.k - j;
+            if (cols_left >= V) { // a whole pack (or, without vector loads, one element)
+                int64_t r = r_begin + lane;
+                for (; r + (int64_t)(UNROLL - 1) * lanes < r_end; r += (int64_t)UNROLL * lanes) {
+                    float rx[UNROLL];
+#pragma unroll
+                    for (int u = 0; u < UNROLL; ++u) rx[u] = to_f32(load_readonly(x + (r + u * lanes) * args.incx));
+                    if constexpr (VEC) {
+                        uint4 ra[UNROLL];
+#pragma unroll
+                        for (int u = 0; u < UNROLL; ++u)
+                            ra[u] = load_a_pack(reinterpret_cast<const uint4 *>(A + (r + u * lanes) * args.lda + j));
+#pragma unroll
+                        for (int u = 0; u < UNROLL; ++u) fma_pack<T>(ra[u], rx[u], acc);
+                    } else {
+                        float ra[UNROLL];
+#pragma unroll
+                        for (int u = 0; u < UNROLL; ++u) ra[u] = to_f32(load_a(A + (r + u * lanes) * args.lda + j));
+#pragma unroll
+                        for (int u = 0; u < UNROLL; ++u) acc[0] = fmaf(ra[u], rx[u], acc[0]);
+                    }
+                }
+                for (; r < r_end; r += lanes) {
+                    const float xv = to_f32(load_readonly(x + r * args.incx));
+                    if constexpr (VEC) fma_pack<T>(load_a_pack(reinterpret_cast<const uint4 *>(A + r * args.lda + j)), xv, acc);
+                    else acc[0] = fmaf(to_f32(load_a(A + r * args.lda + j)), xv, acc[0]);
+                }
+            } else if (cols_left > 0) { // the last, partial pack of the row: element by element
+                for (int64_t r = r_begin + lane; r < r_end; r += lanes) {
+                    const float xv = to_f32(load_readonly(x + r * args.incx));
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        if (v < cols_left) acc[v] = fmaf(to_f32(load_a(A + r * args.lda + j + v)), xv, acc[v]);
+                }
+            }
+#pragma unroll
+            for (int v = 0; v < V; ++v) lane_sums[(lane * V + v) * c_threads + col] = acc[v];
+            __syncthreads();
+            for (int t = threadIdx.x; t < c_threads * V; t += blockDim.x) {
+                const int v = t / c_threads, cc = t % c_threads;
+                const int64_t jj = (tile * c_threads + cc) * V + v;
+                if (jj >= args.k) continue;
+                float s = 0.f;
+                for (int l = 0; l < lanes; ++l) s += lane_sums[(l * V + v) * c_threads + cc];
+                if (args.acc) {
+                    args.acc[((int64_t)blockIdx.y * args.batch + b) * args.k + jj] = s;
+                } else {
+                    T *yp = static_cast<T *>(args.y) + b * args.stride_y + jj * args.incy;
+                    float out = args.alpha * s;
+                    if (args.beta != 0.f) out = fmaf(args.beta, to_f32(*yp), out); // beta == 0 assigns
+                    *yp = from_f32<T>(out);
+                }
+            }
+            __syncthreads(); // lane_sums is reused by the next tile
+        }
+    }
+}
+
+template <typename T, bool VEC, int UNROLL> cudaError_t launch_typed(const ColumnLaunch &L, cudaStream_t s) {
+    constexpr int V = VEC ? kPack<T> : 1;
+    const ColumnArgs &a = L.args;
+    const unsigned threads = (unsigned)(a.row_lanes << a.c_log2);
+    const size_t smem = (size_t)threads * V * sizeof(float);
+    const dim3 grid((unsigned)std::min<int64_t>(a.tiles, 0x7fffffff), (unsigned)L.splits,
+                    (unsigned)std::min<int64_t>(a.batch, 65535));
+    return launch_kernel(gemv_columns_kernel<T, VEC, UNROLL>, grid, dim3(threads), smem, s, a.pdl != 0, a);
+}
+
+} // namespace
+
+cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t s) {
+    return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
+        using T = typename decltype(tag)::type;
+        auto with_unroll = [&](auto vec) -> cudaError_t {
+            constexpr bool VEC = decltype(vec)::value;
+            switch (L.unroll) {
+            case 1: return launch_typed<T, VEC, 1>(L, s);
+            case 2: return launch_typed<T, VEC, 2>(L, s);
+            case 4: return launch_typed<T, VEC, 4>(L, s);
+            default: return cudaErrorInvalidValue;
+            }
+        };
+        return L.vector_loads ? with_unroll(std::true_type{}) : with_unroll(std::false_type{});
+    });
+}
+
+} // namespace libgemv

@@ -1,0 +1,155 @@
+"""GPU correctness of op T and strided batches, every operation that serves them, against
+a float64 reference and the contract's bound: odd shapes, padded lda (NaN), misaligned
+pointers, increments and batch strides of either sign, shared operands, alpha and beta,
+poisoned outputs, untouched gaps; graph capture, batches past 65535, more than 2^31
+elements, and the array API (3-D arrays, trans=True, the torch fast path)."""
+import pytest
+
+import pygemv
+from gpu_cases import OpProblem, all_sample_configs, run_all, workspace
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = ["float32", "float16", "bfloat16"]
+SHAPES_T = [(1, 1), (1, 7), (7, 1), (3, 33), (33, 129), (127, 1000), (1000, 17), (4097, 65), (65, 4097),
+            (2049, 2051), (16384, 256)]
+LAYOUTS = [dict(), dict(lda_pad=5, alpha=-0.7, beta=1.3), dict(a_off=1, x_off=3, y_off=1, beta=-2.0),
+           dict(lda_pad=3, incx=-2, incy=3, alpha=0.5, beta=1.0), dict(incx=3, incy=-1, x_off=2)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", SHAPES_T)
+def test_op_t_every_operation(torch, dtype, m, k):
+    buf, ws = workspace(torch)
+    configs = all_sample_configs("T")
+    failures, ran = [], 0
+    for i, layout in enumerate(LAYOUTS):
+        p = OpProblem(torch, m, k, dtype, trans=True, seed=i, **layout)
+        f, r = run_all(torch, p, configs, ws)
+        failures += f
+        ran += r
+    assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
+    assert ran >= len(LAYOUTS) * 2
+
+
+BATCHES = [dict(batch=3), dict(batch=5, reverse_batch=True, lda_pad=1, incy=2, beta=0.5),
+           dict(batch=4, share_a=True, alpha=2.0), dict(batch=6, share_x=True, x_off=1, incx=-1, beta=1.0),
+           dict(batch=2, a_off=3, y_off=5, incx=2, incy=-2, alpha=-1.5, beta=-0.25)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("m, k", [(1, 1), (7, 33), (64, 64), (129, 1000), (1000, 17), (5, 4097)])
+def test_strided_batches_every_operation(torch, dtype, trans, m, k):
+    buf, ws = workspace(torch)
+    configs = all_sample_configs("T" if trans else "N")
+    failures, ran = [], 0
+    for i, layout in enumerate(BATCHES):
+        p = OpProblem(torch, m, k, dtype, trans=trans, seed=i, **layout)
+        f, r = run_all(torch, p, configs, ws)
+        failures += f
+        ran += r
+    assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_batches_past_the_grid_limit_and_tiny_matrices(torch, trans):
+    """70000 products (grid.z and grid-y limits are 65535) and 64 x 64 x 4096."""
+    buf, ws = workspace(torch)
+    failures = []
+    for m, k, batch in ((4, 8, 70000), (64, 64, 4096), (1, 33, 66000)):
+        p = OpProblem(torch, m, k, "float16", trans=trans, batch=batch, alpha=1.5, beta=0.5)
+        f, ran = run_all(torch, p, [], ws)
+        failures += f
+    assert not failures, "\n".join(failures)
+
+
+def test_op_t_past_2_to_the_31_elements(torch):
+    """A of 65537 x 32769 fp16 (2^31 + 98306 elements, 4 GiB): 64-bit offsets in the column
+    kernels; checked on the last 64 columns and a sampled reference."""
+    m, k = 65537, 32769
+    A = torch.empty(m, k, dtype=torch.float16, device="cuda").normal_()
+    x = torch.randn(m, device="cuda").half()
+    y = torch.full((k,), float("nan"), dtype=torch.float16, device="cuda")
+    buf, ws = workspace(torch)
+    pygemv.gemv(A, x, y, trans=True, workspace=ws)
+    cols = torch.cat([torch.arange(64, device="cuda"), torch.arange(k - 64, k, device="cuda")])
+    ref = (A[:, cols].double().T @ x.double())
+    mag = A[:, cols].double().abs().T @ x.double().abs()
+    from pygemv.bench import error_bound
+    bad = int((~((y[cols].double() - ref).abs() <= error_bound("float16", m, ref.abs(), mag))).sum())
+    assert bad == 0
+    del A
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_op_t_nan_and_inf_propagate_and_beta_zero_assigns(torch, dtype):
+    buf, ws = workspace(torch)
+    for config in [None] + all_sample_configs("T")[::5]:
+        p = OpProblem(torch, 300, 70, dtype, trans=True)
+        if config is not None and not p.can_run(config)[0]:
+            continue
+        p.a_buf[p.a0 + 5 * p.lda + 3] = float("nan")   # row 5, column 3
+        p.a_buf[p.a0 + 299 * p.lda + 69] = float("inf")  # row 299, column 69 (x[299] may be negative)
+        y = p.run(config, workspace=ws)[0]
+        assert torch.isnan(y[3]) and not torch.isfinite(y[69]), config
+        assert int(torch.isnan(y).sum()) <= 2, config  # the NaN poison in y did not leak
+
+
+def test_op_t_and_batches_capture_into_a_graph(torch):
+    buf, ws = workspace(torch)
+    ps = [OpProblem(torch, 2049, 300, "bfloat16", trans=True, alpha=0.5, beta=1.0),
+          OpProblem(torch, 100, 256, "float16", batch=33, beta=-1.0),
+          OpProblem(torch, 300, 4100, "float32", trans=True, batch=3)]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(side):
+        with torch.cuda.graph(graph, stream=side):
+            for p in ps:
+                A, x, y = p.ptrs()
+                pygemv.gemv(A, x, y, m=p.m, k=p.k, dtype=p.dtype, lda=p.lda, incx=p.incx, incy=p.incy,
+                            alpha=p.alpha, beta=p.beta, trans=p.trans, batch=p.batch, stride_a=p.stride_a,
+                            stride_x=p.stride_x, stride_y=p.stride_y, workspace=ws, stream=side.cuda_stream)
+    for _ in range(2):
+        for p in ps:
+            p.y_buf.copy_(p.y_init)
+        graph.replay()
+        torch.cuda.synchronize()
+        for p in ps:
+            bad, gaps = p.bad_counts(p.y_buf[p.y_idx].double()).tolist()
+            assert bad == 0 and gaps == 0, p
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_array_api_trans_and_3d(torch, dtype):
+    dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+    from pygemv.bench import error_bound
+
+    def check(y, A64, x64, alpha=1.0, beta=0.0, y0=None):
+        ref = alpha * (A64 @ x64[..., None])[..., 0] + (beta * y0 if y0 is not None else 0)
+        mag = abs(alpha) * (A64.abs() @ x64.abs()[..., None])[..., 0] + (abs(beta) * y0.abs() if y0 is not None else 0)
+        assert bool(((y.double() - ref).abs() <= error_bound(dtype, A64.shape[-1], ref.abs(), mag)).all())
+
+    A = torch.randn(300, 513, device="cuda").to(dt)
+    x = torch.randn(300, device="cuda").to(dt)
+    check(pygemv.gemv(A, x, trans=True), A.double().T, x.double())          # the torch fast path
+    y0 = torch.randn(513, device="cuda").to(dt)
+    y = y0.clone()
+    pygemv.gemv(A[:, :513], x, y, trans=True, alpha=0.5, beta=2.0)
+    check(y, A.double().T, x.double(), 0.5, 2.0, y0.double())
+    ys = torch.empty(1026, device="cuda").to(dt)[::2]                        # strided y on the fast path
+    pygemv.gemv(A, x, ys, trans=True)
+    check(ys, A.double().T, x.double())
+    A3 = torch.randn(7, 65, 130, device="cuda").to(dt)
+    x2 = torch.randn(7, 130, device="cuda").to(dt)
+    check(pygemv.gemv(A3, x2), A3.double(), x2.double())                      # (batch, M, K) @ (batch, K)
+    x2t = torch.randn(7, 65, device="cuda").to(dt)
+    check(pygemv.gemv(A3, x2t, trans=True), A3.double().transpose(1, 2), x2t.double())
+    shared = torch.randn(130, device="cuda").to(dt)                            # one x for every product
+    check(pygemv.gemv(A3, shared), A3.double(), shared.double().expand(7, 130))
+    A2 = torch.randn(65, 130, device="cuda").to(dt)                            # one A, many x
+    check(pygemv.gemv(A2, x2), A2.double().expand(7, 65, 130), x2.double())
+    ycol = torch.empty(65, 7, device="cuda").to(dt).T                          # a transposed (batch, M) y
+    pygemv.gemv(A3, x2, ycol)
+    check(ycol, A3.double(), x2.double())
