@@ -282,6 +282,14 @@ def print_table(rows, ceiling):
               f"  {cfg}")
 
 
+def case_name(r) -> str:
+    """'float16 4096x4096'; op T and batches say so: 'float16 T 4096x4096', 'float16 N 64x1024x1024'."""
+    op, batch = r.get("op", "N"), r.get("batch", 1)
+    if op == "N" and batch == 1:
+        return f"{r['dtype']} {r['m']}x{r['k']}"
+    return f"{r['dtype']} {op} " + (f"{batch}x" if batch > 1 else "") + f"{r['m']}x{r['k']}"
+
+
 def summary(rows, ceiling) -> dict:
     """The whole run's figures, and the same for each (op, single or batched) group."""
     s = _summary(rows, ceiling)
@@ -298,8 +306,7 @@ def _summary(rows, ceiling) -> dict:
     sp = [r["speedup_vs_cublas"] for r in rows if "speedup_vs_cublas" in r]
     if sp:
         s.update(geomean_vs_cublas=geomean(sp), min_vs_cublas=min(sp),
-                 slower_than_cublas=[f"{r['dtype']} {r.get('op', 'N')} {r.get('batch', 1)}x{r['m']}x{r['k']}"
-                                     for r in rows if r.get("speedup_vs_cublas", 2) < 1.0])
+                 slower_than_cublas=[case_name(r) for r in rows if r.get("speedup_vs_cublas", 2) < 1.0])
         sq = [r["speedup_vs_cublas"] for r in rows if r["dtype"] != "float32" and r["m"] == r["k"] <= 4096
               and "speedup_vs_cublas" in r]
         if sq:

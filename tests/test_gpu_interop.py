@@ -58,8 +58,10 @@ def test_torch_layouts_of_the_eager_path(torch):
         pygemv.gemv(big[:, :4], vec[:1].expand(4))
     with pytest.raises(ValueError, match="y has stride 0"):
         pygemv.gemv(big[:, :4], vec[:4], vec[:1].expand(64))
-    with pytest.raises(ValueError, match="^x must be 1-D"):
+    with pytest.raises(ValueError, match="^x has 2 entries"):  # a 2-D x is a batch of vectors
         pygemv.gemv(big[:, :4], vec[:4].reshape(2, 2))
+    with pytest.raises(ValueError, match="^x must be 1-D, or 2-D"):
+        pygemv.gemv(big[:, :4], vec[:8].reshape(2, 1, 4))
 
 
 def test_torch_argument_errors_name_the_argument(torch):
@@ -68,7 +70,7 @@ def test_torch_argument_errors_name_the_argument(torch):
         pygemv.gemv(A, torch.randn(3, device="cuda"))
     with pytest.raises(TypeError, match="^x has dtype float16"):
         pygemv.gemv(A, torch.randn(4, device="cuda").half())
-    with pytest.raises(ValueError, match="^y must be 1-D with 8"):
+    with pytest.raises(ValueError, match=r"^y must have shape \(8,\)"):
         pygemv.gemv(A, torch.randn(4, device="cuda"), torch.empty(9, device="cuda"))
     with pytest.raises(ValueError, match="^x is on cpu"):
         pygemv.gemv(A, torch.randn(4))

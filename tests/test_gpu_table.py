@@ -105,6 +105,27 @@ def test_foreign_stale_and_corrupt_tables_warn_and_fall_back(tmp_path):
         assert out["picks"][0][0] == out["picks"][0][1]
 
 
+def test_an_old_schema_table_is_refused_once_and_the_heuristic_decides(tmp_path):
+    """A schema-1 table for this very GPU (keyed without op or batch) is refused with
+    TABLE_MISMATCH, reported once, and dispatch falls back to the heuristic, correctly."""
+    me = Fingerprint.of_device()
+    old = tmp_path / "old.gemvtable"
+    old.write_text(f"gemv-table 1\ngpu {me.gpu}\nsm_count {me.sm_count}\n"
+                   f"compute_capability {me.cc_major}.{me.cc_minor}\ncuda_runtime {me.cuda_runtime}\n"
+                   f"libgemv {me.libgemv}\nentries 1\nfloat16 1024 3072 block_per_row 1024 1 1 1 0 1 1.0 1.0\nend\n")
+    out, err = run_child("""
+        s = pygemv.table_status()
+        picks = [pygemv.select_config(1000, 3000, "float16").as_dict(),
+                 pygemv.select_config(1000, 3000, "float16", use_table=False).as_dict()]
+        bad = correct("float16", 1000, 3000) + correct("float16", 1000, 3000)
+        print(json.dumps({"source": s.source, "problem": s.problem, "message": s.message, "picks": picks,
+                          "bad": bad}))
+    """, tmp_path, GEMV_TABLE=str(old))
+    assert out["source"] == "none" and out["problem"] == 10 and "schema 1" in out["message"]
+    assert err.count("libgemv: warning") == 1 and "schema 1; this libgemv reads schema 2" in err
+    assert out["picks"][0] == out["picks"][1] and out["bad"] == 0
+
+
 def test_explicit_load_replaces_and_unloads(tmp_path):
     path = user_table(tmp_path, name="explicit.gemvtable")
     me = Fingerprint.of_device()
@@ -174,10 +195,10 @@ def test_shipped_table_is_found_and_every_tuned_dispatch_is_correct(tmp_path):
         pytest.skip(f"no table for {Fingerprint.of_device().gpu} ships in {shipped_table_dir()}")
     out, err = run_child("""
         s = pygemv.table_status()
-        lines = [l.split() for l in open(s.path) if l[:1] in "fb"]
+        lines = [l.split()[1:] for l in open(s.path) if l.startswith("N ") and l.split()[2] == "1"]
         bad, n = [], 0
         for l in lines:
-            dtype, m, k = l[0], int(l[1]), int(l[2])
+            dtype, m, k = l[0], int(l[2]), int(l[3])
             if m * k > (1 << 22):
                 continue
             for mm, kk, case in ((m, k, 0), (m + 1, k + 3, 3), (max(1, m - 1), k, 1)):
