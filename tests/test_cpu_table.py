@@ -61,6 +61,10 @@ def test_lookup_matches_the_descriptor_exactly_and_the_shape_nearest():
             assert t.lookup(1024, 1024, "float16", batch=64) is None  # 2 octaves of batch away: beyond reach
             assert t.lookup(1024, 1024, "float16", batch=32)[1] == 1.0
             assert t.lookup(1000, 1024, "float16")[0] == es[0].config  # single op N: not the batched entry
+            # A batched op N problem with no batched entry in reach runs batch * M rows: the
+            # single entry at (batch * M, K) speaks for it. op T has no such fallback.
+            assert t.lookup(128, 1024, "float16", batch=8) == (es[0].config, 0.0)
+            assert t.lookup(128, 1024, "float16", batch=8, trans=True) is None
 
 
 def test_nearest_shape_in_log_m_and_log_k(table_file):

@@ -122,21 +122,22 @@ int pow2_ceil(int64_t v) {
 // to a sweep on the H100 (benchmarks/results/h100-2026-11-23-sweep-op-t.txt): tiles of 8
 // packs (one 128-byte line of a row), 256-thread blocks, 4 rows in flight; then split the
 // rows (two-pass, deterministic) until about 4 blocks an SM run, at least 8 rows a lane a
-// slice. A matrix of at most 512 KiB is one pass (the second kernel costs more than it
-// saves: fp16 256x256 4.6 us split, 2.7 us not).
+// slice (tall-skinny matrices take hundreds of slices). A matrix of at most 256 KiB is one
+// pass of 4-pack tiles (the second kernel costs more than it saves: fp16 256x256 4.6 us
+// split, 2.7 us not).
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
-    const bool small = (uint64_t)pb.m * (uint64_t)pb.k * esz * (uint64_t)pb.batch <= (512u << 10);
+    const bool small = (uint64_t)pb.m * (uint64_t)pb.k * esz * (uint64_t)pb.batch <= (256u << 10);
     for (int vec = 1; vec >= 0; --vec) {
         const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
-        const int c_threads = std::min(vec ? 8 : 32, pow2_ceil(packs));
+        const int c_threads = std::min(vec ? (small ? 4 : 8) : 32, pow2_ceil(packs));
         const int lanes = 256 / c_threads;
         const int64_t tiles = (packs + c_threads - 1) / c_threads;
         const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
         const int unroll = rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1;
         gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, vec, unroll, 0, 1);
         const int64_t by_gpu = 4 * (int64_t)std::max(sm_count, 1) / std::max<int64_t>(1, tiles * pb.batch);
-        const int64_t split = std::min<int64_t>({by_gpu, rows_per_lane / 8, 64});
+        const int64_t split = std::min<int64_t>({by_gpu, rows_per_lane / 8, 512});
         if (!small && split >= 2) {
             gemv_config_t s = c;
             s.variant = GEMV_VARIANT_T_SPLITM_TWOPASS;
