@@ -29,8 +29,20 @@ def library_version() -> str:
 
 
 def cmake_prefix() -> str:
-    """A CMAKE_PREFIX_PATH entry under which ``find_package(gemv)`` finds this install."""
-    return str(Path(__file__).resolve().parent)
+    """A CMAKE_PREFIX_PATH entry under which ``find_package(gemv)`` finds this install.
+
+    Raises
+    ------
+    LibraryNotFoundError
+        When the imported pygemv is a source tree (no CMake package inside), naming it.
+    """
+    here = Path(__file__).resolve().parent
+    if not (here / "lib" / "cmake" / "gemv" / "gemvConfig.cmake").is_file():
+        raise LibraryNotFoundError(
+            f"the pygemv being imported ({here}) is the source tree, not the installed package, so it holds no "
+            "gemvConfig.cmake; run the command from another folder (cd / && python -m pygemv --cmake-prefix) or "
+            "with python -P, which leaves the current folder off sys.path")
+    return str(here)
 
 
 def include_dir() -> str:

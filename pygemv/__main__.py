@@ -11,7 +11,11 @@ def main(argv=None) -> int:
     ap.add_argument("--include", action="store_true", help="print the folder holding gemv.h")
     args = ap.parse_args(argv)
     if args.cmake_prefix:
-        print(pygemv.cmake_prefix())
+        try:
+            print(pygemv.cmake_prefix())
+        except pygemv.LibraryNotFoundError as e:
+            print(f"python -m pygemv: {e}", file=sys.stderr)
+            return 1
         return 0
     if args.include:
         print(pygemv.include_dir())

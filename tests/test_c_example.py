@@ -2,6 +2,7 @@
 run it. Without a GPU it must exit 2 with the library's no-GPU message."""
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,13 @@ def test_c_example_runs_correctly_on_the_gpu(example_binary):
     r = subprocess.run([str(example_binary)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 of 1000 rows outside the error bound" in r.stdout
+
+
+def test_cmake_prefix_from_the_source_tree_names_the_cause():
+    """From the repository root, `python -m pygemv` imports the source tree: the command
+    says so instead of printing a folder with no gemvConfig.cmake; from elsewhere it works."""
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "pygemv", "--cmake-prefix"], cwd=root, capture_output=True, text=True)
+    assert r.returncode == 1 and "is the source tree, not the installed package" in r.stderr, r
+    r = subprocess.run([sys.executable, "-m", "pygemv", "--cmake-prefix"], cwd="/", capture_output=True, text=True)
+    assert r.returncode == 0 and (Path(r.stdout.strip()) / "lib" / "cmake" / "gemv" / "gemvConfig.cmake").is_file()
