@@ -17,19 +17,23 @@ LAYOUTS = [dict(), dict(lda_pad=5, alpha=-0.7, beta=1.3), dict(a_off=1, x_off=3,
            dict(lda_pad=3, incx=-2, incy=3, alpha=0.5, beta=1.0), dict(incx=3, incy=-1, x_off=2)]
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("m, k", SHAPES_T)
-def test_op_t_every_operation(torch, dtype, m, k):
+def check_layouts(torch, m, k, dtype, trans, layouts) -> int:
+    """Every operation of the op (and the dispatcher) on each layout; returns the runs."""
     buf, ws = workspace(torch)
-    configs = all_sample_configs("T")
+    configs = all_sample_configs("T" if trans else "N")
     failures, ran = [], 0
-    for i, layout in enumerate(LAYOUTS):
-        p = OpProblem(torch, m, k, dtype, trans=True, seed=i, **layout)
-        f, r = run_all(torch, p, configs, ws)
+    for i, layout in enumerate(layouts):
+        f, r = run_all(torch, OpProblem(torch, m, k, dtype, trans=trans, seed=i, **layout), configs, ws)
         failures += f
         ran += r
     assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
-    assert ran >= len(LAYOUTS) * 2
+    return ran
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", SHAPES_T)
+def test_op_t_every_operation(torch, dtype, m, k):
+    assert check_layouts(torch, m, k, dtype, True, LAYOUTS) >= len(LAYOUTS) * 2
 
 
 BATCHES = [dict(batch=3), dict(batch=5, reverse_batch=True, lda_pad=1, incy=2, beta=0.5),
@@ -41,15 +45,7 @@ BATCHES = [dict(batch=3), dict(batch=5, reverse_batch=True, lda_pad=1, incy=2, b
 @pytest.mark.parametrize("trans", [False, True])
 @pytest.mark.parametrize("m, k", [(1, 1), (7, 33), (64, 64), (129, 1000), (1000, 17), (5, 4097)])
 def test_strided_batches_every_operation(torch, dtype, trans, m, k):
-    buf, ws = workspace(torch)
-    configs = all_sample_configs("T" if trans else "N")
-    failures, ran = [], 0
-    for i, layout in enumerate(BATCHES):
-        p = OpProblem(torch, m, k, dtype, trans=trans, seed=i, **layout)
-        f, r = run_all(torch, p, configs, ws)
-        failures += f
-        ran += r
-    assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
+    assert check_layouts(torch, m, k, dtype, trans, BATCHES) >= len(BATCHES)
 
 
 @pytest.mark.parametrize("trans", [False, True])
