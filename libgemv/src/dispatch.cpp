@@ -173,13 +173,8 @@ gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
 
 // An operation's default: the heuristic's own choice when it is this operation, else that
 // choice moved into the operation's ranges (a starting point for the tuner).
-gemv_config_t rows_default_config(const Operation &op, const Problem &pb, int sm_count) {
-    const gemv_config_t c = heuristic_rows(pb, sm_count);
-    return c.variant == op.info.variant ? c : fit_to(op, c);
-}
-
-gemv_config_t columns_default_config(const Operation &op, const Problem &pb, int sm_count) {
-    const gemv_config_t c = heuristic_columns(pb, sm_count);
+gemv_config_t default_config(const Operation &op, const Problem &pb, int sm_count) {
+    const gemv_config_t c = heuristic_config(pb, sm_count);
     return c.variant == op.info.variant ? c : fit_to(op, c);
 }
 

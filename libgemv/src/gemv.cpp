@@ -287,8 +287,7 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
     pb.device = device;
     pb.pdl = pdl_supported(device);
     if (!reads_ax) { // y = beta*y; A and x are never read
-        const OutputMap ymap{pb.y_first, pb.len_y(), pb.incy, pb.batch, pb.stride_y};
-        cudaError_t e = launch_scale_y(pb.dtype(), ymap, pb.beta, pb.stream, pb.pdl);
+        cudaError_t e = launch_scale_y(pb.dtype(), output_map(pb), pb.beta, pb.stream, pb.pdl);
         return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "launching scale_y");
     }
     if (config) {
@@ -508,7 +507,7 @@ gemv_status_t gemv_default_config(int variant, const gemv_args_t *args, gemv_con
     }
     int device = 0;
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
-    *config = op->default_config(*op, pb, sm_count(device));
+    *config = default_config(*op, pb, sm_count(device));
     clear_error();
     return GEMV_STATUS_SUCCESS;
 }

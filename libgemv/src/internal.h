@@ -104,6 +104,7 @@ struct OutputMap {
     void *y_first;
     int64_t n, incy, batch, stride_y;
 };
+inline OutputMap output_map(const Problem &pb) { return {pb.y_first, pb.len_y(), pb.incy, pb.batch, pb.stride_y}; }
 
 // Arguments of one op-T (column) kernel launch. A block owns a tile of columns
 // (threads_per_row threads across it, each one pack wide) and a slice of rows
@@ -159,10 +160,7 @@ struct Operation {
     size_t (*workspace)(const Operation &op, const gemv_config_t &c, const Problem &pb);
     // Queue the kernels on pb.stream; c has passed can_implement.
     gemv_status_t (*launch)(const Operation &op, const gemv_config_t &c, const Problem &pb);
-    // The heuristic's config of this operation for pb, within its ranges (it may still
-    // not run pb: callers ask can_implement).
-    gemv_config_t (*default_config)(const Operation &op, const Problem &pb, int sm_count);
-    int split_mode; // 0 none, 1 atomic, 2 two-pass (for the row operations)
+    int split_mode; // 0 none, 1 atomic, 2 two-pass
 
     bool serves(const Problem &pb) const; // op, storage types, batch
 };
@@ -212,9 +210,9 @@ const char *dtype_name(gemv_dtype_t t);
 gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table);
 // The heuristic of pb's op; it always returns a config that runs pb within its workspace.
 gemv_config_t heuristic_config(const Problem &pb, int sm_count);
-// The operations' default configs (Operation::default_config), from the same heuristics.
-gemv_config_t rows_default_config(const Operation &op, const Problem &pb, int sm_count);
-gemv_config_t columns_default_config(const Operation &op, const Problem &pb, int sm_count);
+// An operation's default config for pb (a problem it serves): the heuristic's choice moved
+// into the operation's ranges; it may still not run pb (callers ask can_implement).
+gemv_config_t default_config(const Operation &op, const Problem &pb, int sm_count);
 
 // Tuned tables: the format and the nearest-shape lookup (table.cpp); which table each
 // device uses, found once per device (table_loader.cpp). Tables are immutable once read.

@@ -43,8 +43,6 @@ int64_t slice_len(int64_t k, int s) {
 
 int slices(int64_t k, int64_t len) { return (int)((k + len - 1) / len); }
 
-OutputMap output_map(const Problem &pb) { return {pb.y_first, pb.len_y(), pb.incy, pb.batch, pb.stride_y}; }
-
 // ---- op N: the row operations (rowgroup.cu, rowblock.cu) -------------------------------
 
 gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -242,39 +240,40 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
-// clang-format off
+// One entry of each kernel family: its description, then its rules and launch.
 // x_in_smem is open to the row operations alone: the column kernels read each x[r] once
 // a row, as a broadcast.
-#define INFO(id, name, desc, pmin, pmax, rmin, rmax, smin, smax, det, ws, op) \
-    {sizeof(gemv_variant_info_t), id, name, desc, pmin, pmax, rmin, rmax, smin, smax, kUnroll124, det, ws, op, \
-     kAllTypes, 1, op == GEMV_OP_N}
+constexpr gemv_variant_info_t info(int id, const char *name, const char *desc, int pmin, int pmax, int rmin, int rmax,
+                                   int smin, int smax, int deterministic, int workspace, gemv_op_t op) {
+    return {sizeof(gemv_variant_info_t), id, name, desc, pmin, pmax, rmin, rmax, smin, smax, kUnroll124,
+            deterministic, workspace, op, kAllTypes, 1, op == GEMV_OP_N};
+}
+constexpr Operation rows(gemv_variant_info_t i, SplitMode split) {
+    return {i, rows_can_implement, rows_workspace, rows_launch, split};
+}
+constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
+    return {i, columns_can_implement, columns_workspace, columns_launch, split};
+}
+
+// clang-format off
 const Operation kRegistry[GEMV_VARIANT_COUNT] = {
-    {INFO(GEMV_VARIANT_THREAD_PER_ROW, "thread_per_row", "op N: one thread a row; the naive baseline, good for tiny K",
-          1, 1, 32, 1024, 1, 1, 1, 0, GEMV_OP_N),
-     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
-    {INFO(GEMV_VARIANT_ROWS_PER_WARP, "rows_per_warp", "op N: p = 2..16 threads a row, several rows a warp, shuffle reduction",
-          2, 16, 2, 512, 1, 1, 1, 0, GEMV_OP_N),
-     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
-    {INFO(GEMV_VARIANT_WARP_PER_ROW, "warp_per_row", "op N: one warp a row, shuffle reduction",
-          32, 32, 1, 32, 1, 1, 1, 0, GEMV_OP_N),
-     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
-    {INFO(GEMV_VARIANT_BLOCK_PER_ROW, "block_per_row", "op N: p = 64..1024 threads a row, shuffle then shared-memory reduction",
-          64, 1024, 1, 16, 1, 1, 1, 0, GEMV_OP_N),
-     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kNoSplit},
-    {INFO(GEMV_VARIANT_SPLITK_ATOMIC, "splitk_atomic", "op N: K split over blocks, slice sums added with fp32 atomics (not deterministic)",
-          1, 1024, 1, 1024, 2, 1024, 0, 1, GEMV_OP_N),
-     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kSplitAtomic},
-    {INFO(GEMV_VARIANT_SPLITK_TWOPASS, "splitk_twopass", "op N: K split over blocks, slice partials reduced in fixed order by a second kernel",
-          1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_N),
-     rows_can_implement, rows_workspace, rows_launch, rows_default_config, kSplitTwoPass},
-    {INFO(GEMV_VARIANT_T_COLUMNS, "t_columns", "op T: c threads across a tile of columns, r row lanes; rows read coalesced, x[r] broadcast",
-          1, 1024, 1, 1024, 1, 1, 1, 0, GEMV_OP_T),
-     columns_can_implement, columns_workspace, columns_launch, columns_default_config, kNoSplit},
-    {INFO(GEMV_VARIANT_T_SPLITM_TWOPASS, "t_splitm_twopass", "op T: rows split over blocks (split-M), column partials reduced in fixed order",
-          1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_T),
-     columns_can_implement, columns_workspace, columns_launch, columns_default_config, kSplitTwoPass},
+    rows(info(GEMV_VARIANT_THREAD_PER_ROW, "thread_per_row", "op N: one thread a row; the naive baseline, good for tiny K",
+              1, 1, 32, 1024, 1, 1, 1, 0, GEMV_OP_N), kNoSplit),
+    rows(info(GEMV_VARIANT_ROWS_PER_WARP, "rows_per_warp", "op N: p = 2..16 threads a row, several rows a warp, shuffle reduction",
+              2, 16, 2, 512, 1, 1, 1, 0, GEMV_OP_N), kNoSplit),
+    rows(info(GEMV_VARIANT_WARP_PER_ROW, "warp_per_row", "op N: one warp a row, shuffle reduction",
+              32, 32, 1, 32, 1, 1, 1, 0, GEMV_OP_N), kNoSplit),
+    rows(info(GEMV_VARIANT_BLOCK_PER_ROW, "block_per_row", "op N: p = 64..1024 threads a row, shuffle then shared-memory reduction",
+              64, 1024, 1, 16, 1, 1, 1, 0, GEMV_OP_N), kNoSplit),
+    rows(info(GEMV_VARIANT_SPLITK_ATOMIC, "splitk_atomic", "op N: K split over blocks, slice sums added with fp32 atomics (not deterministic)",
+              1, 1024, 1, 1024, 2, 1024, 0, 1, GEMV_OP_N), kSplitAtomic),
+    rows(info(GEMV_VARIANT_SPLITK_TWOPASS, "splitk_twopass", "op N: K split over blocks, slice partials reduced in fixed order by a second kernel",
+              1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_N), kSplitTwoPass),
+    columns(info(GEMV_VARIANT_T_COLUMNS, "t_columns", "op T: c threads across a tile of columns, r row lanes; rows read coalesced, x[r] broadcast",
+                 1, 1024, 1, 1024, 1, 1, 1, 0, GEMV_OP_T), kNoSplit),
+    columns(info(GEMV_VARIANT_T_SPLITM_TWOPASS, "t_splitm_twopass", "op T: rows split over blocks (split-M), column partials reduced in fixed order",
+                 1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_T), kSplitTwoPass),
 };
-#undef INFO
 // clang-format on
 
 } // namespace
