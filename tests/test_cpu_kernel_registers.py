@@ -33,34 +33,41 @@ def find_nvcc() -> str | None:
 NVCC = find_nvcc()
 
 
-def ptxas_registers(family: str) -> dict:
-    """{(dtype, vector_loads, unroll, x_in_smem, batched): registers} of one kernel family, sm_90."""
+def ptxas_report(family: str) -> tuple[dict, dict]:
+    """({key: registers}, {key: spill-store bytes}) of one kernel family on sm_90, keyed by
+    (dtype, vector_loads, unroll, x_in_smem, batched)."""
     out = subprocess.run(
         [NVCC, "-std=c++17", "-O3", "-arch=sm_90", "-DGEMV_BUILDING_LIBRARY", "-Xptxas", "-v",
          "-I", str(ROOT / "libgemv" / "include"), "-I", str(SRC), "-c", str(SRC / f"{family}.cu"),
          "-o", "/dev/null"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
-    regs, current = {}, None
+    regs, spills, current = {}, {}, None
     for line in out.stderr.splitlines():
         if "Compiling entry function" in line:
             m = KERNEL.search(line)
             current = ((TYPES[m.group(2)], m.group(3) == "1", int(m.group(4)), m.group(5) == "1", m.group(6) == "1")
                        if m else None)
+        elif current is not None and (m := re.search(r"(\d+) bytes spill stores", line)):
+            spills[current] = int(m.group(1))
         elif current is not None and (m := re.search(r"Used (\d+) registers", line)):
             regs[current] = int(m.group(1))
             current = None
-    return regs
+    return regs, spills
 
 
 @pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
 @pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
 @pytest.mark.parametrize("family", FAMILIES)
 def test_16_byte_kernels_with_unroll_up_to_2_fit_full_occupancy(family):
-    regs = ptxas_registers(family)
-    # Single products: the batched kernels (a 64-bit division a row) may take more.
-    wanted = [(t, True, u, s, False) for t in TYPES.values() for u in (1, 2) for s in (False, True)]
+    regs, spills = ptxas_report(family)
+    # Batched kernels too: unbounded, they took 44-50 (min_blocks_per_sm holds them now).
+    wanted = [(t, True, u, s, b) for t in TYPES.values() for u in (1, 2) for s in (False, True) for b in (False, True)]
     missing = [k for k in wanted if k not in regs]
     assert not missing, f"ptxas reported no register count for {missing}; found {sorted(regs)}"
     over = {k: regs[k] for k in wanted if regs[k] > MAX_REGISTERS}
     assert not over, (f"{family}: these 16-byte-load kernels use more than {MAX_REGISTERS} registers, so fewer "
                       f"than 2048 threads fit an SM (dtype, vector, unroll, x_in_smem, batched): {over}")
+    # The batched kernels reach 32 by launch bounds: that must not push work to local memory
+    # (a 64-bit division a row spilled 28-36 bytes and ran batched fp16 4096 x 64^2 at 0.6x).
+    spilled = {k: spills.get(k) for k in wanted if k[4] and spills.get(k, 0) > 8}
+    assert not spilled, f"{family}: batched kernels spill more than 8 bytes: {spilled}"

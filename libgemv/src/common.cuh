@@ -246,15 +246,16 @@ __device__ __forceinline__ RowSlice<T> row_slice(const RowArgs &args, void *smem
     return s;
 }
 
-// Where global row g of a batch lies: row i of product b (g = b * m + i). The batch is a
-// compile-time choice: a 64-bit division anywhere in a kernel cost the 16-byte kernels
-// 10-20 registers (44-52 against 32: half occupancy), so single products never see it.
+// Where global row g of a batch lies: row i of product b (g = b * m + i), by DivideBy's
+// multiply-high (a 64-bit division spilled the batched kernels held to 32 registers). The
+// batch is a compile-time choice, so single products skip even that.
 struct RowPos {
     int64_t b, i;
 };
 template <bool BATCHED> __device__ __forceinline__ RowPos row_pos(const RowArgs &args, int64_t g) {
     if constexpr (!BATCHED) return {0, g};
-    const int64_t b = g / args.m;
+    const uint64_t n = (uint64_t)g, t = __umul64hi(args.m_div.magic, n);
+    const int64_t b = (int64_t)((t + ((n - t) >> args.m_div.shift1)) >> args.m_div.shift2);
     return {b, g - b * args.m};
 }
 

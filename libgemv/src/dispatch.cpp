@@ -1,8 +1,8 @@
 // The automatic dispatcher: the device's tuned table where it has an entry that runs the
 // problem, else the heuristic of the problem's op. op N: threads per row from the row
 // length (fit to measurements), then wider rows (block per row) or split K until the whole
-// GPU has work. op T: a warp's width of 16-byte packs across the columns, row lanes under
-// it, then split-M until the GPU has a wave of blocks. The heuristics choose only
+// GPU has work. op T: tiles of 8 or 16 16-byte packs across the columns, row lanes under
+// them, then split-M until the GPU has about 4 blocks an SM. The heuristics choose only
 // deterministic operations, like cuBLAS's default atomics mode.
 #include <algorithm>
 #include <cmath>
@@ -119,29 +119,34 @@ int pow2_ceil(int64_t v) {
 
 // op T. Each thread owns one pack of columns (16 bytes, or one element); c threads span a
 // tile's columns, r row lanes walk the rows under it, and x[r] is one broadcast load. Fit
-// to a sweep on the H100 (benchmarks/results/h100-2026-11-23-sweep-op-t.txt): tiles of 8
-// packs (one 128-byte line of a row), 256-thread blocks, 4 rows in flight; then split the
-// rows (two-pass, deterministic) until about 4 blocks an SM run, at least 8 rows a lane a
-// slice (tall-skinny matrices take hundreds of slices). A matrix of at most 256 KiB is one
-// pass of 4-pack tiles (the second kernel costs more than it saves: fp16 256x256 4.6 us
-// split, 2.7 us not).
+// to a sweep of every op T config on 22 shapes of the H100 (0.990 of each shape's best, worst 0.945;
+// benchmarks/results/h100-2026-11-23-sweep-op-t-all.csv):
+// - a matrix of at most 256 KiB: one pass of 4-pack tiles (fp16 256x256: 2.7 us, 3.0 split);
+// - else 16-pack tiles (8 when a row has at most 32 packs), 256-thread blocks (512 for
+//   tall matrices of 2 to 4 tiles), 4 rows in flight (2 where that buys slices);
+// - the rows split (two-pass, deterministic) into about 4 blocks an SM in all, at most 64
+//   slices unless one tile spans the row (the reduce adds slices one by one). Small
+//   matrices are latency-bound: fp16 1024^2 ran 3.9 us in 256 blocks, 4.8 in 64.
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = (uint64_t)pb.m * (uint64_t)pb.k * esz * (uint64_t)pb.batch <= (256u << 10);
     for (int vec = 1; vec >= 0; --vec) {
         const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
-        const int c_threads = std::min(vec ? (small ? 4 : 8) : 32, pow2_ceil(packs));
-        const int lanes = 256 / c_threads;
+        const int c_threads = std::min(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         const int64_t tiles = (packs + c_threads - 1) / c_threads;
+        const int threads = tiles >= 2 && tiles <= 4 && pb.m >= 16384 ? 512 : 256;
+        const int lanes = std::max(1, threads / c_threads);
         const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
         const int unroll = rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1;
         gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, vec, unroll, 0, 1);
-        const int64_t by_gpu = 4 * (int64_t)std::max(sm_count, 1) / std::max<int64_t>(1, tiles * pb.batch);
-        const int64_t split = std::min<int64_t>({by_gpu, rows_per_lane / 8, 512});
-        if (!small && split >= 2) {
+        if (!small) {
+            const int64_t blocks = 4 * (int64_t)std::max(sm_count, 1);
+            const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, tiles * pb.batch)),
+                                                   tiles <= 1 ? 512 : 64);
             gemv_config_t s = c;
+            if (s.unroll == 4 && pb.m / (lanes * 4) < want) s.unroll = 2; // fewer rows in flight, more slices
             s.variant = GEMV_VARIANT_T_SPLITM_TWOPASS;
-            s.split_k = pow2_floor(split);
+            s.split_k = pow2_floor(std::min<int64_t>(want, std::max<int64_t>(1, pb.m / ((int64_t)lanes * s.unroll))));
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
             if (s.split_k >= 2 && runs(s, pb)) return s;
         }

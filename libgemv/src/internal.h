@@ -51,6 +51,15 @@ enum class Epilogue : int {
 // Arguments of one row-kernel launch (both families), passed by value. A batch is
 // batch * m rows: row g is row g % m of product g / m (so a block may serve several
 // small matrices); partial sums are indexed by g.
+// Unsigned division of n < 2^63 by a fixed d >= 1 as a multiply-high and two shifts
+// (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994):
+// a 64-bit division in a row kernel costs it 10-20 registers, half its occupancy.
+struct DivideBy {
+    uint64_t magic;
+    int shift1, shift2;
+};
+DivideBy divide_by(uint64_t d);
+
 struct RowArgs {
     const void *A;
     const void *x; // logical element 0 of product 0
@@ -58,6 +67,7 @@ struct RowArgs {
     float *acc;    // fp32 target of kAtomic / kPartial
     int64_t m, k, lda, incx, incy, acc_inc;
     int64_t rows;                         // m * batch
+    DivideBy m_div;                       // g / m without a 64-bit division (batched kernels)
     int64_t stride_a, stride_x, stride_y; // elements between products (batch > 1)
     int64_t k_chunk; // K elements per slice (k when not split)
     float alpha, beta;
@@ -95,6 +105,13 @@ constexpr size_t max_x_smem_bytes(int threads_per_row) {
 // registers a 1024-thread block leaves each thread (ptxas spills), so unroll 4 caps
 // blocks at 512 threads. Both the kernels' launch bounds and the registry use this.
 constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
+// Blocks of max_block_threads an SM must hold, as __launch_bounds__' second argument (0:
+// no bound). The 16-byte single-product kernels fit 32 registers with unroll <= 2 (2048
+// threads an SM) and 40 with 4 by themselves, and stay as compiled. The batched ones took
+// 44-50 (per-row x and product offsets): half the occupancy, 0.67x cuBLAS on 8 x 4096^2
+// fp32. They are held to the same occupancy (32 and 42 registers; at most 8 bytes spill).
+constexpr int min_blocks_per_sm(int unroll, bool batched) { return !batched ? 0 : unroll <= 2 ? 2 : 3; }
+
 // Split-K slices are multiples of this many elements, so slices keep 16-byte alignment.
 constexpr int64_t kSliceGranule = 8;
 

@@ -9,6 +9,15 @@
 
 namespace libgemv {
 
+DivideBy divide_by(uint64_t d) {
+    int l = 0; // ceil(log2 d)
+    while (l < 64 && (uint64_t(1) << l) < d) ++l;
+    // magic = floor(2^64 * (2^l - d) / d) + 1, which fits 64 bits since 2^l - d < d.
+    const unsigned __int128 two_l = (unsigned __int128)1 << l;
+    const uint64_t magic = (uint64_t)((((unsigned __int128)(two_l - d)) << 64) / d) + 1;
+    return {magic, l < 1 ? l : 1, l > 1 ? l - 1 : 0};
+}
+
 namespace {
 
 enum SplitMode { kNoSplit = 0, kSplitAtomic = 1, kSplitTwoPass = 2 };
@@ -113,6 +122,7 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     a.incx = pb.incx;
     a.incy = pb.incy;
     a.rows = pb.m * pb.batch;
+    a.m_div = divide_by((uint64_t)std::max<int64_t>(pb.m, 1));
     a.stride_a = pb.batched() ? pb.stride_a : 0;
     a.stride_x = pb.batched() ? pb.stride_x : 0;
     a.stride_y = pb.batched() ? pb.stride_y : 0;
@@ -230,7 +240,7 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     a.row_lanes = c.rows_per_block;
     const int64_t cols_per_tile = (int64_t)c.threads_per_row * (c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1);
     a.tiles = (pb.k + cols_per_tile - 1) / cols_per_tile;
-    a.m_chunk = op.split_mode == kSplitTwoPass ? row_slice_len(pb.m, c.split_k, c.rows_per_block * c.unroll) : pb.m;
+    a.m_chunk = op.split_mode == kNoSplit ? pb.m : row_slice_len(pb.m, c.split_k, c.rows_per_block * c.unroll);
     L.splits = slices(pb.m, a.m_chunk);
     a.acc = op.split_mode == kSplitTwoPass ? static_cast<float *>(pb.workspace) : nullptr;
     a.pdl = pb.pdl;

@@ -10,7 +10,7 @@
 namespace libgemv {
 
 template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
-__global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_rowgroup_kernel(const RowArgs args) {
+__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED)) gemv_rowgroup_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
     const int p = 1 << args.p_log2;
     const int lane = threadIdx.x & (p - 1);
