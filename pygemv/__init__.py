@@ -15,6 +15,7 @@ from ._errors import (AllocationError, CudaError, GemvError, InsufficientWorkspa
                       InvalidValueError, LibraryNotFoundError, NoDeviceError, NoDriverError, NotSupportedError,
                       TableInvalidError, TableMismatchError)
 from ._lib import WORKSPACE_RECOMMENDED_BYTES
+from ._log import get_log_level, set_log_level
 from ._registry import Config, Variant, can_implement, variant, variants, workspace_size
 from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
@@ -26,6 +27,16 @@ def library_version() -> str:
     from . import _lib
     v = _lib.load().gemv_version()
     return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+
+
+def version_string(prog: str) -> str:
+    """``<prog> <pygemv version> (libgemv <version>)``, for the commands' ``--version``;
+    says so when the library cannot be loaded instead of failing."""
+    try:
+        lib = f"libgemv {library_version()}"
+    except GemvError as e:
+        lib = f"libgemv not loaded: {e}"
+    return f"{prog} {__version__} ({lib})"
 
 
 def cmake_prefix() -> str:
@@ -57,5 +68,5 @@ __all__ = [
     "WORKSPACE_RECOMMENDED_BYTES", "GemvError", "InvalidValueError", "InvalidPointerError",
     "NotSupportedError", "InsufficientWorkspaceError", "NoDeviceError", "NoDriverError", "CudaError",
     "AllocationError", "LibraryNotFoundError", "TableInvalidError", "TableMismatchError",
-    "Table", "Fingerprint", "TableStatus", "load_table", "table_status",
+    "Table", "Fingerprint", "TableStatus", "load_table", "table_status", "set_log_level", "get_log_level",
 ]

@@ -164,6 +164,9 @@ class TableStatus(ctypes.Structure):
 
 
 TABLE_SOURCES = ("none", "explicit", "env", "user", "shipped")  # gemv_table_source_t
+LOG_LEVELS = ("off", "error", "warning", "info", "trace")  # gemv_log_level_t: GEMV_LOG_<NAME> = index
+# void (*gemv_logger_t)(gemv_log_level_t level, const char *message, void *user_data)
+LOGGER = ctypes.CFUNCTYPE(None, c_int, c_char_p, c_void_p)
 
 status_t = c_int
 stream_t = c_void_p
@@ -179,6 +182,12 @@ SIGNATURES = {
     "gemv_status_string": (c_char_p, [status_t]),
     # const char *gemv_last_error(void);
     "gemv_last_error": (c_char_p, []),
+    # gemv_status_t gemv_set_log_level(gemv_log_level_t level);
+    "gemv_set_log_level": (status_t, [c_int]),
+    # gemv_log_level_t gemv_get_log_level(void);
+    "gemv_get_log_level": (c_int, []),
+    # void gemv_set_logger(gemv_logger_t logger, void *user_data);
+    "gemv_set_logger": (None, [LOGGER, c_void_p]),
     # int gemv_variant_count(void);
     "gemv_variant_count": (c_int, []),
     # gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info);
@@ -312,6 +321,8 @@ def load() -> ctypes.CDLL:
                     tried.append(f"{path} ({e})")
                     continue
                 _lib = declare(lib)
+                from . import _log
+                _log.route(_lib)  # libgemv's messages go to the logging module from here on
                 break
             else:
                 raise _errors.LibraryNotFoundError(

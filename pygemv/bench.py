@@ -18,7 +18,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from . import _lib, timing
+from . import _lib, timing, version_string
 from ._device import DeviceArray, bfloat16_bits_to_float32
 
 SUITE = {
@@ -351,6 +351,7 @@ def parse_shapes(text):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="pygemv-bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action="version", version=version_string("pygemv-bench"))
     ap.add_argument("--dtypes", default=",".join(DTYPES), help="comma-separated: float32,float16,bfloat16")
     ap.add_argument("--groups", default=",".join(SUITE), help="suite groups: " + ",".join(SUITE))
     ap.add_argument("--shapes", default="", help="MxK,... instead of the suite")

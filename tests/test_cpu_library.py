@@ -116,6 +116,8 @@ def test_python_constants_match_the_header():
     sources = header_enum("gemv_table_source")
     assert [k.removeprefix("GEMV_TABLE_SOURCE_").lower() for k, _ in sorted(sources.items(), key=lambda kv: kv[1])] \
         == list(_lib.TABLE_SOURCES)
+    levels = header_enum("gemv_log_level")
+    assert levels == {f"GEMV_LOG_{name.upper()}": i for i, name in enumerate(_lib.LOG_LEVELS)}
     variants = header_enum("gemv_variant")
     assert {k: v for k, v in variants.items() if v >= 0} == \
         {f"GEMV_VARIANT_{v.name.upper()}": v.id for v in pygemv.variants()}

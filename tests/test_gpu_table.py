@@ -71,7 +71,27 @@ def test_user_table_is_found_and_used_and_stays_correct(tmp_path):
     assert out["chosen"][3] == ENTRIES[0][3].as_dict()  # nearest tuned shape
     assert out["chosen"][4]["vector_loads"] is False  # K = 3001: the entry cannot run it, the heuristic does
     assert out["bad"] == 0
-    assert "libgemv: warning" not in err
+    assert "libgemv: " not in err
+
+
+def test_trace_and_info_levels_name_the_table_and_each_dispatch(tmp_path):
+    """GEMV_LOG_LEVEL=trace: the table in use (info) and, for every call, the operation,
+    config and its source (trace) reach Python's logging; the default says nothing here."""
+    path = user_table(tmp_path)
+    body = """
+        import logging
+        logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s %(message)s")
+        bad = correct("float16", 1000, 3000) + correct("float32", 64, 65536)
+        print(json.dumps({"bad": bad}))
+    """
+    out, err = run_child(body, tmp_path, GEMV_LOG_LEVEL="trace")
+    assert out["bad"] == 0
+    assert err.count(f"INFO pygemv libgemv: dispatch uses the tuned table {path} (3 entries)") == 1
+    assert ("DEBUG pygemv libgemv: op N float16 batch 1 1000x3000 lda 3000 incx 1 incy 1 on device 0: "
+            "rows_per_warp p=16 r=8 vector_loads=1 unroll=1 x_in_smem=1 split=1 (tuned table)") in err
+    assert "splitk_twopass p=128 r=2 vector_loads=1 unroll=2 x_in_smem=0 split=32 (tuned table)" in err
+    out, err = run_child(body, tmp_path)
+    assert out["bad"] == 0 and "libgemv" not in err
 
 
 def test_foreign_stale_and_corrupt_tables_warn_and_fall_back(tmp_path):
@@ -88,7 +108,7 @@ def test_foreign_stale_and_corrupt_tables_warn_and_fall_back(tmp_path):
     """
     out, err = run_child(body, tmp_path, GEMV_TABLE=str(foreign))
     assert out["source"] == "none" and out["problem"] == 10 and "Some Other GPU" in out["message"]
-    assert "libgemv: warning" in err and "Some Other GPU" in err
+    assert "libgemv: " in err and "Some Other GPU" in err
     assert out["picks"][0][0] == out["picks"][0][1] and out["bad"] == 0
 
     out, err = run_child(body, tmp_path, GEMV_TABLE="off")
@@ -99,7 +119,7 @@ def test_foreign_stale_and_corrupt_tables_warn_and_fall_back(tmp_path):
     bad = user_table(tmp_path, name="b-corrupt.gemvtable")
     bad.write_text(bad.read_text().replace("rows_per_warp", "warp_drive"))
     out, err = run_child(body, tmp_path)
-    assert "stale" in err and "warp_drive" in err and err.count("libgemv: warning") == 2
+    assert "stale" in err and "warp_drive" in err and err.count("libgemv: ") == 2
     assert out["source"] in ("none", "shipped") and out["bad"] == 0
     if out["source"] == "none":
         assert out["picks"][0][0] == out["picks"][0][1]
@@ -122,7 +142,7 @@ def test_an_old_schema_table_is_refused_once_and_the_heuristic_decides(tmp_path)
                           "bad": bad}))
     """, tmp_path, GEMV_TABLE=str(old))
     assert out["source"] == "none" and out["problem"] == 10 and "schema 1" in out["message"]
-    assert err.count("libgemv: warning") == 1 and "schema 1; this libgemv reads schema 2" in err
+    assert err.count("libgemv: ") == 1 and "schema 1; this libgemv reads schema 2" in err
     assert out["picks"][0] == out["picks"][1] and out["bad"] == 0
 
 
@@ -211,4 +231,4 @@ def test_shipped_table_is_found_and_every_tuned_dispatch_is_correct(tmp_path):
     """, tmp_path)
     assert out["source"] == "shipped" and os.path.samefile(out["path"], path)
     assert out["n"] > 100 and out["bad"] == [], out["bad"]
-    assert "libgemv: warning" not in err
+    assert "libgemv: " not in err

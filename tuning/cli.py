@@ -110,6 +110,7 @@ def main(argv=None) -> int:
 def tune_device(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="pygemv-tune", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action="version", version=pygemv.version_string("pygemv-tune"))
     ap.add_argument("--quick", action="store_true", help="coarse grid (M, K step 16) and 8 trials a shape")
     ap.add_argument("--shapes", default="", help="MxK,... instead of the grid")
     ap.add_argument("--dtypes", default=",".join(DTYPES))

@@ -166,6 +166,31 @@ GEMV_API const char *gemv_status_string(gemv_status_t status);
  * error); "" when none. Valid until the next libgemv call on this thread. */
 GEMV_API const char *gemv_last_error(void);
 
+/* ---- logging ------------------------------------------------------------------------ */
+
+/* What libgemv reports, and how much. The level starts at $GEMV_LOG_LEVEL (0..4 or a
+ * name: off, error, warning, info, trace), else GEMV_LOG_WARNING: only real problems
+ * (a tuned table refused), once each. INFO adds the table each device dispatches with
+ * and calls rejected for their arguments; TRACE adds, for every call, the operation and
+ * config it dispatched to and where the config came from. */
+typedef enum gemv_log_level {
+    GEMV_LOG_OFF = 0,
+    GEMV_LOG_ERROR = 1,   /* a kernel launch failed */
+    GEMV_LOG_WARNING = 2, /* a problem the call survived: a tuned table not used */
+    GEMV_LOG_INFO = 3,    /* the table in use; calls rejected for their arguments */
+    GEMV_LOG_TRACE = 4,   /* every call: op, types, shape, the config and its source */
+} gemv_log_level_t;
+
+/* Receives each message (one line, no newline) at or below the level. It may be called
+ * from any host thread that calls libgemv, and must not call gemv_set_logger. */
+typedef void (*gemv_logger_t)(gemv_log_level_t level, const char *message, void *user_data);
+
+/* GEMV_STATUS_INVALID_VALUE outside GEMV_LOG_OFF..GEMV_LOG_TRACE. */
+GEMV_API gemv_status_t gemv_set_log_level(gemv_log_level_t level);
+GEMV_API gemv_log_level_t gemv_get_log_level(void);
+/* NULL restores the default: "libgemv: <level>: <message>" on stderr. */
+GEMV_API void gemv_set_logger(gemv_logger_t logger, void *user_data);
+
 /* ---- the registry ---------------------------------------------------------------- */
 
 GEMV_API int gemv_variant_count(void);

@@ -298,10 +298,19 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
                       need, pb.workspace_bytes);
             return GEMV_STATUS_INSUFFICIENT_WORKSPACE;
         }
-    } else {
-        c = select_config(pb, device, !(a.flags & GEMV_FLAG_NO_TABLE), nullptr);
+    }
+    bool from_table = false;
+    if (!config) {
+        c = select_config(pb, device, !(a.flags & GEMV_FLAG_NO_TABLE), &from_table);
         clear_error();
     }
+    if (log_level() >= GEMV_LOG_TRACE)
+        log_message(GEMV_LOG_TRACE, "op %s %s batch %lld %lldx%lld lda %lld incx %lld incy %lld on device %d: %s "
+                    "p=%d r=%d vector_loads=%d unroll=%d x_in_smem=%d split=%d (%s)", pb.op == GEMV_OP_T ? "T" : "N",
+                    dtype_name(pb.dtype()), (long long)pb.batch, (long long)pb.m, (long long)pb.k, (long long)pb.lda,
+                    (long long)pb.incx, (long long)pb.incy, device, variant_info(c.variant)->name, c.threads_per_row,
+                    c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem, c.split_k,
+                    config ? "caller's config" : from_table ? "tuned table" : "heuristic");
     return launch(c, pb);
 }
 
@@ -337,8 +346,13 @@ gemv_args_t blas_args(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, fl
 gemv_status_t run_checked(const gemv_args_t &in, const gemv_config_t *config) {
     clear_error();
     gemv_args_t a;
-    const gemv_status_t st = read_args(&in, &a);
-    return st == GEMV_STATUS_SUCCESS ? run(a, config) : st;
+    gemv_status_t st = read_args(&in, &a);
+    if (st == GEMV_STATUS_SUCCESS) st = run(a, config);
+    // A failed launch is a real problem; a rejected argument is the caller's to handle.
+    if (st != GEMV_STATUS_SUCCESS && log_level() >= (st == GEMV_STATUS_CUDA_ERROR ? GEMV_LOG_ERROR : GEMV_LOG_INFO))
+        log_message(st == GEMV_STATUS_CUDA_ERROR ? GEMV_LOG_ERROR : GEMV_LOG_INFO, "call failed: %s (%s)",
+                    gemv_status_string(st), gemv_last_error());
+    return st;
 }
 
 } // namespace

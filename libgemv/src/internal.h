@@ -164,6 +164,10 @@ cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int
 
 // Error detail of the last failed call on this thread (gemv_last_error()).
 void set_error(const char *fmt, ...);
+// Logging (log.cpp): a message at level goes to the logger when the level allows it.
+int log_level();
+void log_message(gemv_log_level_t level, const char *fmt, ...);
+void log_once(gemv_log_level_t level, const std::string &message); // each distinct message once
 void clear_error();
 
 // The registry (registry.cpp): one Operation an entry. Each owns its description (name,

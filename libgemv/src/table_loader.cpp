@@ -44,19 +44,17 @@ void keep(const Table *t) {
     g_kept.push_back(t);
 }
 
-void warn_once(const std::string &message) {
-    static std::mutex m;
-    static std::set<std::string> said;
-    std::lock_guard<std::mutex> lock(m);
-    if (said.insert(message).second) fprintf(stderr, "libgemv: warning: %s\n", message.c_str());
-}
-
 void install(DeviceSlot &s, const Table *t, int source) {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.table.store(t, std::memory_order_release);
-    s.status.source = t ? source : GEMV_TABLE_SOURCE_NONE;
-    s.status.entries = t ? table_fingerprint(*t).entries : 0;
-    snprintf(s.status.path, sizeof s.status.path, "%s", t ? table_path(*t) : "");
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.table.store(t, std::memory_order_release);
+        s.status.source = t ? source : GEMV_TABLE_SOURCE_NONE;
+        s.status.entries = t ? table_fingerprint(*t).entries : 0;
+        snprintf(s.status.path, sizeof s.status.path, "%s", t ? table_path(*t) : "");
+    }
+    if (t) // after the lock: a logger may ask for the table status
+        log_message(GEMV_LOG_INFO, "dispatch uses the tuned table %s (%lld entries)", table_path(*t),
+                    (long long)table_fingerprint(*t).entries);
 }
 
 void note_problem(DeviceSlot &s, gemv_status_t problem, const std::string &message) {
@@ -123,7 +121,7 @@ void find_table(int device, DeviceSlot &s) {
         if (files.empty() && source == GEMV_TABLE_SOURCE_ENV) {
             const std::string why = "$GEMV_TABLE = " + place + ": no such table file or folder of *.gemvtable";
             note_problem(s, GEMV_STATUS_TABLE_INVALID, why);
-            warn_once(why + "; dispatch uses the heuristic");
+            log_once(GEMV_LOG_WARNING, why + "; dispatch uses the heuristic");
         }
         for (const std::string &file : files) {
             Table *t = nullptr;
@@ -141,7 +139,7 @@ void find_table(int device, DeviceSlot &s) {
             }
             const std::string why = gemv_last_error();
             note_problem(s, st, why);
-            warn_once(why + "; it is not used");
+            log_once(GEMV_LOG_WARNING, why + "; it is not used");
         }
     }
 }
