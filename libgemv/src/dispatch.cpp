@@ -135,7 +135,7 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         const int c_threads = std::min(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         const int64_t tiles = (packs + c_threads - 1) / c_threads;
         const int threads = tiles >= 2 && tiles <= 4 && pb.m >= 16384 ? 512 : 256;
-        const int lanes = std::max(1, threads / c_threads);
+        const int lanes = threads / c_threads; // c_threads <= 32
         const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
         const int unroll = rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1;
         gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, vec, unroll, 0, 1);

@@ -349,7 +349,7 @@ gemv_status_t run_checked(const gemv_args_t &in, const gemv_config_t *config) {
     gemv_status_t st = read_args(&in, &a);
     if (st == GEMV_STATUS_SUCCESS) st = run(a, config);
     // A failed launch is a real problem; a rejected argument is the caller's to handle.
-    if (st != GEMV_STATUS_SUCCESS && log_level() >= (st == GEMV_STATUS_CUDA_ERROR ? GEMV_LOG_ERROR : GEMV_LOG_INFO))
+    if (st != GEMV_STATUS_SUCCESS)
         log_message(st == GEMV_STATUS_CUDA_ERROR ? GEMV_LOG_ERROR : GEMV_LOG_INFO, "call failed: %s (%s)",
                     gemv_status_string(st), gemv_last_error());
     return st;

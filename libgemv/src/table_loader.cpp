@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
