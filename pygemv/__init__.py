@@ -13,7 +13,7 @@ from ._device import (DeviceArray, Stream, current_device, device_count, device_
                       synchronize, to_device)
 from ._errors import (AllocationError, CudaError, GemvError, InsufficientWorkspaceError, InvalidPointerError,
                       InvalidValueError, LibraryNotFoundError, NoDeviceError, NoDriverError, NotSupportedError,
-                      TableInvalidError, TableMismatchError)
+                      TableInvalidError, TableMismatchError, InternalError)
 from ._lib import WORKSPACE_RECOMMENDED_BYTES
 from ._log import get_log_level, set_log_level
 from ._registry import Config, Variant, can_implement, variant, variants, workspace_size
@@ -67,6 +67,6 @@ __all__ = [
     "set_device", "device_name", "library_version", "cmake_prefix", "include_dir", "errors",
     "WORKSPACE_RECOMMENDED_BYTES", "GemvError", "InvalidValueError", "InvalidPointerError",
     "NotSupportedError", "InsufficientWorkspaceError", "NoDeviceError", "NoDriverError", "CudaError",
-    "AllocationError", "LibraryNotFoundError", "TableInvalidError", "TableMismatchError",
+    "AllocationError", "LibraryNotFoundError", "TableInvalidError", "TableMismatchError", "InternalError",
     "Table", "Fingerprint", "TableStatus", "load_table", "table_status", "set_log_level", "get_log_level",
 ]

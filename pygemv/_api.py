@@ -6,34 +6,10 @@ import struct
 import sys
 import threading
 
-from . import _lib
+from . import _checks, _lib
 from ._device import current_device, dtype_name, set_device
 from ._operands import allocate_like, as_operand, current_stream, stream_handle
 from ._registry import Config, problem_args
-
-# One workspace per (device, stream): concurrent streams never share one. Allocated on
-# first use outside graph capture (cudaMalloc may not run inside one) and kept.
-_workspaces: dict[tuple[int, int], int] = {}
-_ws_lock = threading.Lock()
-
-
-def _workspace(device: int, stream: int) -> tuple[int, int]:
-    key = (device, stream)
-    ptr = _workspaces.get(key)
-    if ptr is not None:
-        return ptr, _lib.WORKSPACE_RECOMMENDED_BYTES
-    lib = _lib.load()
-    capturing = ctypes.c_int(0)
-    _lib.check(lib.gemv_stream_is_capturing(stream, ctypes.byref(capturing)), "stream")
-    if capturing.value:
-        return 0, 0  # the dispatcher then picks a config that needs none
-    with _ws_lock:
-        if key not in _workspaces:
-            p = ctypes.c_void_p()
-            _lib.check(lib.gemv_malloc(ctypes.byref(p), _lib.WORKSPACE_RECOMMENDED_BYTES), "workspace")
-            _workspaces[key] = p.value
-    return _workspaces[key], _lib.WORKSPACE_RECOMMENDED_BYTES
-
 
 _device_count: int | None = None
 
@@ -94,7 +70,8 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
     config : pygemv.Config, optional
         Force a variant and its parameters instead of the dispatcher's choice.
     workspace : (int, int), optional
-        ``(device pointer, bytes)`` for split-K. Default: a per-stream buffer pygemv keeps.
+        ``(device pointer, bytes)`` for split-K. Default: libgemv's pool, a buffer per
+        stream and thread (``GEMV_FLAG_LIBRARY_WORKSPACE``).
 
     Returns
     -------
@@ -175,11 +152,14 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
             set_device(device)
             restore = cur
     try:
-        dev = device if device is not None else current_device()
         s = stream_handle(stream) if stream is not None else current_stream(a)
-        ws, ws_bytes = workspace if workspace is not None else _workspace(dev, s)
+        # __cuda_array_interface__ v3: an array that names its stream is ready in that
+        # stream's order, so the call's stream waits for it first.
+        for o in (a, xo, yo):
+            if o.stream is not None and o.stream != s:
+                _lib.check(_lib.load().gemv_stream_wait(s, o.stream), "stream")
         _call(config, op, a.dtype, M, K, alpha, a.ptr, lda_, _blas_pointer(xo.ptr, nx, incx_, itemsize), incx_, beta,
-              _blas_pointer(yo.ptr, ny, incy_, itemsize), incy_, ws, ws_bytes, s, nb, sa, sx, sy)
+              _blas_pointer(yo.ptr, ny, incy_, itemsize), incy_, workspace, s, nb, sa, sx, sy)
     finally:
         if restore is not None:
             set_device(restore)
@@ -265,13 +245,7 @@ def _gemv_torch(A, x, y, alpha, beta, trans, stream, config, workspace):
             return None
     s = _raw_stream(dev) if stream is None else stream_handle(stream)
     if workspace is not None:
-        ws, ws_bytes = workspace
-    else:
-        ws = _workspaces.get((dev, s))
-        if ws is not None:
-            ws_bytes = _lib.WORKSPACE_RECOMMENDED_BYTES
-        else:
-            ws, ws_bytes = _workspace(dev, s)
+        return None  # the general path checks the caller's workspace
     try:
         args = _tls.args
     except AttributeError:
@@ -279,8 +253,8 @@ def _gemv_torch(A, x, y, alpha, beta, trans, stream, config, workspace):
     try:
         # Torch guarantees these are device pointers of device dev: skip the pointer queries.
         _lib.ARGS_LAYOUT.pack_into(args, 0, _lib.ARGS_SIZE, _lib.OP_T if trans else _lib.OP_N, code, M, K, alpha, beta,
-                                   A.data_ptr(), lda, x.data_ptr(), incx, y.data_ptr(), incy, ws or 0, ws_bytes,
-                                   s or 0, _lib.FLAG_TRUSTED_POINTERS, 1, 0, 0, 0)
+                                   A.data_ptr(), lda, x.data_ptr(), incx, y.data_ptr(), incy, 0, 0, s or 0,
+                                   _lib.FLAG_TRUSTED_POINTERS | _lib.FLAG_LIBRARY_WORKSPACE, 1, 0, 0, 0)
     except (struct.error, TypeError, OverflowError):  # alpha or beta not a real number, or too large
         return None
     c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
@@ -309,23 +283,31 @@ def _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, batch
                             f"got {type(v).__name__}")
     name = dtype_name(dtype)
     s = stream_handle(stream)
-    if workspace is None:
-        try:
-            workspace = _workspace(current_device(), s)
-        except Exception:
-            workspace = (0, 0)  # no device: let the C library report it, after its argument checks
+    k = _checks.integer("k", k)
     _call(config, op, name, m, k, alpha, A, max(1, k) if lda is None else lda, x, incx, beta, y, incy,
-          workspace[0], workspace[1], s, batch, stride_a, stride_x, stride_y)
+          workspace, s, batch, stride_a, stride_x, stride_y)
     return y
 
 
-def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, ws, ws_bytes, stream, batch=1,
+def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, stream, batch=1,
           stride_a=0, stride_x=0, stride_y=0):
-    lib = _lib.load()
-    args = _lib.Args(op, _lib.DTYPES[dtype], m, k, alpha, beta, A, lda, x, incx, y, incy, ws, ws_bytes, stream, 0,
-                     batch, stride_a, stride_x, stride_y)
-    c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
-    st = lib.gemv_ex(ctypes.byref(args), c)
+    c = _checks
+    flags = 0
+    if workspace is None:
+        ws, ws_bytes, flags = 0, 0, _lib.FLAG_LIBRARY_WORKSPACE
+    else:
+        try:
+            ws, ws_bytes = workspace
+        except (TypeError, ValueError):
+            raise TypeError(f"workspace must be a (device pointer, bytes) pair, got {workspace!r}") from None
+        ws, ws_bytes = c.pointer("workspace pointer", ws), c.size("workspace bytes", ws_bytes)
+    args = _lib.Args(op, _lib.DTYPES[dtype], c.integer("m", m), c.integer("k", k), c.scalar("alpha", alpha),
+                     c.scalar("beta", beta), c.pointer("A", A), c.integer("lda", lda), c.pointer("x", x),
+                     c.integer("incx", incx), c.pointer("y", y), c.integer("incy", incy), ws, ws_bytes,
+                     c.pointer("stream", stream), flags, c.integer("batch", batch), c.integer("stride_a", stride_a),
+                     c.integer("stride_x", stride_x), c.integer("stride_y", stride_y))
+    cfg = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
+    st = _lib.load().gemv_ex(ctypes.byref(args), cfg)
     if st:
         _lib.check(st, "gemv")
 

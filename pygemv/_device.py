@@ -5,7 +5,7 @@ import ctypes
 
 import numpy as np
 
-from . import _lib
+from . import _checks, _lib
 
 _NP_DTYPES = {"float32": np.float32, "float16": np.float16}
 
@@ -110,19 +110,33 @@ class DeviceArray:
     """
 
     def __init__(self, shape, dtype="float32", strides=None, *, _ptr=None, _owner=None):
-        self.shape = tuple(int(s) for s in shape)
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        self.shape = tuple(_checks.integer(f"shape[{i}]", n, 0) for i, n in enumerate(shape))
         self.dtype = dtype_name(dtype)
         self.itemsize = _lib.DTYPE_SIZES[self.dtype]
-        self.strides = tuple(strides) if strides is not None else _c_strides(self.shape)
+        if strides is None:
+            self.strides = _c_strides(self.shape)
+        else:
+            self.strides = tuple(_checks.integer(f"strides[{i}]", st) for i, st in enumerate(strides))
+            if len(self.strides) != len(self.shape):
+                raise ValueError(f"strides {self.strides} must have one entry per axis of shape {self.shape}")
+        lo, hi = _extent(self.shape, self.strides)
+        self.nbytes = (hi - lo + 1) * self.itemsize if hi >= lo else 0  # the bytes its elements span
+        if self.nbytes > _checks.INT64[1]:
+            raise ValueError(f"shape {self.shape} with strides {self.strides} spans {self.nbytes} bytes, "
+                             "more than 64-bit offsets can address")
         self._owner = _owner
         if _ptr is None:
-            span = _span(self.shape, self.strides)
+            # Element 0 lies above the lowest element when a stride is negative: allocate the
+            # span and place the pointer -lo elements in.
             p = ctypes.c_void_p()
-            _lib.check(_lib.load().gemv_malloc(ctypes.byref(p), max(span, 1) * self.itemsize), "DeviceArray")
-            self.ptr = p.value or 0
+            _lib.check(_lib.load().gemv_malloc(ctypes.byref(p), max(self.nbytes, 1)), "DeviceArray")
+            self._base, self._base_bytes = p.value or 0, max(self.nbytes, 1)
+            self.ptr = self._base - min(lo, 0) * self.itemsize
             self._owns = True
         else:
             self.ptr = _ptr
+            self._base, self._base_bytes = (_owner._base, _owner._base_bytes) if _owner is not None else (None, None)
             self._owns = False
 
     @classmethod
@@ -141,17 +155,34 @@ class DeviceArray:
 
     def to_numpy(self) -> np.ndarray:
         """Download (synchronously) as numpy; bfloat16 comes back widened to float32."""
-        span = _span(self.shape, self.strides)
-        store = np.empty(max(span, 1), dtype=np.uint16 if self.dtype == "bfloat16" else _NP_DTYPES[self.dtype])
-        _lib.check(_lib.load().gemv_memcpy_to_host(store.ctypes.data, self.ptr, span * self.itemsize), "to_numpy")
+        lo, hi = _extent(self.shape, self.strides)
+        n = hi - lo + 1 if hi >= lo else 0
+        store = np.empty(max(n, 1), dtype=np.uint16 if self.dtype == "bfloat16" else _NP_DTYPES[self.dtype])
+        # From the lowest element up: with a negative stride that lies below ptr.
+        _lib.check(_lib.load().gemv_memcpy_to_host(store.ctypes.data, self.ptr + min(lo, 0) * self.itemsize,
+                                                   n * self.itemsize), "to_numpy")
         if self.dtype == "bfloat16":
             store = bfloat16_bits_to_float32(store)
         return np.lib.stride_tricks.as_strided(
-            store, self.shape, tuple(s * store.itemsize for s in self.strides)).copy()
+            store[-min(lo, 0):], self.shape, tuple(s * store.itemsize for s in self.strides)).copy()
 
     def view(self, shape, strides, offset: int = 0) -> "DeviceArray":
-        """A view of the same memory, ``offset`` elements in (no bounds are checked)."""
-        return DeviceArray(shape, self.dtype, strides, _ptr=self.ptr + offset * self.itemsize, _owner=self)
+        """A view of the same memory, ``offset`` elements in; strides of either sign.
+
+        Raises
+        ------
+        ValueError
+            When an element of the view would lie outside this array's allocation.
+        """
+        offset = _checks.integer("offset", offset)
+        v = DeviceArray(shape, self.dtype, strides, _ptr=self.ptr + offset * self.itemsize, _owner=self)
+        lo, hi = _extent(v.shape, v.strides)
+        if hi >= lo and self._base is not None and (
+                v.ptr + lo * self.itemsize < self._base
+                or v.ptr + (hi + 1) * self.itemsize > self._base + self._base_bytes):
+            raise ValueError(f"view: shape {v.shape}, strides {v.strides} at offset {offset} reaches outside the "
+                             f"{self._base_bytes}-byte allocation")
+        return v
 
     @property
     def __cuda_array_interface__(self) -> dict:
@@ -167,12 +198,12 @@ class DeviceArray:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides}, ptr={self.ptr:#x})"
 
     def __del__(self):
-        if getattr(self, "_owns", False) and self.ptr and _lib is not None:
+        if getattr(self, "_owns", False) and self._base and _lib is not None:
             try:
-                _lib.load().gemv_free(self.ptr)
+                _lib.load().gemv_free(self._base)
             except Exception:
                 pass
-            self.ptr = 0
+            self._base = self.ptr = 0
 
 
 def to_device(a, dtype=None) -> DeviceArray:
@@ -193,11 +224,14 @@ def _c_strides(shape) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def _span(shape, strides) -> int:
-    """Elements between the first and one past the last addressed element."""
-    if any(s == 0 for s in shape):
-        return 0
-    return 1 + sum((n - 1) * abs(st) for n, st in zip(shape, strides))
+def _extent(shape, strides) -> tuple[int, int]:
+    """Offsets (in elements, from element 0) of the lowest and the highest element; (0, -1)
+    when the array is empty."""
+    if any(n == 0 for n in shape):
+        return 0, -1
+    lo = sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+    hi = sum((n - 1) * st for n, st in zip(shape, strides) if st > 0)
+    return lo, hi
 
 
 def _to_storage(a: np.ndarray, name: str) -> np.ndarray:

@@ -56,7 +56,7 @@ class CudaError(GemvError):
 
 
 class AllocationError(GemvError, MemoryError):
-    """Device memory could not be allocated (status 8)."""
+    """Device memory, or host memory for a table or the workspace pool, could not be allocated (status 8)."""
 
     status = 8
 
@@ -73,6 +73,12 @@ class TableMismatchError(GemvError):
     status = 10
 
 
+class InternalError(GemvError):
+    """An unexpected failure inside libgemv (status 11); the message says what failed."""
+
+    status = 11
+
+
 class LibraryNotFoundError(GemvError, OSError):
     """libgemv could not be loaded; the message names every path tried."""
 
@@ -80,7 +86,7 @@ class LibraryNotFoundError(GemvError, OSError):
 _BY_STATUS = {cls.status: cls for cls in (InvalidValueError, InvalidPointerError, NotSupportedError,
                                           InsufficientWorkspaceError, NoDeviceError, NoDriverError,
                                           CudaError, AllocationError, TableInvalidError,
-                                          TableMismatchError)}
+                                          TableMismatchError, InternalError)}
 
 
 def error_class(status: int) -> type[GemvError]:

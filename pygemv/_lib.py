@@ -110,6 +110,7 @@ class Args(Extensible):
 
 FLAG_TRUSTED_POINTERS = 1
 FLAG_NO_TABLE = 2
+FLAG_LIBRARY_WORKSPACE = 4
 
 # Args as a struct format (each ctypes type's own code, native alignment), for filling an
 # Args in one pack_into: the eager hot path, ~0.2 us against ~1 us for Args(...).
@@ -257,6 +258,8 @@ SIGNATURES = {
     "gemv_stream_destroy": (status_t, [stream_t]),
     # gemv_status_t gemv_stream_synchronize(gemv_stream_t stream);
     "gemv_stream_synchronize": (status_t, [stream_t]),
+    # gemv_status_t gemv_stream_wait(gemv_stream_t stream, gemv_stream_t producer);
+    "gemv_stream_wait": (status_t, [stream_t, stream_t]),
     # gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing);
     "gemv_stream_is_capturing": (status_t, [stream_t, POINTER(c_int)]),
     # gemv_status_t gemv_device_props(int device, gemv_device_props_t *props);

@@ -6,6 +6,7 @@ import ctypes
 import sys
 from typing import Any, NamedTuple
 
+from . import _checks
 from ._device import DeviceArray, dtype_name
 
 _TYPESTRS = {"<f4": "float32", "<f2": "float16"}
@@ -35,9 +36,20 @@ def as_operand(obj, name: str) -> Operand:
         return Operand(obj.ptr, obj.shape, obj.strides, obj.dtype, None, "pygemv", obj)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
-        return _from_cai(obj, cai, name)
+        try:
+            return _from_cai(obj, cai, name)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            if isinstance(e, (TypeError, ValueError)) and str(e).startswith(name):
+                raise  # already names the argument and the fault
+            raise ValueError(f"{name}: malformed __cuda_array_interface__ ({type(e).__name__}: {e}); "
+                             "it needs 'shape', 'typestr', 'data': (pointer, read_only) and optional 'strides'") from e
     if hasattr(obj, "__dlpack__"):
-        return _from_dlpack(obj, name)
+        try:
+            return _from_dlpack(obj, name)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as e:
+            if isinstance(e, (TypeError, ValueError)) and str(e).startswith(name):
+                raise
+            raise ValueError(f"{name}: malformed DLPack object ({type(e).__name__}: {e})") from e
     raise TypeError(f"{name}: expected a CUDA array (torch tensor, CuPy/Numba array, an object with "
                     f"__cuda_array_interface__ or __dlpack__, or pygemv.DeviceArray), got {type(obj).__name__}")
 
@@ -58,6 +70,8 @@ def _from_torch(t, name: str, torch) -> Operand:
 
 
 def _from_cai(obj, cai: dict, name: str) -> Operand:
+    if not isinstance(cai, dict):
+        raise TypeError(f"{name}: __cuda_array_interface__ must be a dict, got {type(cai).__name__}")
     typestr = cai["typestr"]
     dtype = _TYPESTRS.get(typestr)
     if dtype is None:
@@ -66,12 +80,15 @@ def _from_cai(obj, cai: dict, name: str) -> Operand:
     if cai.get("mask") is not None:
         raise ValueError(f"{name}: masked arrays are not supported")
     itemsize = int(typestr[2:])
-    shape = tuple(cai["shape"])
+    shape = tuple(_checks.integer(f"{name}: shape[{i}]", n, 0) for i, n in enumerate(cai["shape"]))
     strides = cai.get("strides")
     if strides is None:
         from ._device import _c_strides
         el = _c_strides(shape)
     else:
+        strides = tuple(_checks.integer(f"{name}: strides[{i}]", st) for i, st in enumerate(strides))
+        if len(strides) != len(shape):
+            raise ValueError(f"{name}: strides {strides} do not match shape {shape}")
         if any(s % itemsize for s in strides):
             raise ValueError(f"{name}: strides {strides} are not multiples of the item size {itemsize}")
         el = tuple(s // itemsize for s in strides)
@@ -81,7 +98,12 @@ def _from_cai(obj, cai: dict, name: str) -> Operand:
     if kind == "cupy":
         device = obj.device.id
     stream = cai.get("stream") if cai.get("version", 0) >= 3 else None
-    return Operand(int(cai["data"][0]), shape, el, dtype, device, kind, obj, stream)
+    if stream is not None:
+        stream = _checks.integer(f"{name}: __cuda_array_interface__ stream", stream, 1, _checks.UINT64[1])
+    data = cai["data"]
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise ValueError(f"{name}: __cuda_array_interface__ 'data' must be (pointer, read_only), got {data!r}")
+    return Operand(_checks.pointer(f"{name}: data pointer", data[0]), shape, el, dtype, device, kind, obj, stream)
 
 
 class _DLDevice(ctypes.Structure):

@@ -7,7 +7,7 @@ import itertools
 from dataclasses import dataclass, fields
 from typing import Iterator
 
-from . import _lib
+from . import _checks, _lib
 
 UNROLLS = (1, 2, 4)
 
@@ -43,9 +43,13 @@ class Config:
     split_k: int = 1
 
     def to_c(self) -> _lib.Config:
+        """The ``gemv_config_t``; a field outside int32 raises ``ValueError`` naming it (ctypes
+        would wrap it, and 2**32 + 32 would read as 32)."""
         vid = self.variant if isinstance(self.variant, int) else variant(self.variant).id
-        return _lib.Config(vid, self.threads_per_row, self.rows_per_block, int(self.vector_loads),
-                           self.unroll, int(self.x_in_smem), self.split_k)
+        fields_ = {"variant": vid, "threads_per_row": self.threads_per_row, "rows_per_block": self.rows_per_block,
+                   "vector_loads": int(self.vector_loads), "unroll": self.unroll, "x_in_smem": int(self.x_in_smem),
+                   "split_k": self.split_k}
+        return _lib.Config(*(_checks.integer(f"Config.{k}", v, *_checks.INT32) for k, v in fields_.items()))
 
     @classmethod
     def from_c(cls, c: _lib.Config) -> "Config":
@@ -144,13 +148,18 @@ def problem_args(m: int, k: int, dtype: str = "float32", *, trans: bool = False,
                  stride_y: int | None = None, workspace_bytes: int = 0, flags: int = 0) -> _lib.Args:
     """A ``gemv_args_t`` describing a problem, for the queries that read no data (pointers
     only matter for their alignment). Batch strides left out are the dense ones."""
-    lda = max(1, k) if lda is None else lda
+    c = _checks
+    m, k, incx, incy = c.integer("m", m), c.integer("k", k), c.integer("incx", incx), c.integer("incy", incy)
+    lda = max(1, k) if lda is None else c.integer("lda", lda)
     nx, ny = (m, k) if trans else (k, m)
     stride_a = m * lda if stride_a is None else stride_a
     stride_x = nx * abs(incx) if stride_x is None else stride_x
     stride_y = ny * abs(incy) if stride_y is None else stride_y
-    return _lib.Args(_lib.OP_T if trans else _lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, a_ptr, lda, x_ptr, incx,
-                     y_ptr, incy, None, workspace_bytes, None, flags, batch, stride_a, stride_x, stride_y)
+    return _lib.Args(_lib.OP_T if trans else _lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, c.pointer("a_ptr", a_ptr),
+                     lda, c.pointer("x_ptr", x_ptr), incx, c.pointer("y_ptr", y_ptr), incy, None,
+                     c.size("workspace_bytes", workspace_bytes), None, c.integer("flags", flags, 0, (1 << 32) - 1),
+                     c.integer("batch", batch), c.integer("stride_a", stride_a), c.integer("stride_x", stride_x),
+                     c.integer("stride_y", stride_y))
 
 
 def _check_config(config: Config, args: _lib.Args) -> int:

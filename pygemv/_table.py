@@ -10,11 +10,12 @@ import ctypes
 import os
 import re
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from . import _lib
+from . import _checks, _lib
 from ._registry import Config, problem_args
 
 SCHEMA = 2
@@ -153,18 +154,35 @@ class Table:
     """
 
     def __init__(self, path: str | os.PathLike):
+        encoded = _checks.path("path", path)
         self.path = Path(path)
         self._lib = _lib.load()
+        # ctypes releases the GIL during each C call: the lock keeps close() from freeing
+        # the table while another thread's lookup is inside C, and two closes from both freeing it.
+        self._lock = threading.Lock()
+        self._handle = None
         handle = _lib.table_t()
-        _lib.check(self._lib.gemv_table_read(os.fsencode(self.path), ctypes.byref(handle)), "table")
+        _lib.check(self._lib.gemv_table_read(encoded, ctypes.byref(handle)), "table")
         self._handle = handle
 
     def close(self) -> None:
-        if getattr(self, "_handle", None):
-            self._lib.gemv_table_destroy(self._handle)
+        """Free the table; later queries raise ``ValueError``. Safe to call twice, or from
+        another thread while one queries."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._handle:
+                self._lib.gemv_table_destroy(self._handle)
             self._handle = None
 
     __del__ = close
+
+    def _call(self, fn, *args) -> int:
+        with self._lock:
+            if not self._handle:
+                raise ValueError(f"table {self.path} is closed")
+            return fn(self._handle, *args)
 
     def __enter__(self) -> "Table":
         return self
@@ -174,7 +192,7 @@ class Table:
 
     def _fp(self) -> _lib.TableFingerprint:
         fp = _lib.TableFingerprint()
-        _lib.check(self._lib.gemv_table_fingerprint(self._handle, ctypes.byref(fp)), "table")
+        _lib.check(self._call(self._lib.gemv_table_fingerprint, ctypes.byref(fp)), "table")
         return fp
 
     @property
@@ -190,7 +208,7 @@ class Table:
         """Raise ``TableMismatchError`` unless the table was tuned for ``fingerprint`` (the
         current GPU and library by default)."""
         fp = Fingerprint.of_device() if fingerprint is None else fingerprint
-        _lib.check(self._lib.gemv_table_check(self._handle, ctypes.byref(fp.device_props())), "table")
+        _lib.check(self._call(self._lib.gemv_table_check, ctypes.byref(fp.device_props())), "table")
 
     def lookup(self, m: int, k: int, dtype: str = "float32", *,
                workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES, **problem) -> tuple[Config, float] | None:
@@ -200,7 +218,7 @@ class Table:
         ``incx``, ``a_ptr``, ``x_ptr``, ``batch``, ... (:func:`pygemv._registry.problem_args`)."""
         args = problem_args(m, k, dtype, workspace_bytes=workspace_bytes, **problem)
         c, dist = _lib.Config(), ctypes.c_double()
-        st = self._lib.gemv_table_lookup(self._handle, ctypes.byref(args), ctypes.byref(c), ctypes.byref(dist))
+        st = self._call(self._lib.gemv_table_lookup, ctypes.byref(args), ctypes.byref(c), ctypes.byref(dist))
         if st == 3:  # NOT_SUPPORTED: nothing in the table runs it
             return None
         _lib.check(st, "table lookup")
@@ -215,7 +233,7 @@ def load_table(path: str | os.PathLike | None) -> None:
     ------
     pygemv.TableInvalidError, pygemv.TableMismatchError
     """
-    _lib.check(_lib.load().gemv_load_table(None if path is None else os.fsencode(Path(path))), "load_table")
+    _lib.check(_lib.load().gemv_load_table(None if path is None else _checks.path("path", path)), "load_table")
 
 
 @dataclass(frozen=True)
@@ -233,5 +251,6 @@ class TableStatus:
 def table_status(device: int | None = None) -> TableStatus:
     """Which tuned table a GPU (the current one by default) dispatches with."""
     s = _lib.TableStatus()
-    _lib.check(_lib.load().gemv_table_status(-1 if device is None else device, ctypes.byref(s)), "table_status")
+    dev = -1 if device is None else _checks.integer("device", device, 0, _checks.INT32[1])
+    _lib.check(_lib.load().gemv_table_status(dev, ctypes.byref(s)), "table_status")
     return TableStatus(_lib.TABLE_SOURCES[s.source], s.path.decode(), s.entries, s.problem, s.message.decode())

@@ -3,6 +3,7 @@
 # package registry: its wheels come along in .carry/). Logs land in $OUT (or ./gpu-logs).
 #   bash scripts/gpu_check.sh            # everything
 #   SKIP_SANITIZER=1 bash scripts/gpu_check.sh
+#   TOOLS="initcheck synccheck" bash scripts/gpu_check.sh   # some compute-sanitizer tools
 set -uo pipefail
 OUT=${OUT:-gpu-logs}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -22,7 +23,7 @@ rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || status=1
 python3 -P -m pytest -q -s -m "gpu and timing" -p no:cacheprovider tests 2>&1 | tee -a "$OUT/pytest-gpu.log" | tail -8
 rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || status=1
 if [ -z "${SKIP_SANITIZER:-}" ]; then
-  for tool in memcheck racecheck; do
+  for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
     PYTHONPATH=tests:${PYTHONPATH:-} compute-sanitizer --tool $tool --error-exitcode 1 python3 -P tests/sanitize_sweep.py \
       > "$OUT/sanitizer-$tool.log" 2>&1
     rc=$?; [ "$rc" = 0 ] || status=1

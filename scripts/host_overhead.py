@@ -63,7 +63,6 @@ pieces = {
     "A.device": "A.device",
     "torch._C._cuda_getCurrentRawStream(0)": "torch._C._cuda_getCurrentRawStream(0)",
     "raw(0) (bound once)": "raw(0)",
-    "_api._workspace(0, s)": "_api._workspace(0, s)",
     "ARGS_LAYOUT.pack_into (16 values)": "_lib.ARGS_LAYOUT.pack_into(args, 0, 0, 1, 1024, 1024, 1.0, 0.0, 1, 1024, 2, 1, 3, 1, 4, 5, s, 1)",
     "lib.gemv_ex(trusted, None)": "lib.gemv_ex(trusted, None)",
     "_api._gemv_torch(...) whole": "_api._gemv_torch(A, x, y, 1.0, 0.0, None, None, None)",

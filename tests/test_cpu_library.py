@@ -157,9 +157,9 @@ def test_benchmark_entry_points_live_in_the_experimental_header():
 
 def test_status_strings_are_distinct_and_total():
     lib = _lib.load()
-    texts = [lib.gemv_status_string(s).decode() for s in range(11)]
+    texts = [lib.gemv_status_string(s).decode() for s in range(12)]
     assert texts[0] == "success"
-    assert len(set(texts)) == 11 and all(texts) and "unknown status" not in texts
+    assert len(set(texts)) == 12 and all(texts) and "unknown status" not in texts
     assert lib.gemv_status_string(12345).decode() == "unknown status"
 
 
@@ -168,7 +168,7 @@ def test_each_status_maps_to_its_exception_class():
     expected = {1: errors.InvalidValueError, 2: errors.InvalidPointerError, 3: errors.NotSupportedError,
                 4: errors.InsufficientWorkspaceError, 5: errors.NoDeviceError, 6: errors.NoDriverError,
                 7: errors.CudaError, 8: errors.AllocationError, 9: errors.TableInvalidError,
-                10: errors.TableMismatchError}
+                10: errors.TableMismatchError, 11: errors.InternalError}
     for status, cls in expected.items():
         assert errors.error_class(status) is cls
         try:

@@ -80,9 +80,10 @@ typedef enum gemv_status {
     GEMV_STATUS_NO_DEVICE = 5,              /* the driver is there, but no CUDA device is visible */
     GEMV_STATUS_NO_DRIVER = 6,              /* no CUDA driver (libcuda) or one older than the runtime */
     GEMV_STATUS_CUDA_ERROR = 7,             /* a CUDA call or kernel launch failed; see gemv_last_error() */
-    GEMV_STATUS_ALLOC_FAILED = 8,           /* a helper could not allocate device memory */
+    GEMV_STATUS_ALLOC_FAILED = 8,           /* device memory, or host memory (a table, the workspace pool), could not be allocated */
     GEMV_STATUS_TABLE_INVALID = 9,          /* a tuned table cannot be read, or is corrupt, truncated or names an unknown variant */
     GEMV_STATUS_TABLE_MISMATCH = 10,        /* a tuned table was made for another GPU, CUDA runtime, libgemv or schema */
+    GEMV_STATUS_INTERNAL_ERROR = 11,        /* an unexpected failure inside libgemv; see gemv_last_error() */
 } gemv_status_t;
 
 typedef enum gemv_dtype {
@@ -265,6 +266,12 @@ typedef struct gemv_args {
 #define GEMV_FLAG_TRUSTED_POINTERS 1u
 /* Automatic dispatch ignores tuned tables: the built-in heuristic decides. */
 #define GEMV_FLAG_NO_TABLE 2u
+/* workspace NULL: split-K and split-M take a workspace from a pool libgemv keeps, one
+   buffer of GEMV_WORKSPACE_RECOMMENDED_BYTES per (stream, host thread), at most 16 per
+   device (the oldest idle one passes to a newcomer in stream order). A stream being
+   captured gets none (a graph must not hold pool memory): the dispatcher then picks a
+   config that needs none. pygemv passes this flag. */
+#define GEMV_FLAG_LIBRARY_WORKSPACE 4u
 
 /* gemv_strided_batched() (config NULL) or its forced-config form on a gemv_args_t. */
 GEMV_API gemv_status_t gemv_ex(const gemv_args_t *args, const gemv_config_t *config);
@@ -314,6 +321,10 @@ GEMV_API gemv_status_t gemv_memcpy_to_host(void *dst, const void *src, size_t by
 GEMV_API gemv_status_t gemv_stream_create(gemv_stream_t *stream);
 GEMV_API gemv_status_t gemv_stream_destroy(gemv_stream_t stream);
 GEMV_API gemv_status_t gemv_stream_synchronize(gemv_stream_t stream);
+/* Work queued on stream after this call waits for the work queued on producer before it
+ * (an event recorded on producer): the __cuda_array_interface__ v3 rule for an array
+ * that belongs to another stream. */
+GEMV_API gemv_status_t gemv_stream_wait(gemv_stream_t stream, gemv_stream_t producer);
 /* *capturing = 1 while stream is being captured into a CUDA graph. */
 GEMV_API gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing);
 

@@ -115,13 +115,9 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
 }
 
 template <typename T, bool VEC, int UNROLL> cudaError_t launch_typed(const ColumnLaunch &L, cudaStream_t s) {
-    constexpr int V = VEC ? kPack<T> : 1;
-    const ColumnArgs &a = L.args;
-    const unsigned threads = (unsigned)(a.row_lanes << a.c_log2);
-    const size_t smem = (size_t)threads * V * sizeof(float);
-    const dim3 grid((unsigned)std::min<int64_t>(a.tiles, 0x7fffffff), (unsigned)L.splits,
-                    (unsigned)std::min<int64_t>(a.batch, 65535));
-    return launch_kernel(gemv_columns_kernel<T, VEC, UNROLL>, grid, dim3(threads), smem, s, a.pdl != 0, a);
+    const LaunchPlan p = column_plan(L);
+    return launch_kernel(gemv_columns_kernel<T, VEC, UNROLL>, p.grid, p.block, p.dynamic_smem, s, L.args.pdl != 0,
+                         L.args);
 }
 
 } // namespace

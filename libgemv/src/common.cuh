@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "internal.h"
+#include "launch_plan.h"
 
 namespace libgemv {
 
@@ -328,26 +329,10 @@ template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, c
     });
 }
 
-// Shared-memory bytes for staging a slice of x (16-byte multiple), 0 without staging.
-inline size_t x_smem_bytes(const RowLaunch &L) {
-    if (!L.x_in_smem) return 0;
-    size_t b = (size_t)L.args.k_chunk * dtype_size(L.dtype);
-    return (b + 15) & ~size_t(15);
-}
-
-// Blocks along the rows (all products'): grid-stride beyond the hardware limit, so any M
-// and batch work.
-inline unsigned row_blocks(const RowArgs &a) {
-    int64_t b = (a.rows + a.rows_per_block - 1) / a.rows_per_block;
-    return (unsigned)(b < 0x7fffffff ? b : 0x7fffffff);
-}
-
-// Launch geometry shared by the row families: p * rows_per_block threads a block, blocks
-// along M (grid.x) and K slices (grid.y), shared memory for a staged x slice.
+// The row families launch row_plan's geometry (launch_plan.h).
 inline cudaError_t launch_row_kernel(void (*kernel)(RowArgs), const RowLaunch &L, cudaStream_t stream) {
-    const dim3 grid(row_blocks(L.args), (unsigned)L.splits);
-    const dim3 block((unsigned)(L.args.rows_per_block << L.args.p_log2));
-    return launch_kernel(kernel, grid, block, x_smem_bytes(L), stream, L.pdl, L.args);
+    const LaunchPlan p = row_plan(L);
+    return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.pdl, L.args);
 }
 
 } // namespace libgemv

@@ -79,15 +79,15 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
         // Few rows (a batch counts all its rows): more threads a row, while each keeps two
         // loads or more.
-        const int64_t rows = pb.m * pb.batch;
-        if (rows * p < target_threads && loads > 2 * (int64_t)p) {
+        const int64_t rows = mul_sat(pb.m, pb.batch);
+        if (mul_sat(rows, p) < target_threads && loads > 2 * (int64_t)p) {
             const int64_t want = target_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
         gemv_config_t c = row_config(p, loads, vec, smem);
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
-        if (rows * p * 2 < target_threads && loads >= 4096) {
+        if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {
             gemv_config_t s = make_config(0, 0, 0, 0, 0, 0, 1);
             s.variant = GEMV_VARIANT_SPLITK_TWOPASS;
             s.threads_per_row = 256;
@@ -95,7 +95,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             s.unroll = 4;
             s.vector_loads = vec;
             s.x_in_smem = 0;
-            const int64_t by_gpu = target_threads / (std::max<int64_t>(rows, 1) * 256);
+            const int64_t by_gpu = target_threads / mul_sat(std::max<int64_t>(rows, 1), 256);
             const int64_t by_work = loads / (256 * 8); // >= 8 loads per thread per slice
             s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
@@ -129,7 +129,7 @@ int pow2_ceil(int64_t v) {
 //   matrices are latency-bound: fp16 1024^2 ran 3.9 us in 256 blocks, 4.8 in 64.
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
-    const bool small = (uint64_t)pb.m * (uint64_t)pb.k * esz * (uint64_t)pb.batch <= (256u << 10);
+    const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
     for (int vec = 1; vec >= 0; --vec) {
         const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
         const int c_threads = std::min(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
@@ -141,7 +141,7 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, vec, unroll, 0, 1);
         if (!small) {
             const int64_t blocks = 4 * (int64_t)std::max(sm_count, 1);
-            const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, tiles * pb.batch)),
+            const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
                                                    tiles <= 1 ? 512 : 64);
             gemv_config_t s = c;
             if (s.unroll == 4 && pb.m / (lanes * 4) < want) s.unroll = 2; // fewer rows in flight, more slices
@@ -187,9 +187,9 @@ namespace {
 
 // What a choice depends on. Eager loops repeat one shape: the thread's last choice is
 // reused when the next call's key is the same, which skips the table search (~0.4 us).
-// Installed tables live until exit, so a table pointer names one table for good.
+// A table is named by its serial number, never reused (a freed table's address may be).
 struct ChoiceKey {
-    const Table *table;
+    uint64_t table;
     int device;
     gemv_op_t op;
     gemv_dtype_t dtype;
@@ -217,8 +217,8 @@ unsigned low4(const void *p) { return (unsigned)(reinterpret_cast<uintptr_t>(p) 
 } // namespace
 
 gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table) {
-    const Table *t = use_table ? device_table(device) : nullptr;
-    const ChoiceKey key{t, device, pb.op, pb.dtype(), pb.m, pb.k, pb.lda, pb.incx, pb.incy, pb.batch,
+    const std::shared_ptr<const Table> t = use_table ? device_table(device) : nullptr;
+    const ChoiceKey key{t ? table_serial(*t) : 0, device, pb.op, pb.dtype(), pb.m, pb.k, pb.lda, pb.incx, pb.incy, pb.batch,
                         pb.stride_a, pb.stride_x, pb.stride_y, low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8,
                         pb.workspace ? pb.workspace_bytes : 0};
     LastChoice &last = t_last;

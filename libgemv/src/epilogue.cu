@@ -14,13 +14,6 @@ namespace libgemv {
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned elementwise_blocks(int64_t n) {
-    int64_t b = (n + kThreads - 1) / kThreads;
-    return (unsigned)(b < 65535 * 32 ? b : 65535 * 32);
-}
-
 // Output g's element; a single product (batch 1) skips the division.
 template <typename T> __device__ __forceinline__ T *output(const OutputMap &y, int64_t g) {
     int64_t b = 0, i = g;
@@ -43,7 +36,6 @@ template <typename T> __global__ void scale_y_kernel(const OutputMap y, float be
 // Short outputs with many slices (1 x 65536 split 64, op T 256 outputs split 256) would
 // leave one thread a long chain of L2 loads: 8 lanes share an output's slices (lane l
 // takes l, l + 8, ...), then lane sums are added in lane order. A fixed order either way.
-constexpr int kReduceOutputs = 32, kReduceLanes = kThreads / kReduceOutputs;
 
 template <typename T>
 __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, const OutputMap y, float alpha,
@@ -78,7 +70,8 @@ __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, 
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t s, bool pdl) {
     return with_storage_type(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        return launch_kernel(scale_y_kernel<T>, elementwise_blocks(y.n * y.batch), kThreads, 0, s, pdl, y, beta, pdl);
+        const LaunchPlan p = scale_y_plan(y);
+        return launch_kernel(scale_y_kernel<T>, p.grid, p.block, 0, s, pdl, y, beta, pdl);
     });
 }
 
@@ -86,9 +79,8 @@ cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int split
                                  float beta, cudaStream_t s, bool pdl) {
     return with_storage_type(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        const int64_t blocks = (y.n * y.batch + kReduceOutputs - 1) / kReduceOutputs;
-        return launch_kernel(splitk_reduce_kernel<T>, (unsigned)std::min<int64_t>(blocks, 65535 * 32), kThreads, 0, s, pdl, acc,
-                             splits, y, alpha, beta, pdl);
+        const LaunchPlan p = reduce_plan(y);
+        return launch_kernel(splitk_reduce_kernel<T>, p.grid, p.block, 0, s, pdl, acc, splits, y, alpha, beta, pdl);
     });
 }
 

@@ -150,9 +150,11 @@ Problem make_problem(const gemv_args_t &a) {
     // Reference BLAS: with a negative increment the vector starts at its far end.
     const size_t esz = dtype_size(pb.dtype());
     const int64_t nx = pb.len_x(), ny = pb.len_y();
-    pb.x_first = a.x ? static_cast<const char *>(a.x) + (a.incx < 0 && nx > 0 ? (nx - 1) * -a.incx * (int64_t)esz : 0)
+    // (n > 1 only: -inc overflows for INT64_MIN, which a one-element vector may have; for
+    // n > 1 the extent check has bounded (n-1) * |inc| * size by INT64_MAX.)
+    pb.x_first = a.x ? static_cast<const char *>(a.x) + (a.incx < 0 && nx > 1 ? (nx - 1) * -a.incx * (int64_t)esz : 0)
                      : nullptr;
-    pb.y_first = a.y ? static_cast<char *>(a.y) + (a.incy < 0 && ny > 0 ? (ny - 1) * -a.incy * (int64_t)esz : 0)
+    pb.y_first = a.y ? static_cast<char *>(a.y) + (a.incy < 0 && ny > 1 ? (ny - 1) * -a.incy * (int64_t)esz : 0)
                      : nullptr;
     pb.workspace = a.workspace;
     pb.workspace_bytes = a.workspace ? a.workspace_bytes : 0;
@@ -177,6 +179,9 @@ gemv_status_t invalid(const char *fmt, long long v) {
 }
 
 using wide = __int128;
+
+// Where the pool's buffer will go, while the dispatcher only needs to know one is there.
+void *const kPoolPending = reinterpret_cast<void *>(uintptr_t(256));
 constexpr wide kMaxBytes = INT64_MAX;
 
 // Bytes from the lowest to the highest element of n entries at step inc (0 when empty).
@@ -290,19 +295,42 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
         cudaError_t e = launch_scale_y(pb.dtype(), output_map(pb), pb.beta, pb.stream, pb.pdl);
         return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "launching scale_y");
     }
-    if (config) {
-        if ((st = can_implement(c, pb)) != GEMV_STATUS_SUCCESS) return st;
-        const size_t need = workspace_needed(c, pb);
-        if (need > pb.workspace_bytes) {
-            set_error("%s needs %zu bytes of workspace for this problem; %zu given", variant_info(c.variant)->name,
-                      need, pb.workspace_bytes);
-            return GEMV_STATUS_INSUFFICIENT_WORKSPACE;
-        }
+    // The pool's buffer is only fetched once a config turns out to need one: most calls
+    // do not, and pay nothing for it.
+    const bool pool = (a.flags & GEMV_FLAG_LIBRARY_WORKSPACE) && !a.workspace;
+    if (pool) {
+        pb.workspace = kPoolPending;
+        pb.workspace_bytes = GEMV_WORKSPACE_RECOMMENDED_BYTES;
     }
     bool from_table = false;
-    if (!config) {
+    if (config) {
+        if ((st = can_implement(c, pb)) != GEMV_STATUS_SUCCESS) return st;
+    } else {
         c = select_config(pb, device, !(a.flags & GEMV_FLAG_NO_TABLE), &from_table);
         clear_error();
+    }
+    void *pooled = nullptr;
+    if (pool && workspace_needed(c, pb) > 0) {
+        bool capturing = false;
+        if ((st = pool_workspace(device, pb.stream, &pooled, &pb.workspace_bytes, &capturing)) != GEMV_STATUS_SUCCESS)
+            return st;
+        pb.workspace = pooled;
+        if (!pooled && !config) { // capturing (a graph must not hold pool memory) or all busy
+            c = select_config(pb, device, !(a.flags & GEMV_FLAG_NO_TABLE), &from_table);
+            clear_error();
+        }
+    } else if (pool) {
+        pb.workspace = nullptr;
+        pb.workspace_bytes = 0;
+    }
+    if (config) {
+        const size_t need = workspace_needed(c, pb);
+        if (need > pb.workspace_bytes) {
+            set_error("%s needs %zu bytes of workspace for this problem; %zu given%s", variant_info(c.variant)->name,
+                      need, pb.workspace_bytes,
+                      pool && !pooled ? " (the library's pool lends none to a stream being captured)" : "");
+            return GEMV_STATUS_INSUFFICIENT_WORKSPACE;
+        }
     }
     if (log_level() >= GEMV_LOG_TRACE)
         log_message(GEMV_LOG_TRACE, "op %s %s batch %lld %lldx%lld lda %lld incx %lld incy %lld on device %d: %s "
@@ -311,7 +339,12 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
                     (long long)pb.incx, (long long)pb.incy, device, variant_info(c.variant)->name, c.threads_per_row,
                     c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem, c.split_k,
                     config ? "caller's config" : from_table ? "tuned table" : "heuristic");
-    return launch(c, pb);
+    st = launch(c, pb);
+    if (pooled) {
+        const gemv_status_t done = pool_workspace_done(device, pb.stream, pooled, st == GEMV_STATUS_SUCCESS);
+        if (st == GEMV_STATUS_SUCCESS) st = done;
+    }
+    return st;
 }
 
 gemv_args_t blas_args(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A, int64_t lda,
@@ -347,7 +380,7 @@ gemv_status_t run_checked(const gemv_args_t &in, const gemv_config_t *config) {
     clear_error();
     gemv_args_t a;
     gemv_status_t st = read_args(&in, &a);
-    if (st == GEMV_STATUS_SUCCESS) st = run(a, config);
+    if (st == GEMV_STATUS_SUCCESS) st = guarded("gemv", [&] { return run(a, config); });
     // A failed launch is a real problem; a rejected argument is the caller's to handle.
     if (st != GEMV_STATUS_SUCCESS)
         log_message(st == GEMV_STATUS_CUDA_ERROR ? GEMV_LOG_ERROR : GEMV_LOG_INFO, "call failed: %s (%s)",
@@ -385,9 +418,10 @@ const char *gemv_status_string(gemv_status_t status) {
     case GEMV_STATUS_NO_DEVICE: return "no CUDA device: the driver found no GPU";
     case GEMV_STATUS_NO_DRIVER: return "no CUDA driver: libcuda is missing or older than the CUDA runtime";
     case GEMV_STATUS_CUDA_ERROR: return "CUDA error";
-    case GEMV_STATUS_ALLOC_FAILED: return "device memory allocation failed";
+    case GEMV_STATUS_ALLOC_FAILED: return "memory allocation failed (device memory, or host memory for a table or the workspace pool)";
     case GEMV_STATUS_TABLE_INVALID: return "invalid tuned table: it cannot be read, or is corrupt, truncated or names an unknown variant";
     case GEMV_STATUS_TABLE_MISMATCH: return "tuned table mismatch: made for another GPU, CUDA runtime, libgemv version or schema";
+    case GEMV_STATUS_INTERNAL_ERROR: return "internal error: an unexpected failure inside libgemv";
     }
     return "unknown status";
 }
@@ -461,6 +495,20 @@ gemv_status_t problem_of(const gemv_args_t *in, Problem *pb) {
     return GEMV_STATUS_SUCCESS;
 }
 
+gemv_status_t select_config_ex(const gemv_args_t *a, gemv_config_t *config, int32_t *from_table) {
+    if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
+    Problem pb;
+    gemv_status_t st = problem_of(a, &pb);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    int device = 0;
+    if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+    bool tabled = false;
+    *config = select_config(pb, device, !(a->flags & GEMV_FLAG_NO_TABLE), &tabled);
+    if (from_table) *from_table = tabled;
+    clear_error();
+    return GEMV_STATUS_SUCCESS;
+}
+
 } // namespace
 
 gemv_status_t gemv_check_config(const gemv_config_t *config, const gemv_args_t *args) {
@@ -474,6 +522,8 @@ gemv_status_t gemv_check_config(const gemv_config_t *config, const gemv_args_t *
     return st == GEMV_STATUS_SUCCESS ? can_implement(c, pb) : st;
 }
 
+// 0 with the detail set when args or config is invalid; SIZE_MAX when the need does not
+// fit a size_t (no workspace can hold it).
 size_t gemv_workspace_size(const gemv_config_t *config, const gemv_args_t *args) {
     clear_error();
     Problem pb;
@@ -486,18 +536,9 @@ size_t gemv_workspace_size(const gemv_config_t *config, const gemv_args_t *args)
 
 gemv_status_t gemv_select_config_ex(const gemv_args_t *a, gemv_config_t *config, int32_t *from_table) {
     clear_error();
-    if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
-    Problem pb;
-    gemv_status_t st = problem_of(a, &pb);
-    if (st != GEMV_STATUS_SUCCESS) return st;
-    int device = 0;
-    if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
-    bool tabled = false;
-    *config = select_config(pb, device, !(a->flags & GEMV_FLAG_NO_TABLE), &tabled);
-    if (from_table) *from_table = tabled;
-    clear_error();
-    return GEMV_STATUS_SUCCESS;
+    return guarded("gemv_select_config_ex", [&] { return select_config_ex(a, config, from_table); });
 }
+
 
 gemv_status_t gemv_select_config(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, const void *A, int64_t lda,
                                  const void *x, int64_t incx, const void *y, int64_t incy, size_t workspace_bytes,
@@ -615,6 +656,18 @@ gemv_status_t gemv_stream_synchronize(gemv_stream_t stream) {
     clear_error();
     cudaError_t e = cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream));
     return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaStreamSynchronize");
+}
+
+gemv_status_t gemv_stream_wait(gemv_stream_t stream, gemv_stream_t producer) {
+    clear_error();
+    if (stream == producer) return GEMV_STATUS_SUCCESS;
+    cudaEvent_t ev = nullptr;
+    cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    if (e != cudaSuccess) return cuda_failure(e, "cudaEventCreate");
+    e = cudaEventRecord(ev, reinterpret_cast<cudaStream_t>(producer));
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(stream), ev, 0);
+    cudaEventDestroy(ev); // the wait has already taken the recorded point
+    return e == cudaSuccess ? GEMV_STATUS_SUCCESS : cuda_failure(e, "cudaStreamWaitEvent");
 }
 
 gemv_status_t gemv_stream_is_capturing(gemv_stream_t stream, int *capturing) {

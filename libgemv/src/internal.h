@@ -7,7 +7,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "gemv.h"
 #include "gemv_experimental.h"
@@ -166,8 +170,8 @@ cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int
 void set_error(const char *fmt, ...);
 // Logging (log.cpp): a message at level goes to the logger when the level allows it.
 int log_level();
-void log_message(gemv_log_level_t level, const char *fmt, ...);
-void log_once(gemv_log_level_t level, const std::string &message); // each distinct message once
+void log_message(gemv_log_level_t level, const char *fmt, ...) noexcept;
+void log_once(gemv_log_level_t level, const std::string &message) noexcept; // each distinct message once
 void clear_error();
 
 // The registry (registry.cpp): one Operation an entry. Each owns its description (name,
@@ -215,6 +219,14 @@ bool pdl_supported(int device);
 // overrides the default 64 (0: no prefetch); read once.
 int prefetch_kb_per_sm();
 
+// The workspace pool (workspace.cpp, GEMV_FLAG_LIBRARY_WORKSPACE). pool_workspace gives the
+// calling thread's buffer for stream (ptr NULL while the stream is capturing, or when every
+// pooled buffer is busy); pool_workspace_done ends the use, recording it in stream order
+// when launched.
+gemv_status_t pool_workspace(int device, cudaStream_t stream, void **ptr, size_t *bytes, bool *capturing);
+gemv_status_t pool_workspace_done(int device, cudaStream_t stream, void *ptr, bool launched);
+int pool_size(int device); // buffers the pool holds for device
+
 // A gemv_args_t as the library reads it: struct_size checked (INVALID_VALUE, detail set),
 // then the checks of values alone (sizes, lda, increments, batch, strides, enums).
 gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out);
@@ -238,16 +250,46 @@ gemv_config_t default_config(const Operation &op, const Problem &pb, int sm_coun
 // Tuned tables: the format and the nearest-shape lookup (table.cpp); which table each
 // device uses, found once per device (table_loader.cpp). Tables are immutable once read.
 struct Table;
-gemv_status_t read_table(const char *path, Table **out); // detail set on failure
+// Detail set on failure. With expect, a table whose header is for another GPU, libgemv or
+// runtime is refused (TABLE_MISMATCH) before its entries are parsed.
+gemv_status_t read_table(const char *path, Table **out, const gemv_device_props_t *expect);
 void free_table(const Table *t);
 const gemv_table_fingerprint_t &table_fingerprint(const Table &t);
 const char *table_path(const Table &t);
+uint64_t table_serial(const Table &t); // unique per table read by this process
 // SUCCESS or TABLE_MISMATCH (detail names the difference).
 gemv_status_t check_table(const Table &t, const gemv_device_props_t &props);
 // The config of the nearest entry (log2 M, log2 K) of pb's descriptor (op, dtype, batched,
 // row kind) that can run pb within its workspace; false when none can.
 bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance);
-// The table device dispatches with (nullptr: none); the first call per device finds it.
-const Table *device_table(int device);
+// The table device dispatches with (null: none); the first call per device finds it. A
+// table replaced by gemv_load_table is freed once the last dispatch holding it is done.
+std::shared_ptr<const Table> device_table(int device);
+
+// a * b for non-negative a and b, saturated at INT64_MAX (sizes a check has not bounded).
+inline int64_t mul_sat(int64_t a, int64_t b) {
+    const __int128 p = (__int128)a * b;
+    return p > INT64_MAX ? INT64_MAX : (int64_t)p;
+}
+
+// Every exported function runs its body through this: no C++ exception (an allocation
+// failure, a failed mutex) crosses the C ABI, where it would abort the caller.
+template <typename F> auto guarded(const char *what, F &&body) noexcept -> decltype(body()) {
+    try {
+        return body();
+    } catch (const std::bad_alloc &) {
+        set_error("%s: out of host memory", what);
+        if constexpr (std::is_same_v<decltype(body()), gemv_status_t>) return GEMV_STATUS_ALLOC_FAILED;
+        else return decltype(body())();
+    } catch (const std::exception &e) {
+        set_error("%s: internal error: %s", what, e.what());
+        if constexpr (std::is_same_v<decltype(body()), gemv_status_t>) return GEMV_STATUS_INTERNAL_ERROR;
+        else return decltype(body())();
+    } catch (...) {
+        set_error("%s: internal error", what);
+        if constexpr (std::is_same_v<decltype(body()), gemv_status_t>) return GEMV_STATUS_INTERNAL_ERROR;
+        else return decltype(body())();
+    }
+}
 
 } // namespace libgemv

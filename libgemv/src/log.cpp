@@ -62,20 +62,24 @@ int log_level() {
     return l;
 }
 
-void log_text(gemv_log_level_t level, const std::string &message) {
+// Logging never throws (it runs inside the exported functions' error paths): a message
+// that cannot be delivered is dropped.
+void log_text(gemv_log_level_t level, const char *message) noexcept {
     if (level > log_level()) return;
     gemv_logger_t logger;
     void *user_data;
-    {
+    try {
         std::lock_guard<std::mutex> lock(sink().mutex);
         logger = sink().logger;
         user_data = sink().user_data;
+    } catch (...) {
+        return;
     }
-    if (logger) logger(level, message.c_str(), user_data); // outside the lock: it may call back in
-    else std::fprintf(stderr, "libgemv: %s: %s\n", level_name(level), message.c_str());
+    if (logger) logger(level, message, user_data); // outside the lock: it may call back in
+    else std::fprintf(stderr, "libgemv: %s: %s\n", level_name(level), message);
 }
 
-void log_message(gemv_log_level_t level, const char *fmt, ...) {
+void log_message(gemv_log_level_t level, const char *fmt, ...) noexcept {
     if (level > log_level()) return;
     char buf[1024];
     va_list ap;
@@ -85,14 +89,16 @@ void log_message(gemv_log_level_t level, const char *fmt, ...) {
     log_text(level, buf);
 }
 
-void log_once(gemv_log_level_t level, const std::string &message) {
+void log_once(gemv_log_level_t level, const std::string &message) noexcept {
     static std::mutex m;
     static std::set<std::string> said;
-    {
+    try {
         std::lock_guard<std::mutex> lock(m);
         if (!said.insert(message).second) return;
+    } catch (...) {
+        return;
     }
-    log_text(level, message);
+    log_text(level, message.c_str());
 }
 
 } // namespace libgemv
@@ -114,9 +120,12 @@ gemv_status_t gemv_set_log_level(gemv_log_level_t level) {
 gemv_log_level_t gemv_get_log_level(void) { return (gemv_log_level_t)log_level(); }
 
 void gemv_set_logger(gemv_logger_t logger, void *user_data) {
-    std::lock_guard<std::mutex> lock(sink().mutex);
-    sink().logger = logger;
-    sink().user_data = user_data;
+    try {
+        std::lock_guard<std::mutex> lock(sink().mutex);
+        sink().logger = logger;
+        sink().user_data = user_data;
+    } catch (...) { // a mutex that cannot lock (never seen): the logger stays as it was
+    }
 }
 
 } // extern "C"

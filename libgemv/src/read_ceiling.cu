@@ -9,7 +9,7 @@ namespace libgemv {
 
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kThreads = kCeilingThreads;
 constexpr int kUnroll = 4;
 
 __global__ void __launch_bounds__(kThreads) read_ceiling_kernel(const uint4 *__restrict__ data, int64_t packs,
@@ -37,12 +37,9 @@ __global__ void __launch_bounds__(kThreads) read_ceiling_kernel(const uint4 *__r
 
 cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t stream,
                                 bool pdl) {
-    const int64_t packs = (int64_t)(bytes / 16);
-    const int64_t max_blocks = (int64_t)sm_count * (2048 / kThreads) * 4;
-    const int64_t need = (packs + kThreads - 1) / kThreads;
-    const unsigned blocks = (unsigned)std::max<int64_t>(1, std::min(max_blocks, need));
-    return launch_kernel(read_ceiling_kernel, blocks, kThreads, 0, stream, pdl, static_cast<const uint4 *>(data),
-                         packs, sink, pdl);
+    const LaunchPlan p = read_ceiling_plan(bytes, sm_count);
+    return launch_kernel(read_ceiling_kernel, p.grid, p.block, 0, stream, pdl, static_cast<const uint4 *>(data),
+                         (int64_t)(bytes / 16), sink, pdl);
 }
 
 } // namespace libgemv

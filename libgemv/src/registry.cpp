@@ -52,6 +52,13 @@ int64_t slice_len(int64_t k, int s) {
 
 int slices(int64_t k, int64_t len) { return (int)((k + len - 1) / len); }
 
+// n floats, saturated at SIZE_MAX: a size that cannot be allocated fails the workspace check
+// instead of wrapping to a small one (2^52 rows x 1024 slices x 4 bytes is 2^64).
+size_t float_bytes(unsigned __int128 n) {
+    const unsigned __int128 b = n * sizeof(float);
+    return b > SIZE_MAX ? SIZE_MAX : (size_t)b;
+}
+
 // ---- op N: the row operations (rowgroup.cu, rowblock.cu) -------------------------------
 
 gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -90,10 +97,10 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
 bool atomic_into_y(const Problem &pb) { return pb.dtype() == GEMV_DTYPE_F32 && !pb.batched(); }
 
 size_t rows_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
-    const size_t rows = (size_t)pb.m * (size_t)pb.batch;
+    const unsigned __int128 rows = (unsigned __int128)pb.m * (uint64_t)pb.batch;
     switch (op.split_mode) {
-    case kSplitTwoPass: return (size_t)slices(pb.k, slice_len(pb.k, c.split_k)) * rows * sizeof(float);
-    case kSplitAtomic: return atomic_into_y(pb) ? 0 : rows * sizeof(float);
+    case kSplitTwoPass: return float_bytes(rows * (unsigned)slices(pb.k, slice_len(pb.k, c.split_k)));
+    case kSplitAtomic: return atomic_into_y(pb) ? 0 : float_bytes(rows);
     default: return 0;
     }
 }
@@ -213,7 +220,7 @@ int column_slices(const gemv_config_t &c, const Problem &pb) {
 
 size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     if (op.split_mode != kSplitTwoPass) return 0;
-    return (size_t)column_slices(c, pb) * (size_t)pb.k * (size_t)pb.batch * sizeof(float);
+    return float_bytes((unsigned __int128)(unsigned)column_slices(c, pb) * (uint64_t)pb.k * (uint64_t)pb.batch);
 }
 
 gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {

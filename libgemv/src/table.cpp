@@ -18,14 +18,21 @@
 // rows_per_block vector_loads unroll x_in_smem split_k | tuned_us heuristic_us. '#'
 // starts a comment line. The entry count and the closing "end" make a truncated file an
 // error rather than a shorter table. Schema 1 (no op, no batch) is refused.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <memory>
 #include <sstream>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "internal.h"
@@ -34,6 +41,7 @@ namespace libgemv {
 
 struct TableEntry {
     int64_t m, k, batch;
+    gemv_dtype_t dtype;
     double log_m, log_k, log_batch;
     bool dense16; // tuned on rows that allow 16-byte loads (K * size % 16 == 0, or M == 1)
     gemv_config_t config;
@@ -44,15 +52,22 @@ struct TableEntry {
 constexpr int kKeys = 2 * 3 * 2;
 int key_of(gemv_op_t op, gemv_dtype_t dtype, bool batched) { return ((int)op * 3 + (int)dtype) * 2 + (batched ? 1 : 0); }
 
+// Each key's entries sorted by (m, k, batch): duplicates are neighbours, and a lookup
+// binary-searches K within each M in reach instead of scanning the table.
 struct Table {
     std::string path;
+    uint64_t serial = 0; // unique per table read in this process (the dispatch cache's key)
+    bool header_only = false; // refused after its header (read_table's expect): no entries
     gemv_table_fingerprint_t fp{};
     std::vector<TableEntry> by_key[kKeys];
 };
 
 namespace {
 
-constexpr size_t kMaxFileBytes = 64u << 20;
+// Limits (docs/contract.md, "Tuned tables"): a full tune of every op, dtype and batch on
+// a fine grid is a few thousand entries; these leave a wide margin and bound the work a
+// hostile file can cause (parsing 65536 entries takes about 0.1 s).
+constexpr size_t kMaxFileBytes = 16u << 20;
 // An entry speaks for the cell around it: shapes within this log2 distance (the default
 // grid is a factor of 4 apart in M and K, so every shape inside it has an entry within
 // sqrt(2)), and only shapes whose rows are of the kind it was tuned on: rows that allow
@@ -60,7 +75,9 @@ constexpr size_t kMaxFileBytes = 64u << 20;
 // loses to the heuristic: on 30 held-out shapes a reach of 2 gave 0.94 of the oracle,
 // 1.5 gave 0.975 (benchmarks/results/h100-2026-11-21-heldout.txt).
 constexpr double kMaxDistance = 1.5;
-constexpr int64_t kMaxEntries = 1 << 20;
+constexpr int64_t kMaxEntries = 1 << 16;
+
+std::atomic<uint64_t> g_serial{0};
 
 struct Parser {
     const char *path;
@@ -136,9 +153,7 @@ gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &
     }
     if (!parse_us(w[12]) || !parse_us(w[13])) return ps.fail("times must be non-negative numbers", w[12] + " " + w[13]);
     auto &list = t.by_key[key_of(op, (gemv_dtype_t)dtype, e.batch > 1)];
-    for (const TableEntry &o : list)
-        if (o.m == e.m && o.k == e.k && o.batch == e.batch)
-            return ps.fail("duplicate entry", w[0] + " " + w[1] + " " + w[2] + " " + w[3] + "x" + w[4]);
+    e.dtype = (gemv_dtype_t)dtype;
     e.dense16 = e.m == 1 || (e.k * (int64_t)dtype_size((gemv_dtype_t)dtype)) % 16 == 0;
     e.log_m = std::log2((double)e.m);
     e.log_k = std::log2((double)e.k);
@@ -147,17 +162,19 @@ gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &
     return GEMV_STATUS_SUCCESS;
 }
 
-gemv_status_t parse(const char *path, const std::string &text, Table &t) {
+gemv_status_t parse(const char *path, const std::string &text, Table &t, const gemv_device_props_t *expect) {
     Parser ps{path};
-    std::istringstream in(text);
+    // A UTF-8 byte-order mark (some editors write one) is not part of the first line.
+    std::istringstream in(text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? text.substr(3) : text);
     enum { kMagic, kHeader, kEntries, kEnd, kDone } stage = kMagic;
     int64_t expected = -1, seen = 0;
-    bool have_gpu = false, have_sm = false, have_cc = false, have_cuda = false, have_lib = false;
+    std::set<std::string> seen_keys;
     for (std::string line; std::getline(in, line);) {
         ++ps.line;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         const std::vector<std::string> w = split_words(line);
         if (w.empty() || w[0][0] == '#') continue;
+        line.erase(0, line.find_first_not_of(" \t")); // an indented line reads like any other
         if (stage == kDone) return ps.fail("text after \"end\"", line);
         if (stage == kMagic) {
             int64_t schema = 0;
@@ -172,38 +189,47 @@ gemv_status_t parse(const char *path, const std::string &text, Table &t) {
             stage = kHeader;
         } else if (stage == kHeader) {
             int64_t v = 0;
-            if (w[0] == "gpu") {
+            const std::string &key = w[0];
+            const bool known = key == "gpu" || key == "sm_count" || key == "compute_capability" ||
+                               key == "cuda_runtime" || key == "libgemv";
+            if (known && !seen_keys.insert(key).second) return ps.fail("duplicate header key", key);
+            if (key == "gpu") {
                 const std::string name = value_after_key(line, "gpu");
                 if (name.empty() || name.size() >= sizeof t.fp.gpu) return ps.fail("bad gpu name", name);
                 snprintf(t.fp.gpu, sizeof t.fp.gpu, "%s", name.c_str());
-                have_gpu = true;
-            } else if (w[0] == "sm_count") {
+            } else if (key == "sm_count") {
                 if (w.size() != 2 || !parse_int(w[1], 1, 1 << 20, &v)) return ps.fail("bad sm_count", line);
                 t.fp.sm_count = (int32_t)v;
-                have_sm = true;
-            } else if (w[0] == "compute_capability") {
-                int major = 0, minor = 0;
-                char tail = 0;
-                if (w.size() != 2 || sscanf(w[1].c_str(), "%d.%d%c", &major, &minor, &tail) != 2 || major < 1 ||
-                    minor < 0)
-                    return ps.fail("bad compute_capability (major.minor)", line);
-                t.fp.cc_major = major;
-                t.fp.cc_minor = minor;
-                have_cc = true;
-            } else if (w[0] == "cuda_runtime") {
+            } else if (key == "compute_capability") {
+                const size_t dot = w.size() == 2 ? w[1].find('.') : std::string::npos;
+                int64_t major = 0, minor = 0;
+                if (dot == std::string::npos || !parse_int(w[1].substr(0, dot), 1, 99, &major) ||
+                    !parse_int(w[1].substr(dot + 1), 0, 99, &minor))
+                    return ps.fail("bad compute_capability (major.minor, each 0-99)", line);
+                t.fp.cc_major = (int32_t)major;
+                t.fp.cc_minor = (int32_t)minor;
+            } else if (key == "cuda_runtime") {
                 if (w.size() != 2 || !parse_int(w[1], 1, 1 << 30, &v)) return ps.fail("bad cuda_runtime", line);
                 t.fp.cuda_runtime = (int32_t)v;
-                have_cuda = true;
-            } else if (w[0] == "libgemv") {
+            } else if (key == "libgemv") {
                 if (w.size() != 2 || w[1].size() >= sizeof t.fp.libgemv) return ps.fail("bad libgemv version", line);
                 snprintf(t.fp.libgemv, sizeof t.fp.libgemv, "%s", w[1].c_str());
-                have_lib = true;
-            } else if (w[0] == "entries") {
-                if (w.size() != 2 || !parse_int(w[1], 0, kMaxEntries, &expected))
+            } else if (key == "entries") {
+                if (w.size() != 2 || !parse_int(w[1], 0, INT64_MAX, &expected))
                     return ps.fail("bad entry count", line);
-                if (!(have_gpu && have_sm && have_cc && have_cuda && have_lib))
+                if (expected > kMaxEntries)
+                    return ps.fail("too many entries", std::to_string(expected) + " > " + std::to_string(kMaxEntries));
+                if (seen_keys.size() != 5)
                     return ps.fail("the header needs gpu, sm_count, compute_capability, cuda_runtime and libgemv "
                                    "before entries");
+                // A table of another GPU (or a stale one) is refused before its entries are read.
+                if (expect) {
+                    const gemv_status_t st = check_table(t, *expect);
+                    if (st != GEMV_STATUS_SUCCESS) {
+                        t.header_only = true;
+                        return st;
+                    }
+                }
                 stage = expected ? kEntries : kEnd;
             }
             // Other header keys (created, tool, ...) are for people; readers skip them.
@@ -223,43 +249,74 @@ gemv_status_t parse(const char *path, const std::string &text, Table &t) {
         return ps.fail(stage == kEnd ? "truncated: no closing \"end\"" : "truncated: the header is incomplete");
     }
     t.fp.entries = expected;
+    // Sorted once: duplicates become neighbours, and lookups can binary-search.
+    for (auto &list : t.by_key) {
+        std::sort(list.begin(), list.end(), [](const TableEntry &a, const TableEntry &b) {
+            return std::tie(a.m, a.k, a.batch) < std::tie(b.m, b.k, b.batch);
+        });
+        for (size_t i = 1; i < list.size(); ++i) {
+            const TableEntry &a = list[i - 1], &b = list[i];
+            if (a.m == b.m && a.k == b.k && a.batch == b.batch) {
+                set_error("tuned table %s: duplicate entry for op %s %s batch %lld %lldx%lld", path,
+                          variant_info(a.config.variant)->op == GEMV_OP_N ? "N" : "T",
+                          dtype_name(a.dtype), (long long)a.batch, (long long)a.m, (long long)a.k);
+                return GEMV_STATUS_TABLE_INVALID;
+            }
+        }
+    }
     return GEMV_STATUS_SUCCESS;
 }
 
 } // namespace
 
-gemv_status_t read_table(const char *path, Table **out) {
+gemv_status_t read_table(const char *path, Table **out, const gemv_device_props_t *expect) {
     *out = nullptr;
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
+    // Non-blocking open and a regular file only: a FIFO, a terminal or /dev/stdin would
+    // block the first dispatch forever.
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         set_error("tuned table %s: cannot open it (%s)", path, strerror(errno));
+        return GEMV_STATUS_TABLE_INVALID;
+    }
+    struct FdCloser {
+        int fd;
+        ~FdCloser() { close(fd); }
+    } closer{fd};
+    struct stat st_buf{};
+    if (fstat(fd, &st_buf) != 0 || !S_ISREG(st_buf.st_mode)) {
+        set_error("tuned table %s: not a regular file", path);
+        return GEMV_STATUS_TABLE_INVALID;
+    }
+    if ((uint64_t)st_buf.st_size > kMaxFileBytes) {
+        set_error("tuned table %s: larger than %zu bytes", path, kMaxFileBytes);
         return GEMV_STATUS_TABLE_INVALID;
     }
     std::string text;
     char buf[1 << 16];
-    while (f.read(buf, sizeof buf) || f.gcount()) {
-        text.append(buf, (size_t)f.gcount());
-        if (text.size() > kMaxFileBytes) {
+    for (;;) {
+        const ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            set_error("tuned table %s: read error (%s)", path, strerror(errno));
+            return GEMV_STATUS_TABLE_INVALID;
+        }
+        if (n == 0) break;
+        text.append(buf, (size_t)n);
+        if (text.size() > kMaxFileBytes) { // it grew while being read
             set_error("tuned table %s: larger than %zu bytes", path, kMaxFileBytes);
             return GEMV_STATUS_TABLE_INVALID;
         }
-    }
-    if (f.bad()) {
-        set_error("tuned table %s: read error", path);
-        return GEMV_STATUS_TABLE_INVALID;
     }
     if (text.find('\0') != std::string::npos) {
         set_error("tuned table %s: binary data, not a text table", path);
         return GEMV_STATUS_TABLE_INVALID;
     }
-    Table *t = new Table;
+    std::unique_ptr<Table> t(new Table);
     t->path = path;
-    gemv_status_t st = parse(path, text, *t);
-    if (st != GEMV_STATUS_SUCCESS) {
-        delete t;
-        return st;
-    }
-    *out = t;
+    t->serial = ++g_serial;
+    const gemv_status_t st = parse(path, text, *t, expect);
+    if (st == GEMV_STATUS_SUCCESS || t->header_only) *out = t.release(); // the header tells whose table it is
+    return st;
     return GEMV_STATUS_SUCCESS;
 }
 
@@ -268,6 +325,8 @@ void free_table(const Table *t) { delete t; }
 const gemv_table_fingerprint_t &table_fingerprint(const Table &t) { return t.fp; }
 
 const char *table_path(const Table &t) { return t.path.c_str(); }
+
+uint64_t table_serial(const Table &t) { return t.serial; }
 
 gemv_status_t check_table(const Table &t, const gemv_device_props_t &props) {
     const gemv_table_fingerprint_t &fp = t.fp;
@@ -318,10 +377,29 @@ bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, doub
 
 namespace {
 
+// Calls f(entry) for each entry of a sorted list within reach of (m, k) in log2 M and
+// log2 K: a binary search for the M range, then one for the K range within each M.
+template <typename F> void for_each_in_reach(const std::vector<TableEntry> &list, int64_t m, int64_t k, F &&f) {
+    const double reach = std::exp2(kMaxDistance);
+    auto bound = [](double v) { return v >= 0x1p62 ? (int64_t)1 << 62 : (int64_t)v; }; // entries are <= 2^40
+    const int64_t m_lo = bound(std::floor(m / reach)), m_hi = bound(std::ceil(m * reach));
+    const int64_t k_lo = bound(std::floor(k / reach)), k_hi = bound(std::ceil(k * reach));
+    auto it = std::lower_bound(list.begin(), list.end(), m_lo, [](const TableEntry &e, int64_t v) { return e.m < v; });
+    while (it != list.end() && it->m <= m_hi) {
+        const int64_t em = it->m;
+        const auto group_end =
+            std::upper_bound(it, list.end(), em, [](int64_t v, const TableEntry &e) { return v < e.m; });
+        auto e = std::lower_bound(it, group_end, k_lo, [](const TableEntry &x, int64_t v) { return x.k < v; });
+        for (; e != group_end && e->k <= k_hi; ++e) f(*e);
+        it = group_end;
+    }
+}
+
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, gemv_config_t *config,
                double *distance) {
-    const double lm = std::log2((double)std::max<int64_t>(m, 1)), lk = std::log2((double)std::max<int64_t>(pb.k, 1));
-    const double lb = std::log2((double)batch);
+    m = std::max<int64_t>(m, 1);
+    const int64_t k = std::max<int64_t>(pb.k, 1);
+    const double lm = std::log2((double)m), lk = std::log2((double)k), lb = std::log2((double)batch);
     auto dist2 = [&](const TableEntry &e) {
         return (e.log_m - lm) * (e.log_m - lm) + (e.log_k - lk) * (e.log_k - lk) + (e.log_batch - lb) * (e.log_batch - lb);
     };
@@ -329,20 +407,22 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     const bool dense16 = (reinterpret_cast<uintptr_t>(pb.A) & 15u) == 0 &&
                          (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0) &&
                          (!pb.batched() || ((uint64_t)pb.stride_a * esz) % 16 == 0);
+    const double max_d2 = kMaxDistance * kMaxDistance;
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
-    double best_d2 = kMaxDistance * kMaxDistance;
-    for (const TableEntry &e : list) {
-        if (e.dense16 != dense16) continue;
+    double best_d2 = max_d2;
+    for_each_in_reach(list, m, k, [&](const TableEntry &e) {
+        if (e.dense16 != dense16) return;
         const double d2 = dist2(e);
         if (d2 <= best_d2 && (!best || d2 < best_d2)) best = &e, best_d2 = d2;
-    }
+    });
     if (!best) return false;
     const TableEntry *use = runs_within_workspace(best->config, pb) ? best : nullptr;
     if (!use) { // alignment, K or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
-        for (const TableEntry &e : list)
-            if (e.dense16 == dense16 && dist2(e) <= kMaxDistance * kMaxDistance) order.push_back(&e);
+        for_each_in_reach(list, m, k, [&](const TableEntry &e) {
+            if (e.dense16 == dense16 && dist2(e) <= max_d2) order.push_back(&e);
+        });
         std::stable_sort(order.begin(), order.end(),
                          [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });
         for (const TableEntry *e : order)
@@ -371,10 +451,12 @@ gemv_status_t gemv_table_read(const char *path, gemv_table_t *table) {
     if (!table) return set_error("table is NULL"), GEMV_STATUS_INVALID_POINTER;
     *table = nullptr;
     if (!path) return set_error("path is NULL"), GEMV_STATUS_INVALID_POINTER;
-    Table *t = nullptr;
-    gemv_status_t st = read_table(path, &t);
-    *table = reinterpret_cast<gemv_table_t>(t);
-    return st;
+    return guarded("gemv_table_read", [&] {
+        Table *t = nullptr;
+        const gemv_status_t st = read_table(path, &t, nullptr);
+        *table = reinterpret_cast<gemv_table_t>(t);
+        return st;
+    });
 }
 
 gemv_status_t gemv_table_destroy(gemv_table_t table) {
@@ -409,7 +491,13 @@ gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *a, gemv_c
     // Only the workspace size matters here: a stand-in pointer when none is given.
     if (!in.workspace && in.workspace_bytes) in.workspace = reinterpret_cast<void *>(uintptr_t(256));
     const Problem pb = make_problem(in);
-    if (!table_lookup(*reinterpret_cast<Table *>(table), pb, config, distance)) {
+    bool found = false;
+    if ((st = guarded("gemv_table_lookup", [&] {
+             found = table_lookup(*reinterpret_cast<Table *>(table), pb, config, distance);
+             return GEMV_STATUS_SUCCESS;
+         })) != GEMV_STATUS_SUCCESS)
+        return st;
+    if (!found) {
         set_error("no entry of the table can run this op %s %s batch %lld %lldx%lld problem", in.op ? "T" : "N",
                   dtype_name((gemv_dtype_t)in.dtype), (long long)pb.batch, (long long)in.m, (long long)in.k);
         return GEMV_STATUS_NOT_SUPPORTED;

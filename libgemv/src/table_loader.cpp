@@ -1,8 +1,8 @@
 // Which tuned table each device dispatches with. Each device's table is found once (on
 // its first dispatch, std::call_once), from $GEMV_TABLE, the user's cache folder or the
-// tables installed beside the library; gemv_load_table replaces it. Dispatch reads an
-// atomic pointer; an installed table is never freed, so a dispatch on one thread stays
-// safe while another thread loads a new table.
+// tables installed beside the library; gemv_load_table replaces it. Dispatch takes a
+// shared reference (an atomic shared_ptr load), so a table replaced while another thread
+// dispatches with it is freed when that dispatch is done, and reloads do not accumulate.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -26,27 +26,23 @@ namespace {
 
 constexpr int kMaxDevices = 64;
 
+using TablePtr = std::shared_ptr<const Table>;
+
 struct DeviceSlot {
     std::once_flag found;
-    std::atomic<const Table *> table{nullptr};
+    TablePtr table; // read and written with std::atomic_load / std::atomic_store only
     std::mutex mutex; // guards status
     gemv_table_status_t status{};
 };
 
 DeviceSlot g_slots[kMaxDevices];
 
-std::mutex g_kept_mutex;
-std::vector<const Table *> g_kept; // installed tables, alive until exit
+TablePtr owned(Table *t) { return TablePtr(t, free_table); }
 
-void keep(const Table *t) {
-    std::lock_guard<std::mutex> lock(g_kept_mutex);
-    g_kept.push_back(t);
-}
-
-void install(DeviceSlot &s, const Table *t, int source) {
+void install(DeviceSlot &s, const TablePtr &t, int source) {
     {
         std::lock_guard<std::mutex> lock(s.mutex);
-        s.table.store(t, std::memory_order_release);
+        std::atomic_store(&s.table, t);
         s.status.source = t ? source : GEMV_TABLE_SOURCE_NONE;
         s.status.entries = t ? table_fingerprint(*t).entries : 0;
         snprintf(s.status.path, sizeof s.status.path, "%s", t ? table_path(*t) : "");
@@ -123,19 +119,14 @@ void find_table(int device, DeviceSlot &s) {
             log_once(GEMV_LOG_WARNING, why + "; dispatch uses the heuristic");
         }
         for (const std::string &file : files) {
+            // The header is checked before the entries are parsed: another GPU's table costs
+            // a few lines, however long it is.
             Table *t = nullptr;
-            st = read_table(file.c_str(), &t);
-            if (st == GEMV_STATUS_SUCCESS) {
-                st = check_table(*t, props);
-                if (st == GEMV_STATUS_SUCCESS) {
-                    keep(t);
-                    return install(s, t, source);
-                }
-                const bool foreign = !same_gpu(table_fingerprint(*t), props);
-                free_table(t);
-                // Tables of other GPUs are expected in a shared folder: pass them over.
-                if (foreign && source != GEMV_TABLE_SOURCE_ENV) continue;
-            }
+            st = read_table(file.c_str(), &t, &props);
+            const TablePtr table = owned(t); // on a mismatch, the header alone
+            if (st == GEMV_STATUS_SUCCESS) return install(s, table, source);
+            // Tables of other GPUs are expected in a shared folder: pass them over.
+            if (table && !same_gpu(table_fingerprint(*table), props) && source != GEMV_TABLE_SOURCE_ENV) continue;
             const std::string why = gemv_last_error();
             note_problem(s, st, why);
             log_once(GEMV_LOG_WARNING, why + "; it is not used");
@@ -152,9 +143,9 @@ DeviceSlot *slot(int device) {
 
 } // namespace
 
-const Table *device_table(int device) {
+std::shared_ptr<const Table> device_table(int device) {
     DeviceSlot *s = slot(device);
-    return s ? s->table.load(std::memory_order_acquire) : nullptr;
+    return s ? std::atomic_load(&s->table) : nullptr;
 }
 
 } // namespace libgemv
@@ -165,65 +156,67 @@ extern "C" {
 
 gemv_status_t gemv_load_table(const char *path) {
     clear_error();
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
-    count = std::min(count, kMaxDevices);
-    if (!path) {
-        for (int d = 0; d < count; ++d) {
-            install(*slot(d), nullptr, GEMV_TABLE_SOURCE_NONE);
-            note_problem(*slot(d), GEMV_STATUS_SUCCESS, "tuned dispatch is off (gemv_load_table(NULL))");
+    return guarded("gemv_load_table", [&] {
+        int count = 0;
+        cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
+        count = std::min(count, kMaxDevices);
+        if (!path) {
+            for (int d = 0; d < count; ++d) {
+                install(*slot(d), nullptr, GEMV_TABLE_SOURCE_NONE);
+                note_problem(*slot(d), GEMV_STATUS_SUCCESS, "tuned dispatch is off (gemv_load_table(NULL))");
+            }
+            clear_error();
+            return GEMV_STATUS_SUCCESS;
         }
+        Table *raw = nullptr;
+        gemv_status_t st = read_table(path, &raw, nullptr);
+        const TablePtr t = owned(raw);
+        if (st != GEMV_STATUS_SUCCESS) return st;
+        // Every device is read before any is changed: a device that fails (an ECC error, a
+        // GPU off the bus) leaves all of them as they were.
+        std::vector<bool> fits(count);
+        std::string mismatch;
+        for (int d = 0; d < count; ++d) {
+            slot(d); // first the automatic search, so that this load wins
+            gemv_device_props_t props;
+            if ((st = gemv_device_props(d, &props)) != GEMV_STATUS_SUCCESS) return st;
+            fits[d] = check_table(*t, props) == GEMV_STATUS_SUCCESS;
+            if (!fits[d] && mismatch.empty()) mismatch = gemv_last_error();
+        }
+        if (std::find(fits.begin(), fits.end(), true) == fits.end()) {
+            set_error("%s", mismatch.empty() ? "no CUDA device" : mismatch.c_str());
+            return GEMV_STATUS_TABLE_MISMATCH;
+        }
+        for (int d = 0; d < count; ++d)
+            if (fits[d]) {
+                install(*slot(d), t, GEMV_TABLE_SOURCE_EXPLICIT);
+                note_problem(*slot(d), GEMV_STATUS_SUCCESS, "");
+            }
         clear_error();
         return GEMV_STATUS_SUCCESS;
-    }
-    Table *t = nullptr;
-    gemv_status_t st = read_table(path, &t);
-    if (st != GEMV_STATUS_SUCCESS) return st;
-    int installed = 0;
-    std::string mismatch;
-    for (int d = 0; d < count; ++d) {
-        DeviceSlot &s = *slot(d); // first the automatic search, so that this load wins
-        gemv_device_props_t props;
-        if ((st = gemv_device_props(d, &props)) != GEMV_STATUS_SUCCESS) {
-            free_table(t);
-            return st;
-        }
-        if (check_table(*t, props) == GEMV_STATUS_SUCCESS) {
-            install(s, t, GEMV_TABLE_SOURCE_EXPLICIT);
-            note_problem(s, GEMV_STATUS_SUCCESS, "");
-            ++installed;
-        } else if (mismatch.empty()) {
-            mismatch = gemv_last_error();
-        }
-    }
-    if (!installed) {
-        free_table(t);
-        set_error("%s", mismatch.empty() ? "no CUDA device" : mismatch.c_str());
-        return GEMV_STATUS_TABLE_MISMATCH;
-    }
-    keep(t);
-    clear_error();
-    return GEMV_STATUS_SUCCESS;
+    });
 }
 
 gemv_status_t gemv_table_status(int device, gemv_table_status_t *status) {
     clear_error();
-    if (!status) return set_error("status is NULL"), GEMV_STATUS_INVALID_POINTER;
-    gemv_status_t st;
-    if (device < 0 && (st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
-    if (device >= count || device >= kMaxDevices) {
-        set_error("device = %d: %d devices are visible", device, count);
-        return GEMV_STATUS_INVALID_VALUE;
-    }
-    DeviceSlot &s = *slot(device);
-    std::lock_guard<std::mutex> lock(s.mutex);
-    *status = s.status;
-    clear_error();
-    return GEMV_STATUS_SUCCESS;
+    return guarded("gemv_table_status", [&] {
+        if (!status) return set_error("status is NULL"), GEMV_STATUS_INVALID_POINTER;
+        gemv_status_t st;
+        if (device < 0 && (st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+        int count = 0;
+        cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) return cuda_failure(e, "cudaGetDeviceCount");
+        if (device >= count || device >= kMaxDevices) {
+            set_error("device = %d: %d devices are visible", device, count);
+            return GEMV_STATUS_INVALID_VALUE;
+        }
+        DeviceSlot &s = *slot(device);
+        std::lock_guard<std::mutex> lock(s.mutex);
+        *status = s.status;
+        clear_error();
+        return GEMV_STATUS_SUCCESS;
+    });
 }
 
 } // extern "C"

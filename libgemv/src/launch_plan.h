@@ -1,0 +1,74 @@
+// The geometry of every kernel launch (grid, block, shared memory), host code only. The
+// launchers (*.cu) launch exactly these plans, and the CPU launch-plan checker
+// (tests/hostcheck) checks the same plans against the hardware limits and the operands'
+// extents without a GPU.
+#pragma once
+
+#include <algorithm>
+
+#include "internal.h"
+
+namespace libgemv {
+
+struct LaunchPlan {
+    dim3 grid, block;
+    size_t dynamic_smem; // bytes; the kernel's static shared memory is static_smem
+    size_t static_smem;
+};
+
+// Shared-memory bytes for staging a slice of x (16-byte multiple), 0 without staging.
+inline size_t x_smem_bytes(const RowLaunch &L) {
+    if (!L.x_in_smem) return 0;
+    const size_t b = (size_t)L.args.k_chunk * dtype_size(L.dtype);
+    return (b + 15) & ~size_t(15);
+}
+
+// Row kernels: p * rows_per_block threads a block; blocks along the rows of all products
+// (grid.x, a grid-stride loop past the hardware limit, so any M and batch); K slices
+// (grid.y). The row-block kernel keeps one float a warp for its reduction.
+inline LaunchPlan row_plan(const RowLaunch &L) {
+    const RowArgs &a = L.args;
+    const int64_t blocks = (a.rows + a.rows_per_block - 1) / a.rows_per_block;
+    const bool row_block = a.p_log2 > 5;
+    return {dim3((unsigned)std::min<int64_t>(blocks, 0x7fffffff), (unsigned)L.splits),
+            dim3((unsigned)(a.rows_per_block << a.p_log2)), x_smem_bytes(L),
+            row_block ? kMaxWarpsPerBlock * sizeof(float) : 0};
+}
+
+// Column kernels: c * row_lanes threads; column tiles (grid.x), row slices (grid.y),
+// products (grid.z), each with a grid-stride loop; lane sums [row_lanes][pack][c] floats.
+inline LaunchPlan column_plan(const ColumnLaunch &L) {
+    const ColumnArgs &a = L.args;
+    const int v = L.vector_loads ? 16 / (int)dtype_size(L.dtype) : 1;
+    const unsigned threads = (unsigned)(a.row_lanes << a.c_log2);
+    return {dim3((unsigned)std::min<int64_t>(a.tiles, 0x7fffffff), (unsigned)L.splits,
+                 (unsigned)std::min<int64_t>(a.batch, 65535)),
+            dim3(threads), (size_t)threads * v * sizeof(float), 0};
+}
+
+// Epilogues: 256 threads, grid-stride over every output of the batch. The reduce takes
+// 32 outputs a block, 8 lanes over the slices, and adds lane sums in shared memory.
+constexpr int kEpilogueThreads = 256;
+constexpr int kReduceOutputs = 32, kReduceLanes = kEpilogueThreads / kReduceOutputs;
+
+inline LaunchPlan scale_y_plan(const OutputMap &y) {
+    const int64_t b = (y.n * y.batch + kEpilogueThreads - 1) / kEpilogueThreads;
+    return {dim3((unsigned)std::min<int64_t>(b, 65535 * 32)), dim3(kEpilogueThreads), 0, 0};
+}
+
+inline LaunchPlan reduce_plan(const OutputMap &y) {
+    const int64_t b = (y.n * y.batch + kReduceOutputs - 1) / kReduceOutputs;
+    return {dim3((unsigned)std::min<int64_t>(b, 65535 * 32)), dim3(kEpilogueThreads), 0,
+            kReduceLanes * (kReduceOutputs + 1) * sizeof(float)};
+}
+
+// The read-ceiling kernel: 512 threads, a few full waves, grid-stride over 16-byte packs.
+constexpr int kCeilingThreads = 512;
+inline LaunchPlan read_ceiling_plan(size_t bytes, int sm_count) {
+    const int64_t packs = (int64_t)(bytes / 16);
+    const int64_t max_blocks = (int64_t)sm_count * (2048 / kCeilingThreads) * 4;
+    const int64_t need = (packs + kCeilingThreads - 1) / kCeilingThreads;
+    return {dim3((unsigned)std::max<int64_t>(1, std::min(max_blocks, need))), dim3(kCeilingThreads), 0, 0};
+}
+
+} // namespace libgemv

@@ -1,0 +1,658 @@
+// A stand-in for the CUDA runtime and for the kernel launchers, so libgemv's host code (the
+// checks, the dispatcher, the registry, the tables, the workspace pool) runs on a machine
+// without a GPU, under AddressSanitizer, UBSan or ThreadSanitizer.
+//
+// The launchers do not run kernels: they check each launch plan (launch_plan.h, the same
+// one the real launchers use) against the hardware limits, and every address the kernel
+// would touch against the allocations this runtime handed out. A violation is counted and
+// described (gemv_fake_violations, gemv_fake_violation_text); tests assert there are none.
+//
+// The fake world: GEMV_FAKE_DEVICES (default 0, so the library reports "no device" as on
+// a CPU machine) H100s, or what gemv_fake_reset sets. Allocations up to 64 MiB are real
+// host memory (copies work); larger ones are reserved address space that is never
+// touched. Destroyed streams' handles are reused at once, as the driver may, while their
+// ids (cudaStreamGetId) never are.
+#include <cuda_runtime_api.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+#include "launch_plan.h"
+
+#define FAKE_API extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+constexpr size_t kBackedLimit = 64u << 20;
+
+struct Allocation {
+    size_t bytes;
+    bool backed;
+    int device;
+};
+
+struct Stream {
+    unsigned long long id;
+    int device;
+    bool capturing;
+};
+
+struct World {
+    std::mutex mutex;
+    bool ready = false;
+    int devices = 0;
+    int failing_props = -1; // a device whose properties cannot be read (an ECC error, a GPU off the bus)
+    std::map<uintptr_t, Allocation> allocations;
+    std::map<uintptr_t, Stream> streams;
+    std::vector<uintptr_t> free_handles;
+    uintptr_t next_handle = 0x10000;
+    unsigned long long next_stream_id = 100;
+    long launches = 0, violations = 0, waits = 0;
+    std::string violation_text, log;
+};
+
+World &world() {
+    static World *w = new World; // never destroyed: threads may still call at exit
+    return *w;
+}
+
+void ensure_ready(World &w) {
+    if (w.ready) return;
+    const char *e = std::getenv("GEMV_FAKE_DEVICES");
+    w.devices = e ? std::atoi(e) : 0;
+    w.ready = true;
+}
+
+thread_local int t_device = 0;
+thread_local cudaError_t t_last_error = cudaSuccess;
+std::atomic<unsigned long long> g_thread_ids{0};
+thread_local const unsigned long long t_per_thread_stream_id = 1000000 + ++g_thread_ids;
+
+std::atomic<long> g_fail_new_after{-1};
+
+void violation(World &w, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ++w.violations;
+    if (w.violation_text.size() < 8192) w.violation_text += std::string(buf) + "\n";
+}
+
+// Whether [p, p + bytes) lies inside one allocation (caller holds the mutex).
+bool inside(World &w, uintptr_t p, uint64_t bytes) {
+    auto it = w.allocations.upper_bound(p);
+    if (it == w.allocations.begin()) return false;
+    --it;
+    return p >= it->first && p - it->first <= it->second.bytes && bytes <= it->second.bytes - (p - it->first);
+}
+
+bool backed(World &w, uintptr_t p) {
+    auto it = w.allocations.upper_bound(p);
+    return it != w.allocations.begin() && (--it)->second.backed;
+}
+
+// Elements reached by n entries at step inc, for batch products stride apart: the lowest
+// and one past the highest offset, in elements (128-bit: the check must not wrap itself).
+struct Span {
+    __int128 lo, hi;
+};
+Span span(int64_t n, int64_t inc, int64_t batch, int64_t stride) {
+    __int128 lo = 0, hi = 0;
+    const __int128 last = (__int128)(n - 1) * inc, blast = (__int128)(batch - 1) * stride;
+    lo += last < 0 ? last : 0;
+    hi += last > 0 ? last : 0;
+    lo += blast < 0 ? blast : 0;
+    hi += blast > 0 ? blast : 0;
+    return {lo, hi + 1};
+}
+
+void check_span(World &w, const char *kernel, const char *what, const void *base, Span s, size_t esz) {
+    const __int128 lo = (__int128)(uintptr_t)base + s.lo * (__int128)esz;
+    const __int128 bytes = (s.hi - s.lo) * (__int128)esz;
+    if (lo < 0 || bytes < 0 || lo > (__int128)UINTPTR_MAX || bytes > (__int128)UINT64_MAX ||
+        !inside(w, (uintptr_t)lo, (uint64_t)bytes))
+        violation(w, "%s: %s reaches [%p + %lld, +%lld bytes), outside every allocation", kernel, what, base,
+                  (long long)(s.lo * (__int128)esz), (long long)bytes);
+}
+
+void check_plan(World &w, const char *kernel, const libgemv::LaunchPlan &p, int max_threads) {
+    const unsigned t = p.block.x * p.block.y * p.block.z;
+    if (t < 32 || t > (unsigned)max_threads || t % 32)
+        violation(w, "%s: %u threads a block (whole warps, at most %d)", kernel, t, max_threads);
+    if (p.grid.x < 1 || p.grid.x > 0x7fffffffu || p.grid.y < 1 || p.grid.y > 65535 || p.grid.z < 1 || p.grid.z > 65535)
+        violation(w, "%s: grid (%u, %u, %u) outside the limits", kernel, p.grid.x, p.grid.y, p.grid.z);
+    if (p.dynamic_smem + p.static_smem > libgemv::kMaxSmemBytes)
+        violation(w, "%s: %zu + %zu bytes of shared memory, more than %zu", kernel, p.dynamic_smem, p.static_smem,
+                  libgemv::kMaxSmemBytes);
+}
+
+void log_launch(World &w, const char *kernel, const libgemv::LaunchPlan &p, const void *acc) {
+    ++w.launches;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s grid=%u,%u,%u block=%u smem=%zu acc=%p\n", kernel, p.grid.x, p.grid.y, p.grid.z,
+             p.block.x, p.dynamic_smem + p.static_smem, acc);
+    if (w.log.size() > (1u << 20)) w.log.clear();
+    w.log += buf;
+}
+
+bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+} // namespace
+
+// ---- control, for tests ----------------------------------------------------------------
+
+FAKE_API void gemv_fake_reset(int devices) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.ready = true;
+    w.devices = devices;
+    w.failing_props = -1;
+    w.launches = w.violations = w.waits = 0;
+    w.violation_text.clear();
+    w.log.clear();
+}
+FAKE_API void gemv_fake_fail_props(int device) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.failing_props = device;
+}
+FAKE_API long gemv_fake_violations(void) { return world().violations; }
+FAKE_API long gemv_fake_launches(void) { return world().launches; }
+FAKE_API long gemv_fake_waits(void) { return world().waits; }
+// The text is copied into buf (NUL-terminated); returns its full length.
+FAKE_API size_t gemv_fake_violation_text(char *buf, size_t len) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (len) snprintf(buf, len, "%s", w.violation_text.c_str());
+    return w.violation_text.size();
+}
+FAKE_API size_t gemv_fake_log(char *buf, size_t len) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (len) snprintf(buf, len, "%s", w.log.c_str());
+    return w.log.size();
+}
+FAKE_API void gemv_fake_clear_log(void) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.log.clear();
+}
+// Bytes allocated with cudaMalloc and not freed.
+FAKE_API size_t gemv_fake_live_bytes(void) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    size_t n = 0;
+    for (const auto &a : w.allocations) n += a.second.bytes;
+    return n;
+}
+// operator new throws std::bad_alloc after n more allocations (-1: never). Returns 0 where
+// another operator new (a sanitizer's) is in charge and the injection cannot work.
+FAKE_API int gemv_fake_fail_new_after(long n);
+// (Weak: the checks also build against libgemv versions without the pool, to show that a
+// test fails there.)
+namespace libgemv {
+int pool_size(int device) __attribute__((weak));
+}
+FAKE_API int gemv_libgemv_pool_size(int device) { return libgemv::pool_size ? libgemv::pool_size(device) : -1; }
+
+// Injected allocation failures. A sanitizer's runtime brings its own operator new, which
+// then wins over this one.
+void *operator new(size_t n) {
+    long left = g_fail_new_after.load(std::memory_order_relaxed);
+    if (left >= 0) {
+        if (left == 0) throw std::bad_alloc();
+        g_fail_new_after.store(left - 1, std::memory_order_relaxed);
+    }
+    if (void *p = std::malloc(n ? n : 1)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete(void *p, size_t) noexcept { std::free(p); }
+
+FAKE_API int gemv_fake_fail_new_after(long n) {
+    g_fail_new_after.store(0);
+    bool works = false;
+    try {
+        ::operator delete(::operator new(16)); // an explicit call: never elided, unlike new int
+    } catch (const std::bad_alloc &) {
+        works = true;
+    }
+    g_fail_new_after.store(works ? n : -1);
+    return works;
+}
+
+// ---- the CUDA runtime calls libgemv makes ------------------------------------------------
+
+extern "C" {
+
+cudaError_t cudaGetLastError(void) {
+    const cudaError_t e = t_last_error;
+    t_last_error = cudaSuccess;
+    return e;
+}
+
+const char *cudaGetErrorName(cudaError_t e) {
+    switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorECCUncorrectable: return "cudaErrorECCUncorrectable";
+    default: return "cudaErrorUnknown";
+    }
+}
+
+const char *cudaGetErrorString(cudaError_t e) {
+    switch (e) {
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected (stand-in runtime)";
+    case cudaErrorECCUncorrectable: return "uncorrectable ECC error encountered (stand-in runtime)";
+    default: return cudaGetErrorName(e);
+    }
+}
+
+static cudaError_t fail(cudaError_t e) { return t_last_error = e; }
+
+static int device_count() {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    ensure_ready(w);
+    return w.devices;
+}
+
+cudaError_t cudaGetDeviceCount(int *count) {
+    *count = device_count();
+    if (*count == 0) return fail(cudaErrorNoDevice);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device) {
+    if (device_count() == 0) return fail(cudaErrorNoDevice);
+    *device = t_device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+    const int n = device_count();
+    if (n == 0) return fail(cudaErrorNoDevice);
+    if (device < 0 || device >= n) return fail(cudaErrorInvalidDevice);
+    t_device = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
+    const int n = device_count();
+    if (device < 0 || device >= n) return fail(n ? cudaErrorInvalidDevice : cudaErrorNoDevice);
+    switch (attr) {
+    case cudaDevAttrMultiProcessorCount: *value = 132; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+    default: *value = 1; break;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
+    World &w = world();
+    {
+        std::lock_guard<std::mutex> lock(w.mutex);
+        ensure_ready(w);
+        if (device < 0 || device >= w.devices) return fail(w.devices ? cudaErrorInvalidDevice : cudaErrorNoDevice);
+        if (device == w.failing_props) return fail(cudaErrorECCUncorrectable);
+    }
+    std::memset(prop, 0, sizeof *prop);
+    snprintf(prop->name, sizeof prop->name, "NVIDIA H100 80GB HBM3");
+    prop->multiProcessorCount = 132;
+    prop->major = 9;
+    prop->minor = 0;
+    prop->l2CacheSize = 50 << 20;
+    prop->sharedMemPerBlockOptin = 227 << 10;
+    prop->totalGlobalMem = (size_t)80 << 30;
+    prop->pciBusID = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v) {
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v) {
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes) {
+    World &w = world();
+    {
+        std::lock_guard<std::mutex> lock(w.mutex);
+        ensure_ready(w);
+        if (!w.devices) return fail(cudaErrorNoDevice);
+    }
+    if (!bytes) bytes = 1;
+    const bool real = bytes <= kBackedLimit;
+    void *q = real ? std::calloc(1, bytes)
+                   : mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (!q || q == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.allocations[(uintptr_t)q] = {bytes, real, t_device};
+    *p = q;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p) {
+    if (!p) return cudaSuccess;
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    auto it = w.allocations.find((uintptr_t)p);
+    if (it == w.allocations.end()) {
+        violation(w, "cudaFree(%p): not an allocation", p);
+        return fail(cudaErrorInvalidValue);
+    }
+    if (it->second.backed) std::free(p);
+    else munmap(p, it->second.bytes);
+    w.allocations.erase(it);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const void *dev = kind == cudaMemcpyHostToDevice ? dst : src;
+    if (n && (!inside(w, (uintptr_t)dev, n) || !backed(w, (uintptr_t)dev))) {
+        violation(w, "cudaMemcpy: %zu bytes at %p, outside every (backed) allocation", n, dev);
+        return fail(cudaErrorInvalidValue);
+    }
+    if (n) std::memcpy(dst, src, n);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (n && !inside(w, (uintptr_t)p, n)) {
+        violation(w, "cudaMemsetAsync: %zu bytes at %p, outside every allocation", n, p);
+        return fail(cudaErrorInvalidValue);
+    }
+    if (n && backed(w, (uintptr_t)p)) std::memset(p, value, n);
+    return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at, const void *p) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    std::memset(at, 0, sizeof *at);
+    auto it = w.allocations.upper_bound((uintptr_t)p);
+    if (inside(w, (uintptr_t)p, 0)) {
+        at->type = cudaMemoryTypeDevice;
+        at->device = (--it)->second.device;
+        at->devicePointer = const_cast<void *>(p);
+    } else {
+        at->type = cudaMemoryTypeUnregistered;
+        at->hostPointer = const_cast<void *>(p);
+    }
+    return cudaSuccess;
+}
+
+static bool special(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread; }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    uintptr_t h;
+    if (!w.free_handles.empty()) { // reuse a destroyed stream's handle, as the driver may
+        h = w.free_handles.back();
+        w.free_handles.pop_back();
+    } else {
+        h = w.next_handle += 0x100;
+    }
+    w.streams[h] = {w.next_stream_id++, t_device, false};
+    *s = reinterpret_cast<cudaStream_t>(h);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    if (!w.streams.erase((uintptr_t)s)) return fail(cudaErrorInvalidValue);
+    w.free_handles.push_back((uintptr_t)s);
+    return cudaSuccess;
+}
+
+static Stream *find_stream(World &w, cudaStream_t s) {
+    auto it = w.streams.find((uintptr_t)s);
+    return it == w.streams.end() ? nullptr : &it->second;
+}
+
+cudaError_t cudaStreamGetId(cudaStream_t s, unsigned long long *id) {
+    if (s == nullptr || s == cudaStreamLegacy) return *id = 1, cudaSuccess;
+    if (s == cudaStreamPerThread) return *id = t_per_thread_stream_id, cudaSuccess;
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    Stream *st = find_stream(w, s);
+    if (!st) return fail(cudaErrorInvalidValue);
+    *id = st->id;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t s, int *device) {
+    if (special(s)) return *device = t_device, cudaSuccess;
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    Stream *st = find_stream(w, s);
+    if (!st) return fail(cudaErrorInvalidValue);
+    *device = st->device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status) {
+    *status = cudaStreamCaptureStatusNone;
+    if (special(s)) return cudaSuccess;
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    Stream *st = find_stream(w, s);
+    if (!st) return fail(cudaErrorInvalidValue);
+    if (st->capturing) *status = cudaStreamCaptureStatusActive;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    Stream *st = find_stream(w, s);
+    if (!st) return fail(cudaErrorStreamCaptureUnsupported);
+    st->capturing = true;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    Stream *st = find_stream(w, s);
+    if (!st || !st->capturing) return fail(cudaErrorIllegalState);
+    st->capturing = false;
+    *g = reinterpret_cast<cudaGraph_t>(new int(0));
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t, unsigned long long) {
+    *e = reinterpret_cast<cudaGraphExec_t>(new int(0));
+    return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+    delete reinterpret_cast<int *>(g);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) {
+    delete reinterpret_cast<int *>(e);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t *e) {
+    *e = reinterpret_cast<cudaEvent_t>(new int(0));
+    return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int) { return cudaEventCreate(e); }
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+    delete reinterpret_cast<int *>(e);
+    return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+    if (!e) return fail(cudaErrorInvalidResourceHandle);
+    return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t) {
+    *ms = 0.001f;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int) {
+    if (!e) return fail(cudaErrorInvalidResourceHandle);
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    ++w.waits;
+    return cudaSuccess;
+}
+
+} // extern "C"
+
+// ---- the launchers: plans and addresses checked, nothing run ----------------------------
+
+namespace libgemv {
+
+cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const RowArgs &a = L.args;
+    const LaunchPlan p = row_plan(L);
+    const size_t esz = dtype_size(L.dtype);
+    check_plan(w, kernel, p, max_block_threads(L.unroll));
+    log_launch(w, kernel, p, a.acc);
+    if (a.m < 1 || a.k < 1 || a.rows < a.m || a.rows % a.m)
+        return violation(w, "%s: rows %lld is not a multiple of m %lld", kernel, (long long)a.rows, (long long)a.m),
+               cudaSuccess;
+    const int64_t batch = a.rows / a.m;
+    if (p.block.x != (unsigned)(a.rows_per_block << a.p_log2))
+        violation(w, "%s: block %u is not rows_per_block << p_log2", kernel, p.block.x);
+    if (L.splits < 1 || a.k_chunk < 1 || (int64_t)(L.splits - 1) * a.k_chunk >= a.k ||
+        (__int128)L.splits * a.k_chunk < a.k)
+        violation(w, "%s: %d slices of %lld do not tile K = %lld", kernel, L.splits, (long long)a.k_chunk,
+                  (long long)a.k);
+    // The batched kernels' row -> product map (DivideBy) on the rows where it could go wrong.
+    if (batch > 1)
+        for (int64_t g : {int64_t(0), a.m - 1, a.m, a.rows / 2, a.rows - 1}) {
+            const uint64_t n = (uint64_t)g, t = (uint64_t)(((unsigned __int128)a.m_div.magic * n) >> 64);
+            const int64_t b = (int64_t)((t + ((n - t) >> a.m_div.shift1)) >> a.m_div.shift2);
+            if (b != g / a.m) violation(w, "%s: row %lld maps to product %lld, not %lld", kernel, (long long)g,
+                                        (long long)b, (long long)(g / a.m));
+        }
+    Span sa = span(a.m, a.lda, batch, a.stride_a);
+    sa.hi += a.k - 1; // the last row's K elements
+    check_span(w, kernel, "A", a.A, sa, esz);
+    check_span(w, kernel, "x", a.x, span(a.k, a.incx, batch, a.stride_x), esz);
+    switch (a.epilogue) {
+    case Epilogue::kStore: check_span(w, kernel, "y", a.y, span(a.m, a.incy, batch, a.stride_y), esz); break;
+    case Epilogue::kAtomic: check_span(w, kernel, "acc", a.acc, span(a.rows, a.acc_inc, 1, 0), sizeof(float)); break;
+    case Epilogue::kPartial:
+        check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.rows}, sizeof(float));
+        break;
+    }
+    if (L.vector_loads) {
+        if (!aligned16(a.A) || (a.m > 1 && a.lda * esz % 16) || (batch > 1 && a.stride_a * (int64_t)esz % 16) ||
+            (L.splits > 1 && a.k_chunk * esz % 16))
+            violation(w, "%s: 16-byte loads of A on rows that are not 16-byte aligned", kernel);
+        if (!L.x_in_smem && (!aligned16(a.x) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 16)))
+            violation(w, "%s: 16-byte loads of x that is not 16-byte aligned and contiguous", kernel);
+    }
+    if (L.x_in_smem && batch > 1 && a.stride_x != 0)
+        violation(w, "%s: one staged x for a batch of x", kernel);
+    return cudaSuccess;
+}
+
+cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t) {
+    if (L.args.p_log2 > 5) return launch_rows("rowgroup (p > 32!)", L);
+    return launch_rows("rowgroup", L);
+}
+
+cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t) {
+    if (L.args.p_log2 <= 5) return launch_rows("rowblock (p <= 32!)", L);
+    return launch_rows("rowblock", L);
+}
+
+cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
+    const char *kernel = "columns";
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const ColumnArgs &a = L.args;
+    const LaunchPlan p = column_plan(L);
+    const size_t esz = dtype_size(L.dtype);
+    check_plan(w, kernel, p, max_block_threads(L.unroll));
+    log_launch(w, kernel, p, a.acc);
+    const int64_t cols = (int64_t)(1 << a.c_log2) * (L.vector_loads ? 16 / (int64_t)esz : 1);
+    if (a.tiles < 1 || (a.tiles - 1) * cols >= a.k || (__int128)a.tiles * cols < a.k)
+        violation(w, "%s: %lld tiles of %lld columns do not tile K = %lld", kernel, (long long)a.tiles,
+                  (long long)cols, (long long)a.k);
+    if (L.splits < 1 || a.m_chunk < 1 || (int64_t)(L.splits - 1) * a.m_chunk >= a.m ||
+        (__int128)L.splits * a.m_chunk < a.m)
+        violation(w, "%s: %d slices of %lld rows do not tile M = %lld", kernel, L.splits, (long long)a.m_chunk,
+                  (long long)a.m);
+    Span sa = span(a.m, a.lda, a.batch, a.stride_a);
+    sa.hi += a.k - 1;
+    check_span(w, kernel, "A", a.A, sa, esz);
+    check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
+    if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
+    else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
+    if (L.vector_loads && (!aligned16(a.A) || (a.m > 1 && a.lda * esz % 16) ||
+                           (a.batch > 1 && a.stride_a * (int64_t)esz % 16)))
+        violation(w, "%s: 16-byte loads of A on rows that are not 16-byte aligned", kernel);
+    return cudaSuccess;
+}
+
+cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float, cudaStream_t, bool) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const LaunchPlan p = scale_y_plan(y);
+    check_plan(w, "scale_y", p, 1024);
+    log_launch(w, "scale_y", p, nullptr);
+    check_span(w, "scale_y", "y", y.y_first, span(y.n, y.incy, y.batch, y.stride_y), dtype_size(dtype));
+    return cudaSuccess;
+}
+
+cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, const OutputMap &y, float, float,
+                                 cudaStream_t, bool) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const LaunchPlan p = reduce_plan(y);
+    check_plan(w, "splitk_reduce", p, 1024);
+    log_launch(w, "splitk_reduce", p, acc);
+    check_span(w, "splitk_reduce", "partials", acc, {0, (__int128)splits * y.n * y.batch}, sizeof(float));
+    check_span(w, "splitk_reduce", "y", y.y_first, span(y.n, y.incy, y.batch, y.stride_y), dtype_size(dtype));
+    return cudaSuccess;
+}
+
+cudaError_t launch_read_ceiling(const void *data, size_t bytes, float *sink, int sm_count, cudaStream_t, bool) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const LaunchPlan p = read_ceiling_plan(bytes, sm_count);
+    check_plan(w, "read_ceiling", p, 1024);
+    log_launch(w, "read_ceiling", p, nullptr);
+    check_span(w, "read_ceiling", "data", data, {0, (__int128)(bytes / 16 * 16)}, 1);
+    check_span(w, "read_ceiling", "sink", sink, {0, 1}, sizeof(float));
+    return cudaSuccess;
+}
+
+} // namespace libgemv

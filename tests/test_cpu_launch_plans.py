@@ -1,0 +1,142 @@
+"""The dispatcher's and the registry's launch plans, checked without a GPU: libgemv's host
+code runs on the stand-in CUDA runtime (tests/hostcheck), which checks every plan against
+the block, grid and shared-memory limits and every address a kernel would touch against
+the operands' allocations (each exactly its extent)."""
+from __future__ import annotations
+
+import subprocess
+import textwrap
+
+import hostcheck_lib
+from hostcheck_lib import run
+
+PROBLEMS = '''
+rng = np.random.default_rng(SEED)
+DT = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+def alloc(lo, hi, esz, offset):
+    """A buffer of exactly elements lo..hi (relative to the pointer returned) plus offset bytes."""
+    d = pygemv.DeviceArray.empty(((hi - lo + 1) * esz + offset) // 2 + 1, "float16")
+    keep.append(d)
+    return d.ptr + offset - lo * esz
+
+def reach(n, inc, batch, stride):
+    lo = min(0, (n - 1) * inc) + min(0, (batch - 1) * stride)
+    hi = max(0, (n - 1) * inc) + max(0, (batch - 1) * stride)
+    return lo, hi
+
+def problem():
+    dtype = ["float32", "float16", "bfloat16"][rng.integers(3)]
+    esz = DT[dtype]
+    trans = bool(rng.integers(2))
+    m = int(rng.integers(1, 9)) if rng.integers(4) == 0 else int(2 ** rng.uniform(0, 16))
+    k = int(2 ** rng.uniform(0, min(18, 22 - np.log2(m))))
+    lda = k + (int(rng.integers(0, 17)) if rng.integers(3) == 0 else 0)
+    incx, incy = (int(v) for v in rng.choice([1, 1, 1, -1, 2, -3], 2))
+    batch = int(rng.choice([1, 1, 2, 17, 64]))
+    if m * lda * batch > 1 << 24:
+        batch = 1
+    nx, ny = (m, k) if trans else (k, m)
+    span_a, span_x, span_y = (m - 1) * lda + k, (nx - 1) * abs(incx) + 1, (ny - 1) * abs(incy) + 1
+    sa = int(rng.choice([0, span_a, -span_a, span_a + 3])) if batch > 1 else 0
+    sx = int(rng.choice([0, span_x, -span_x])) if batch > 1 else 0
+    sy = int(rng.choice([span_y, -span_y, span_y + 1])) if batch > 1 else 0
+    off = int(rng.integers(8)) * 2 * int(rng.integers(2))
+    lo, hi = reach(m, lda, batch, sa)
+    A = alloc(lo, hi + k - 1, esz, off)
+    lo, hi = reach(nx, abs(incx), batch, sx)
+    x = alloc(lo, hi, esz, off)
+    lo, hi = reach(ny, abs(incy), batch, sy)
+    y = alloc(lo, hi, esz, off)
+    ws_bytes = int(rng.choice([0, 16, 4096, 4 << 20]))
+    ws = alloc(0, ws_bytes // 2, 2, 0) if ws_bytes else 0
+    return dict(dtype=dtype, trans=trans, m=m, k=k, lda=lda, incx=incx, incy=incy, batch=batch, sa=sa, sx=sx,
+                sy=sy, A=A, x=x, y=y, ws=ws, ws_bytes=ws_bytes)
+
+def args(p, flags=0):
+    return _lib.Args(int(p["trans"]), _lib.DTYPES[p["dtype"]], p["m"], p["k"], 1.5, 0.5, p["A"], p["lda"], p["x"],
+                     p["incx"], p["y"], p["incy"], p["ws"], p["ws_bytes"], 0, flags, p["batch"], p["sa"], p["sx"],
+                     p["sy"])
+'''
+
+
+def test_automatic_dispatch_plans_are_legal():
+    """2000 random problems, each operand in an allocation of exactly its extent, through
+    the dispatcher (heuristic and the shipped table; caller's workspace and the pool)."""
+    run("keep = []\nSEED = 11\n" + PROBLEMS + textwrap.dedent("""
+    lib = _lib.load()
+    table = next(p for p in (__import__("pathlib").Path("libgemv/tables")).glob("*.gemvtable"))
+    for i in range(2000):
+        if i == 1000:
+            pygemv.load_table(str(table))
+        keep.clear()
+        p = problem()
+        st = lib.gemv_ex(ctypes.byref(args(p, _lib.FLAG_LIBRARY_WORKSPACE if i % 2 else 0)), None)
+        assert st == 0, (p, lib.gemv_last_error())
+    assert fake.gemv_fake_launches() >= 2000
+    no_violations()
+    """), timeout=300)
+
+
+def test_every_variant_forced_runs_or_refuses_cleanly():
+    """Configs from every registry entry's ranges, forced on random problems: each either
+    runs with a legal plan or gets NOT_SUPPORTED / INSUFFICIENT_WORKSPACE and launches
+    nothing."""
+    run("keep = []\nSEED = 5\n" + PROBLEMS + textwrap.dedent("""
+    lib = _lib.load()
+    counts = {}
+    for v in pygemv.variants():
+        def pow2s(lo, hi):
+            out, a = [], lo
+            while a <= hi:
+                out.append(a); a *= 2
+            return out
+        for i in range(120):
+            keep.clear()
+            p = problem()
+            while p["trans"] != (v.op == "T"):  # operands placed for the variant's op
+                keep.clear()
+                p = problem()
+            c = pygemv.Config(v.name, int(rng.choice(pow2s(*v.threads_per_row))), int(rng.choice(pow2s(*v.rows_per_block))),
+                              bool(rng.integers(2)), int(rng.choice(v.unrolls)), bool(rng.integers(2)) and v.stages_x,
+                              int(rng.choice(pow2s(max(1, v.split_k[0]), v.split_k[1]))))
+            if not pygemv._registry.validate(c):
+                continue
+            before = fake.gemv_fake_launches()
+            st = lib.gemv_ex(ctypes.byref(args(p)), ctypes.byref(c.to_c()))
+            assert st in (0, 3, 4), (v.name, c, p, st, lib.gemv_last_error())
+            if st:
+                assert fake.gemv_fake_launches() == before, "a refused call launched"
+            counts[(v.name, st)] = counts.get((v.name, st), 0) + 1
+    ran = {name for (name, st) in counts if st == 0}
+    assert ran == {v.name for v in pygemv.variants()}, counts
+    no_violations()
+    """), timeout=300)
+
+
+def test_the_checker_catches_an_operand_past_its_allocation():
+    """The checker must be able to fail: y one element short of M."""
+    r = run("""
+    A = pygemv.DeviceArray.from_numpy(np.ones((64, 64), np.float32))
+    x = pygemv.DeviceArray.from_numpy(np.ones(64, np.float32))
+    y = pygemv.DeviceArray.empty(63, "float32")
+    a = _lib.Args(0, 0, 64, 64, 1.0, 0.0, A.ptr, 64, x.ptr, 1, y.ptr, 1, 0, 0, 0, _lib.FLAG_TRUSTED_POINTERS)
+    assert _lib.load().gemv_ex(ctypes.byref(a), None) == 0
+    assert fake.gemv_fake_violations() >= 1
+    print(fake_text(fake.gemv_fake_violation_text))
+    """)
+    assert "y reaches" in r.stdout
+
+
+def test_table_fuzz_and_dispatch_stress_run_clean():
+    """The fuzzers of scripts/hostcheck.sh, briefly (there they also run under the sanitizers)."""
+    build = hostcheck_lib.library().parent
+    r = subprocess.run(["cmake", "--build", str(build), "--target", "table_fuzz", "dispatch_stress"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    table = str(next((hostcheck_lib.ROOT / "libgemv" / "tables").glob("*.gemvtable")))
+    for cmd in ([str(build / "table_fuzz"), table, "3", "1", str(build)],
+                [str(build / "dispatch_stress"), table, "2", "3", "1"]):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "0 launch-plan violations" in r.stdout
