@@ -68,7 +68,9 @@ def main() -> int:
                                            a_ptr=dA.ptr, x_ptr=dx.ptr)
                             if config is not None and not pygemv.can_implement(config, m, k, dtype, **problem)[0]:
                                 continue
-                            dy = pygemv.empty((batch * sy,), dtype)
+                            # Poisoned, not left uninitialised: the gaps between products are
+                            # never written, and initcheck reports copying them back.
+                            dy = pygemv.to_device(np.full(batch * sy, np.nan, np.float32), dtype)
                             pygemv.gemv(dA.ptr, dx.ptr, dy.ptr, m=m, k=k, dtype=dtype, lda=lda, trans=trans,
                                         batch=batch, stride_a=sa, stride_x=sx, stride_y=sy, config=config,
                                         workspace=ws_arg)
