@@ -14,9 +14,6 @@
 #include "gemv.h"
 #include "problems.h"
 
-extern "C" void gemv_fake_reset(int devices);
-extern "C" long gemv_fake_violations(void);
-extern "C" size_t gemv_fake_violation_text(char *buf, size_t len);
 
 int main(int argc, char **argv) {
     if (argc != 5) {
@@ -80,12 +77,7 @@ int main(int argc, char **argv) {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     stop = true;
     for (auto &th : pool) th.join();
-    const long violations = gemv_fake_violations();
-    if (violations) {
-        char text[4096];
-        gemv_fake_violation_text(text, sizeof text);
-        fprintf(stderr, "launch-plan violations:\n%s", text);
-    }
+    const long violations = report_violations();
     printf("dispatch stress (seed %llu, %.0f s, %d threads): %ld calls, %ld table loads, %ld failures, %ld launch-plan "
            "violations\n", seed, seconds, threads, calls.load(), loads.load(), failures.load(), violations);
     return failures || violations ? 1 : 0;

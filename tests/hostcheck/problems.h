@@ -7,10 +7,27 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
 #include "gemv.h"
+
+// The stand-in runtime's controls (fake_cuda.cpp).
+extern "C" void gemv_fake_reset(int devices);
+extern "C" long gemv_fake_violations(void);
+extern "C" size_t gemv_fake_violation_text(char *buf, size_t len);
+
+// The launch-plan violations so far, described on stderr.
+inline long report_violations() {
+    const long n = gemv_fake_violations();
+    if (n) {
+        char text[4096];
+        gemv_fake_violation_text(text, sizeof text);
+        fprintf(stderr, "launch-plan violations:\n%s", text);
+    }
+    return n;
+}
 
 struct Operands {
     void *a = nullptr, *x = nullptr, *y = nullptr, *ws = nullptr;

@@ -17,9 +17,6 @@
 #include "gemv.h"
 #include "problems.h"
 
-extern "C" void gemv_fake_reset(int devices);
-extern "C" long gemv_fake_violations(void);
-extern "C" size_t gemv_fake_violation_text(char *buf, size_t len);
 
 namespace {
 
@@ -158,12 +155,7 @@ int main(int argc, char **argv) {
         }
     }
     gemv_load_table(nullptr);
-    const long violations = gemv_fake_violations();
-    if (violations) {
-        char text[4096];
-        gemv_fake_violation_text(text, sizeof text);
-        fprintf(stderr, "launch-plan violations:\n%s", text);
-    }
+    const long violations = report_violations();
     printf("table fuzz (seed %llu, %.0f s): %ld mutants, %ld accepted by the parser, %ld installed, %ld dispatches, "
            "%ld bad results, %ld launch-plan violations\n",
            seed, seconds, mutants, accepted, installed, calls, bad, violations);
