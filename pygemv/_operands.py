@@ -36,22 +36,24 @@ def as_operand(obj, name: str) -> Operand:
         return Operand(obj.ptr, obj.shape, obj.strides, obj.dtype, None, "pygemv", obj)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
-        try:
-            return _from_cai(obj, cai, name)
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
-            if isinstance(e, (TypeError, ValueError)) and str(e).startswith(name):
-                raise  # already names the argument and the fault
-            raise ValueError(f"{name}: malformed __cuda_array_interface__ ({type(e).__name__}: {e}); "
-                             "it needs 'shape', 'typestr', 'data': (pointer, read_only) and optional 'strides'") from e
+        return _read(_from_cai, obj, cai, name, what="__cuda_array_interface__",
+                     hint="; it needs 'shape', 'typestr', 'data': (pointer, read_only) and optional 'strides'")
     if hasattr(obj, "__dlpack__"):
-        try:
-            return _from_dlpack(obj, name)
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as e:
-            if isinstance(e, (TypeError, ValueError)) and str(e).startswith(name):
-                raise
-            raise ValueError(f"{name}: malformed DLPack object ({type(e).__name__}: {e})") from e
+        return _read(_from_dlpack, obj, name, what="DLPack object")
     raise TypeError(f"{name}: expected a CUDA array (torch tensor, CuPy/Numba array, an object with "
                     f"__cuda_array_interface__ or __dlpack__, or pygemv.DeviceArray), got {type(obj).__name__}")
+
+
+def _read(reader, *args, what: str, hint: str = "") -> Operand:
+    """``reader(*args)``, whose last argument is the operand's name: a malformed producer's
+    KeyError, IndexError, ... becomes a ValueError naming the argument."""
+    name = args[-1]
+    try:
+        return reader(*args)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as e:
+        if isinstance(e, (TypeError, ValueError)) and str(e).startswith(name):
+            raise  # already names the argument and the fault
+        raise ValueError(f"{name}: malformed {what} ({type(e).__name__}: {e}){hint}") from e
 
 
 _TORCH_DTYPES: dict = {}

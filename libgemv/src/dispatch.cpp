@@ -217,12 +217,15 @@ unsigned low4(const void *p) { return (unsigned)(reinterpret_cast<uintptr_t>(p) 
 } // namespace
 
 gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table) {
-    const std::shared_ptr<const Table> t = use_table ? device_table(device) : nullptr;
-    const ChoiceKey key{t ? table_serial(*t) : 0, device, pb.op, pb.dtype(), pb.m, pb.k, pb.lda, pb.incx, pb.incy, pb.batch,
-                        pb.stride_a, pb.stride_x, pb.stride_y, low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8,
-                        pb.workspace ? pb.workspace_bytes : 0};
+    // The repeat check reads the table's serial number alone; the table itself (a shared
+    // reference, two atomic counts) is only taken when the choice must be made again.
+    ChoiceKey key{use_table ? device_table_serial(device) : 0, device, pb.op, pb.dtype(), pb.m, pb.k, pb.lda,
+                  pb.incx, pb.incy, pb.batch, pb.stride_a, pb.stride_x, pb.stride_y,
+                  low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8, pb.workspace ? pb.workspace_bytes : 0};
     LastChoice &last = t_last;
     if (!last.valid || !(last.key == key)) {
+        const std::shared_ptr<const Table> t = use_table ? device_table(device) : nullptr;
+        key.table = t ? table_serial(*t) : 0; // a reload in between: key what was used
         last.key = key;
         last.from_table = t && table_lookup(*t, pb, &last.config, nullptr);
         if (!last.from_table) last.config = heuristic_config(pb, sm_count(device));

@@ -179,9 +179,6 @@ gemv_status_t invalid(const char *fmt, long long v) {
 }
 
 using wide = __int128;
-
-// Where the pool's buffer will go, while the dispatcher only needs to know one is there.
-void *const kPoolPending = reinterpret_cast<void *>(uintptr_t(256));
 constexpr wide kMaxBytes = INT64_MAX;
 
 // Bytes from the lowest to the highest element of n entries at step inc (0 when empty).
@@ -299,7 +296,7 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
     // do not, and pay nothing for it.
     const bool pool = (a.flags & GEMV_FLAG_LIBRARY_WORKSPACE) && !a.workspace;
     if (pool) {
-        pb.workspace = kPoolPending;
+        pb.workspace = kStandInWorkspace; // the pool's buffer, fetched below if needed
         pb.workspace_bytes = GEMV_WORKSPACE_RECOMMENDED_BYTES;
     }
     bool from_table = false;
@@ -400,6 +397,16 @@ gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out) {
     return check_values(*out);
 }
 
+gemv_status_t problem_of(const gemv_args_t *in, Problem *pb) {
+    if (!in) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
+    gemv_args_t a;
+    gemv_status_t st = read_args(in, &a);
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    if (!a.workspace && a.workspace_bytes) a.workspace = kStandInWorkspace;
+    *pb = make_problem(a);
+    return GEMV_STATUS_SUCCESS;
+}
+
 } // namespace libgemv
 
 using namespace libgemv;
@@ -482,18 +489,6 @@ gemv_status_t gemv_with_config(const gemv_config_t *config, gemv_op_t op, gemv_d
 }
 
 namespace {
-
-// The problem of args with a stand-in workspace pointer: only its size matters to the
-// registry and the dispatcher. Checks args first.
-gemv_status_t problem_of(const gemv_args_t *in, Problem *pb) {
-    if (!in) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
-    gemv_args_t a;
-    gemv_status_t st = read_args(in, &a);
-    if (st != GEMV_STATUS_SUCCESS) return st;
-    if (!a.workspace && a.workspace_bytes) a.workspace = reinterpret_cast<void *>(uintptr_t(256));
-    *pb = make_problem(a);
-    return GEMV_STATUS_SUCCESS;
-}
 
 gemv_status_t select_config_ex(const gemv_args_t *a, gemv_config_t *config, int32_t *from_table) {
     if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;

@@ -234,6 +234,13 @@ gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out);
 // One Problem from checked arguments (gemv.cpp); no checks.
 Problem make_problem(const gemv_args_t &a);
 
+// A workspace pointer that stands in where only the size matters (the queries that read no
+// data, and dispatch before the pool lends its buffer).
+inline void *const kStandInWorkspace = reinterpret_cast<void *>(uintptr_t(256));
+// The Problem of args for those queries (read_args' checks first): a workspace of
+// workspace_bytes without a pointer gets the stand-in.
+gemv_status_t problem_of(const gemv_args_t *in, Problem *pb);
+
 // The storage type's name ("float32", ...), for messages and tables.
 const char *dtype_name(gemv_dtype_t t);
 
@@ -265,6 +272,8 @@ bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, doub
 // The table device dispatches with (null: none); the first call per device finds it. A
 // table replaced by gemv_load_table is freed once the last dispatch holding it is done.
 std::shared_ptr<const Table> device_table(int device);
+// The serial number of that table (0: none): one atomic load, for the dispatch cache.
+uint64_t device_table_serial(int device);
 
 // a * b for non-negative a and b, saturated at INT64_MAX (sizes a check has not bounded).
 inline int64_t mul_sat(int64_t a, int64_t b) {

@@ -485,12 +485,9 @@ gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *a, gemv_c
     if (!table) return set_error("table is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!a) return set_error("args is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!config) return set_error("config is NULL"), GEMV_STATUS_INVALID_POINTER;
-    gemv_args_t in;
-    gemv_status_t st = read_args(a, &in);
+    Problem pb;
+    gemv_status_t st = problem_of(a, &pb);
     if (st != GEMV_STATUS_SUCCESS) return st;
-    // Only the workspace size matters here: a stand-in pointer when none is given.
-    if (!in.workspace && in.workspace_bytes) in.workspace = reinterpret_cast<void *>(uintptr_t(256));
-    const Problem pb = make_problem(in);
     bool found = false;
     if ((st = guarded("gemv_table_lookup", [&] {
              found = table_lookup(*reinterpret_cast<Table *>(table), pb, config, distance);
@@ -498,8 +495,9 @@ gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *a, gemv_c
          })) != GEMV_STATUS_SUCCESS)
         return st;
     if (!found) {
-        set_error("no entry of the table can run this op %s %s batch %lld %lldx%lld problem", in.op ? "T" : "N",
-                  dtype_name((gemv_dtype_t)in.dtype), (long long)pb.batch, (long long)in.m, (long long)in.k);
+        set_error("no entry of the table can run this op %s %s batch %lld %lldx%lld problem",
+                  pb.op == GEMV_OP_T ? "T" : "N", dtype_name(pb.dtype()), (long long)pb.batch, (long long)pb.m,
+                  (long long)pb.k);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return GEMV_STATUS_SUCCESS;

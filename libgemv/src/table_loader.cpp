@@ -31,6 +31,7 @@ using TablePtr = std::shared_ptr<const Table>;
 struct DeviceSlot {
     std::once_flag found;
     TablePtr table; // read and written with std::atomic_load / std::atomic_store only
+    std::atomic<uint64_t> serial{0}; // table's serial number (0: none), written with it
     std::mutex mutex; // guards status
     gemv_table_status_t status{};
 };
@@ -43,6 +44,7 @@ void install(DeviceSlot &s, const TablePtr &t, int source) {
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         std::atomic_store(&s.table, t);
+        s.serial.store(t ? table_serial(*t) : 0, std::memory_order_release);
         s.status.source = t ? source : GEMV_TABLE_SOURCE_NONE;
         s.status.entries = t ? table_fingerprint(*t).entries : 0;
         snprintf(s.status.path, sizeof s.status.path, "%s", t ? table_path(*t) : "");
@@ -146,6 +148,11 @@ DeviceSlot *slot(int device) {
 std::shared_ptr<const Table> device_table(int device) {
     DeviceSlot *s = slot(device);
     return s ? std::atomic_load(&s->table) : nullptr;
+}
+
+uint64_t device_table_serial(int device) {
+    DeviceSlot *s = slot(device);
+    return s ? s->serial.load(std::memory_order_acquire) : 0;
 }
 
 } // namespace libgemv

@@ -127,6 +127,8 @@ void check_span(World &w, const char *kernel, const char *what, const void *base
                   (long long)(s.lo * (__int128)esz), (long long)bytes);
 }
 
+bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
 void check_plan(World &w, const char *kernel, const libgemv::LaunchPlan &p, int max_threads) {
     const unsigned t = p.block.x * p.block.y * p.block.z;
     if (t < 32 || t > (unsigned)max_threads || t % 32)
@@ -138,6 +140,18 @@ void check_plan(World &w, const char *kernel, const libgemv::LaunchPlan &p, int 
                   libgemv::kMaxSmemBytes);
 }
 
+// A: batch products of m rows of k elements, lda apart, stride_a between products; with
+// 16-byte loads every row (and every K slice of slice elements) must start 16-byte aligned.
+void check_matrix(World &w, const char *kernel, const void *A, int64_t m, int64_t k, int64_t lda, int64_t batch,
+                  int64_t stride_a, size_t esz, bool vector_loads, int64_t slice) {
+    Span s = span(m, lda, batch, stride_a);
+    s.hi += k - 1; // the last row's K elements
+    check_span(w, kernel, "A", A, s, esz);
+    if (vector_loads && (!aligned16(A) || (m > 1 && lda * (int64_t)esz % 16) ||
+                         (batch > 1 && stride_a * (int64_t)esz % 16) || (slice < k && slice * (int64_t)esz % 16)))
+        violation(w, "%s: 16-byte loads of A on rows that are not 16-byte aligned", kernel);
+}
+
 void log_launch(World &w, const char *kernel, const libgemv::LaunchPlan &p, const void *acc) {
     ++w.launches;
     char buf[256];
@@ -146,8 +160,6 @@ void log_launch(World &w, const char *kernel, const libgemv::LaunchPlan &p, cons
     if (w.log.size() > (1u << 20)) w.log.clear();
     w.log += buf;
 }
-
-bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
 } // namespace
 
@@ -560,9 +572,8 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
             if (b != g / a.m) violation(w, "%s: row %lld maps to product %lld, not %lld", kernel, (long long)g,
                                         (long long)b, (long long)(g / a.m));
         }
-    Span sa = span(a.m, a.lda, batch, a.stride_a);
-    sa.hi += a.k - 1; // the last row's K elements
-    check_span(w, kernel, "A", a.A, sa, esz);
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, batch, a.stride_a, esz, L.vector_loads,
+                 L.splits > 1 ? a.k_chunk : a.k);
     check_span(w, kernel, "x", a.x, span(a.k, a.incx, batch, a.stride_x), esz);
     switch (a.epilogue) {
     case Epilogue::kStore: check_span(w, kernel, "y", a.y, span(a.m, a.incy, batch, a.stride_y), esz); break;
@@ -571,13 +582,9 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
         check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.rows}, sizeof(float));
         break;
     }
-    if (L.vector_loads) {
-        if (!aligned16(a.A) || (a.m > 1 && a.lda * esz % 16) || (batch > 1 && a.stride_a * (int64_t)esz % 16) ||
-            (L.splits > 1 && a.k_chunk * esz % 16))
-            violation(w, "%s: 16-byte loads of A on rows that are not 16-byte aligned", kernel);
-        if (!L.x_in_smem && (!aligned16(a.x) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 16)))
-            violation(w, "%s: 16-byte loads of x that is not 16-byte aligned and contiguous", kernel);
-    }
+    if (L.vector_loads && !L.x_in_smem &&
+        (!aligned16(a.x) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 16)))
+        violation(w, "%s: 16-byte loads of x that is not 16-byte aligned and contiguous", kernel);
     if (L.x_in_smem && batch > 1 && a.stride_x != 0)
         violation(w, "%s: one staged x for a batch of x", kernel);
     return cudaSuccess;
@@ -610,15 +617,10 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
         (__int128)L.splits * a.m_chunk < a.m)
         violation(w, "%s: %d slices of %lld rows do not tile M = %lld", kernel, L.splits, (long long)a.m_chunk,
                   (long long)a.m);
-    Span sa = span(a.m, a.lda, a.batch, a.stride_a);
-    sa.hi += a.k - 1;
-    check_span(w, kernel, "A", a.A, sa, esz);
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads, a.k);
     check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
     if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
     else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
-    if (L.vector_loads && (!aligned16(a.A) || (a.m > 1 && a.lda * esz % 16) ||
-                           (a.batch > 1 && a.stride_a * (int64_t)esz % 16)))
-        violation(w, "%s: 16-byte loads of A on rows that are not 16-byte aligned", kernel);
     return cudaSuccess;
 }
 
