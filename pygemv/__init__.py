@@ -16,10 +16,11 @@ from ._errors import (AllocationError, CudaError, GemvError, InsufficientWorkspa
                       TableInvalidError, TableMismatchError, InternalError)
 from ._lib import WORKSPACE_RECOMMENDED_BYTES
 from ._log import get_log_level, set_log_level
-from ._registry import Config, Variant, can_implement, variant, variants, workspace_size
+from ._registry import (LOADS_ALIGNED, LOADS_REALIGNED, LOADS_SCALAR, Config, Variant, can_implement, variant,
+                        variants, workspace_size)
 from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def library_version() -> str:
@@ -62,7 +63,8 @@ def include_dir() -> str:
 
 
 __all__ = [
-    "gemv", "select_config", "variants", "variant", "Variant", "Config", "can_implement", "workspace_size",
+    "gemv", "select_config", "variants", "variant", "Variant", "Config", "LOADS_SCALAR", "LOADS_ALIGNED",
+    "LOADS_REALIGNED", "can_implement", "workspace_size",
     "DeviceArray", "Stream", "to_device", "empty", "synchronize", "device_count", "current_device",
     "set_device", "device_name", "library_version", "cmake_prefix", "include_dir", "errors",
     "WORKSPACE_RECOMMENDED_BYTES", "GemvError", "InvalidValueError", "InvalidPointerError",

@@ -161,6 +161,9 @@ class TableStatus(ctypes.Structure):
         ("entries", c_int64),
         ("path", ctypes.c_char * 1024),
         ("message", ctypes.c_char * 1024),
+        ("fill_source", c_int32),
+        ("fill_entries", c_int64),
+        ("fill_path", ctypes.c_char * 1024),
     ]
 
 

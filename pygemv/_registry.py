@@ -10,6 +10,8 @@ from typing import Iterator
 from . import _checks, _lib
 
 UNROLLS = (1, 2, 4)
+# gemv_loads_t: Config.vector_loads
+LOADS_SCALAR, LOADS_ALIGNED, LOADS_REALIGNED = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -24,8 +26,10 @@ class Config:
         ``p``, a power of two within the variant's range.
     rows_per_block : int
         Rows one block computes; threads per block are ``p * rows_per_block``.
-    vector_loads : bool
-        16-byte loads of A (needs 16-byte aligned rows).
+    vector_loads : int
+        How A and x are read (``gemv_loads_t``): 0 one element a load; 1 16-byte packs of
+        16-byte aligned rows; 2 (op N) 16-byte packs of rows that start anywhere, realigned
+        in the kernel. ``True``/``False`` read as 1/0.
     unroll : int
         Loads in flight per thread: 1, 2 or 4.
     x_in_smem : bool
@@ -37,10 +41,14 @@ class Config:
     variant: int | str
     threads_per_row: int
     rows_per_block: int
-    vector_loads: bool = True
+    vector_loads: int = 1
     unroll: int = 1
     x_in_smem: bool = False
     split_k: int = 1
+
+    def __post_init__(self):
+        if isinstance(self.vector_loads, bool):  # the 0.2 spelling
+            object.__setattr__(self, "vector_loads", int(self.vector_loads))
 
     def to_c(self) -> _lib.Config:
         """The ``gemv_config_t``; a field outside int32 raises ``ValueError`` naming it (ctypes
@@ -53,7 +61,7 @@ class Config:
 
     @classmethod
     def from_c(cls, c: _lib.Config) -> "Config":
-        return cls(variant(c.variant).name, c.threads_per_row, c.rows_per_block, bool(c.vector_loads),
+        return cls(variant(c.variant).name, c.threads_per_row, c.rows_per_block, int(c.vector_loads),
                    c.unroll, bool(c.x_in_smem), c.split_k)
 
     def as_dict(self) -> dict:
@@ -88,7 +96,8 @@ class Variant:
         rows = _pow2_range(*self.rows_per_block)
         splits = [s for s in split_ks if self.split_k[0] <= s <= self.split_k[1]] or [self.split_k[0]]
         smems = (False, True) if self.stages_x else (False,)
-        for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, (True, False), smems, splits):
+        loads = (LOADS_ALIGNED, LOADS_REALIGNED, LOADS_SCALAR) if self.op == "N" else (LOADS_ALIGNED, LOADS_SCALAR)
+        for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, loads, smems, splits):
             c = Config(self.name, p, r, vec, u, smem, s)
             if validate(c):
                 yield c

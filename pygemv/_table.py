@@ -239,13 +239,29 @@ def load_table(path: str | os.PathLike | None) -> None:
 @dataclass(frozen=True)
 class TableStatus:
     """The table a device dispatches with (``source`` is ``none`` when the heuristic
-    decides) and what was found and rejected for it (``problem``, ``message``)."""
+    decides) and what was found and rejected for it (``problem``, ``message``).
+
+    A user's table adds to the shipped one: its ``entries`` win where they exist, and the
+    shipped table (``fill_source``, ``fill_path``) gives ``fill_entries`` more at the
+    shapes the user's table lacks.
+    """
 
     source: str
     path: str
     entries: int
     problem: int
     message: str
+    fill_source: str = "none"
+    fill_path: str = ""
+    fill_entries: int = 0
+
+    @property
+    def sources(self) -> dict[str, int]:
+        """Entries each source in use gives, e.g. ``{'user': 81, 'shipped': 402}``."""
+        out = {self.source: self.entries} if self.source != "none" else {}
+        if self.fill_source != "none":
+            out[self.fill_source] = self.fill_entries
+        return out
 
 
 def table_status(device: int | None = None) -> TableStatus:
@@ -253,4 +269,5 @@ def table_status(device: int | None = None) -> TableStatus:
     s = _lib.TableStatus()
     dev = -1 if device is None else _checks.integer("device", device, 0, _checks.INT32[1])
     _lib.check(_lib.load().gemv_table_status(dev, ctypes.byref(s)), "table_status")
-    return TableStatus(_lib.TABLE_SOURCES[s.source], s.path.decode(), s.entries, s.problem, s.message.decode())
+    return TableStatus(_lib.TABLE_SOURCES[s.source], s.path.decode(), s.entries, s.problem, s.message.decode(),
+                       _lib.TABLE_SOURCES[s.fill_source], s.fill_path.decode(), s.fill_entries)

@@ -319,7 +319,7 @@ def _summary(rows, ceiling) -> dict:
     return s
 
 
-def plot(rows, ceiling, path):
+def plot(rows, ceiling, path, title=""):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -340,12 +340,63 @@ def plot(rows, ceiling, path):
         ax.set_title(dt)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
 
 def parse_shapes(text):
     return [tuple(int(v) for v in s.lower().split("x")) for s in text.split(",") if s]
+
+
+def random_cases(n: int, seed: int, dtypes, min_bytes: int = 16 << 10, max_bytes: int = 512 << 20):
+    """n (dtype, M, K) as users meet them: the dtype uniform, A's size log-uniform in
+    [min_bytes, max_bytes], and M log-uniform up to what that size allows (so K is too).
+    Dense rows (lda = K): most shapes then have rows that are not 16-byte multiples."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        dtype = dtypes[int(rng.integers(len(dtypes)))]
+        elements = 2 ** rng.uniform(math.log2(min_bytes), math.log2(max_bytes)) / _lib.DTYPE_SIZES[dtype]
+        m = max(1, int(round(2 ** rng.uniform(0, math.log2(elements)))))
+        k = max(1, int(round(elements / m)))
+        out.append((dtype, m, k))
+    return out
+
+
+def worst_cases(rows, n: int = 10) -> list[str]:
+    """The n cases slowest against cuBLAS, with the config that ran."""
+    rs = sorted((r for r in rows if "speedup_vs_cublas" in r), key=lambda r: r["speedup_vs_cublas"])[:n]
+    out = []
+    for r in rs:
+        c = r["config"]
+        out.append(f"{case_name(r)}: {r['speedup_vs_cublas']:.2f}x ({r['pygemv']['median_us']:.1f} us against "
+                   f"{r['cublas']['median_us']:.1f}; {c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} "
+                   f"v={c['vector_loads']} u={c['unroll']} s={int(c['x_in_smem'])} k={c['split_k']})")
+    return out
+
+
+def run_info() -> dict:
+    """What produced the figures: pygemv's version, the commit when known, the table in use."""
+    import subprocess
+    from pathlib import Path
+
+    from . import __version__, library_version
+    from ._table import table_status
+    commit = None
+    try:
+        here = Path(__file__).resolve().parent.parent
+        r = subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                           timeout=5)
+        commit = r.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    import os
+    commit = os.environ.get("GEMV_COMMIT", commit)
+    st = table_status()
+    return {"pygemv": __version__, "libgemv": library_version(), "commit": commit,
+            "table": {"source": st.source, "path": st.path, "entries": st.entries, "sources": st.sources}}
 
 
 def main(argv=None) -> int:
@@ -358,6 +409,10 @@ def main(argv=None) -> int:
     ap.add_argument("--ops", default="N", help="comma-separated: N (y = A x), T (y = A^T x)")
     ap.add_argument("--batched", action="store_true",
                     help=f"strided batches instead: {BATCH_SHAPES} (or --shapes) at batches {BATCHES}")
+    ap.add_argument("--random", type=int, default=0, metavar="N",
+                    help="N random shapes instead of the suite: M and K log-uniform, A of 16 KB to --max-mb")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --random")
+    ap.add_argument("--max-mb", type=float, default=512, help="--random: largest A in MiB")
     ap.add_argument("--repeats", type=int, default=15, help="timed samples per measurement (median taken)")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--plot", default="", help="draw bandwidth against size to this PNG (needs matplotlib)")
@@ -392,6 +447,8 @@ def main(argv=None) -> int:
     if args.batched:
         cases = [("batched", (m, k), b) for (m, k) in (parse_shapes(args.shapes) or BATCH_SHAPES) for b in BATCHES
                  if b * m * k * max(_lib.DTYPE_SIZES[d] for d in dtypes) <= BATCH_CAP_BYTES]
+    elif args.random:
+        cases = None
     else:
         cases = [("custom", s, 1) for s in parse_shapes(args.shapes)] or \
             [(g, s, 1) for g in args.groups.split(",") for s in SUITE[g]]
@@ -402,7 +459,14 @@ def main(argv=None) -> int:
     ceiling = measure_ceiling(l2, stream, sink.ptr)
     print(f"# read ceiling: {ceiling['gbps']:.0f} GB/s")
     rows = []
-    jobs = [(op, c, d) for op in ops for c in cases for d in dtypes]
+    if cases is None:
+        jobs = [(op, (f"random seed {args.seed}", (m, k), 1), d)
+                for op in ops for d, m, k in random_cases(args.random, args.seed, dtypes,
+                                                          max_bytes=int(args.max_mb * (1 << 20)))]
+    else:
+        jobs = [(op, c, d) for op in ops for c in cases for d in dtypes]
+    info = run_info()
+    print(f"# pygemv {info['pygemv']} (commit {info['commit'] or 'unknown'}), table: {info['table']['sources'] or 'none'}")
     t0 = time.time()
     for n, (op, (group, (m, k), batch), dtype) in enumerate(jobs, 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,
@@ -418,15 +482,20 @@ def main(argv=None) -> int:
     summ = summary(rows, ceiling)
     if overhead:
         summ["host_us"] = overhead
+    worst = worst_cases(rows)
+    if worst:
+        summ["worst"] = worst
+        print("\nslowest against cuBLAS:\n  " + "\n  ".join(worst))
     print("\nsummary: " + json.dumps(summ, default=float))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": props, "platform": platform.platform(), "argv": sys.argv,
+            json.dump({"device": props, "run": info, "platform": platform.platform(), "argv": sys.argv,
                        "cublas": {"path": cublas.path, "version": cublas.version} if cublas else None,
                        "torch": torch.__version__ if torch else None, "ceiling": ceiling,
                        "host_overhead": overhead, "summary": summ, "cases": rows}, f, indent=1)
     if args.plot:
-        plot(rows, ceiling, args.plot)
+        plot(rows, ceiling, args.plot, title=f"{props['name']}: pygemv {info['pygemv']}"
+             f"{' (' + info['commit'] + ')' if info['commit'] else ''}, driver {props['driver_version']}")
     return 0
 
 

@@ -31,14 +31,16 @@ def pow2_range(lo, hi):
 
 
 def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
-    """Every compile-time combination (vector loads x unroll x x-in-smem) of the variant,
+    """Every compile-time combination (loads x unroll x x-in-smem) of the variant,
     with threads per row, rows per block and split-K cycling through their ranges."""
     ps = pow2_range(*v.threads_per_row)
     rows = pow2_range(*v.rows_per_block)
     splits = [s for s in (2, 3, 16, 64) if v.split_k[0] <= s <= v.split_k[1]] or [1]
     out = []
     smems = (False, True) if v.stages_x else (False,)
-    for i, (vec, unroll, smem) in enumerate(itertools.product((True, False), v.unrolls, smems)):
+    loads = (pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR) if v.op == "N" else (
+        pygemv.LOADS_ALIGNED, pygemv.LOADS_SCALAR)
+    for i, (vec, unroll, smem) in enumerate(itertools.product(loads, v.unrolls, smems)):
         cap = 512 if unroll == 4 else 1024
         legal = [(p, [r for r in rows if 32 <= p * r <= cap]) for p in ps]
         legal = [(p, rs) for p, rs in legal if rs]

@@ -41,13 +41,13 @@ def problem():
     sa = int(rng.choice([0, span_a, -span_a, span_a + 3])) if batch > 1 else 0
     sx = int(rng.choice([0, span_x, -span_x])) if batch > 1 else 0
     sy = int(rng.choice([span_y, -span_y, span_y + 1])) if batch > 1 else 0
-    off = int(rng.integers(8)) * 2 * int(rng.integers(2))
+    off = lambda: int(rng.integers(16 // esz)) * esz * int(rng.integers(2))  # each operand its own phase
     lo, hi = reach(m, lda, batch, sa)
-    A = alloc(lo, hi + k - 1, esz, off)
+    A = alloc(lo, hi + k - 1, esz, off())
     lo, hi = reach(nx, abs(incx), batch, sx)
-    x = alloc(lo, hi, esz, off)
+    x = alloc(lo, hi, esz, off())
     lo, hi = reach(ny, abs(incy), batch, sy)
-    y = alloc(lo, hi, esz, off)
+    y = alloc(lo, hi, esz, off())
     ws_bytes = int(rng.choice([0, 16, 4096, 4 << 20]))
     ws = alloc(0, ws_bytes // 2, 2, 0) if ws_bytes else 0
     return dict(dtype=dtype, trans=trans, m=m, k=k, lda=lda, incx=incx, incy=incy, batch=batch, sa=sa, sx=sx,

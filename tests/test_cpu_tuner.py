@@ -79,7 +79,8 @@ def test_search_space_is_legal_and_conditional(m, k, dtype):
     space = build_space(m, k, dtype)
     assert space.variants and "splitk_atomic" not in space.variants  # deterministic only, like dispatch
     es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
-    assert (True in space.vector_loads) == (m == 1 or k * es % 16 == 0)
+    aligned = m == 1 or k * es % 16 == 0
+    assert space.vector_loads == [pygemv.LOADS_ALIGNED if aligned else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR]
     n_valid = 0
     for c in space.configs():
         v = pygemv.variant(c.variant)
@@ -97,11 +98,11 @@ def test_search_space_is_legal_and_conditional(m, k, dtype):
 
 
 def test_illegal_configs_are_pruned_before_any_launch_and_never_timed():
-    m = FakeMeasure(1000, 1001, "float16", C("rows_per_warp", 8, 16, False, 2))  # odd K: no vector loads
+    m = FakeMeasure(1000, 1001, "float16", C("rows_per_warp", 8, 16, False, 2))  # odd K: no aligned loads
     r = tune(m, 40)
     assert all(pygemv.can_implement(c, 1000, 1001, "float16")[0] for c in m.timed)
     assert not any(config_key(c) in {config_key(i) for i in m.illegal} for c in m.timed + m.checked)
-    assert r.config.vector_loads is False and pygemv.can_implement(r.config, 1000, 1001, "float16")[0]
+    assert r.config.vector_loads == pygemv.LOADS_SCALAR and pygemv.can_implement(r.config, 1000, 1001, "float16")[0]
 
 
 def test_search_finds_the_optimum_and_beats_the_heuristic():
@@ -199,7 +200,7 @@ def test_tune_command_without_a_gpu_says_so(tmp_path):
     assert "Traceback" not in r.stderr
 
 
-@pytest.mark.parametrize("vector_loads", [True, False])
+@pytest.mark.parametrize("vector_loads", [1, 2, 0])
 def test_generic_seeds_are_valid_and_match_the_load_width(vector_loads):
     from pygemv.tuning.cli import generic_seeds
     seeds = generic_seeds(vector_loads)
@@ -207,6 +208,7 @@ def test_generic_seeds_are_valid_and_match_the_load_width(vector_loads):
     for c in seeds:
         assert validate(c), c
         assert c.vector_loads == vector_loads  # no trial of a small budget spent on the other width
-    # A shape with 16-byte rows takes every vector seed into its space; odd K takes the scalar ones.
-    space = build_space(4096, 4096 if vector_loads else 4097, "float16")
+    # A shape with 16-byte rows takes every aligned seed into its space; odd K takes the
+    # realigned and the scalar ones.
+    space = build_space(4096, 4096 if vector_loads == 1 else 4097, "float16")
     assert all(space.params(c) is not None for c in seeds)

@@ -33,10 +33,11 @@ from .tuner import ShapeResult, tune_shape
 DTYPES = ("float32", "float16", "bfloat16")
 
 
-def generic_seeds(vector_loads: bool) -> list[pygemv.Config]:
+def generic_seeds(vector_loads: int) -> list[pygemv.Config]:
     """Configs that are good across many shapes (the exhaustive searches in
-    benchmarks/results/*-oracle*), with 16-byte loads or without: a study's budget is
-    small, so it holds no seed the shape cannot use well."""
+    benchmarks/results/*-oracle*), with the given loads (``gemv_loads_t``; True/False read
+    as aligned/scalar): a study's budget is small, so it holds no seed the shape cannot use
+    well."""
     C = pygemv.Config
     out = [C("thread_per_row", 1, 128, True, 1), C("thread_per_row", 1, 256, True, 2),
            C("rows_per_warp", 2, 128, True, 2), C("rows_per_warp", 8, 16, True, 2), C("warp_per_row", 32, 4, True, 2),
@@ -44,9 +45,10 @@ def generic_seeds(vector_loads: bool) -> list[pygemv.Config]:
            C("block_per_row", 256, 1, True, 2), C("block_per_row", 512, 1, True, 2)]
     for split in (4, 16, 64):
         out.append(C("splitk_twopass", 256, 1, True, 4, False, split))
-    if vector_loads:
+    if int(vector_loads) == pygemv.LOADS_ALIGNED:
         return out
-    return [C(c.variant, c.threads_per_row, c.rows_per_block, False, c.unroll, c.x_in_smem, c.split_k) for c in out]
+    return [C(c.variant, c.threads_per_row, c.rows_per_block, int(vector_loads), c.unroll, c.x_in_smem, c.split_k)
+            for c in out]
 
 
 def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int = 2) -> list[pygemv.Config]:
@@ -170,7 +172,7 @@ def tune_device(argv=None) -> int:
         space = build_space(m, k, dtype)
         measure = GpuMeasure(m, k, dtype, ctx)
         try:
-            seeds = neighbour_seeds(results, dtype, m, k) + generic_seeds(True in space.vector_loads)
+            seeds = neighbour_seeds(results, dtype, m, k) + generic_seeds(space.vector_loads[0])
             r = tune_shape(measure, space, storage=storage, study_name=f"{prefix}{dtype}/{m}x{k}", trials=trials,
                            timeout=None if left is None else left / (len(jobs) - n), seeds=seeds,
                            seed=args.seed)

@@ -34,7 +34,7 @@ class Space:
     k: int
     dtype: str
     variants: list[str]
-    vector_loads: list[bool]
+    vector_loads: list[int]  # gemv_loads_t
     threads_per_row: dict[str, list[int]] = field(default_factory=dict)
     rows_per_block: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     split_k: dict[str, list[int]] = field(default_factory=dict)
@@ -91,10 +91,11 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
         the dispatcher does.
     """
     es = _lib.DTYPE_SIZES[dtype]
-    # Vector loads are possible when every row starts 16-byte aligned (dense rows).
+    # 16-byte loads: aligned when every row starts 16-byte aligned (dense rows), else
+    # realigned in the kernel; scalar loads stay in the space for tiny rows.
     vec_ok = m == 1 or (k * es) % 16 == 0
-    loads = -(-k * es // 16) if vec_ok else k
-    space = Space(m, k, dtype, [], [True, False] if vec_ok else [False])
+    loads = -(-k * es // 16)
+    space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED if vec_ok else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR])
     # op N: the op T operations are not tuned yet (the heuristic decides them).
     for var in pygemv.variants("N"):
         if deterministic_only and not var.deterministic:

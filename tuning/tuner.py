@@ -69,7 +69,7 @@ class ShapeResult:
 
 def config_key(c: pygemv.Config) -> tuple:
     v = c.variant if isinstance(c.variant, str) else pygemv.variant(c.variant).name
-    return (v, c.threads_per_row, c.rows_per_block, bool(c.vector_loads), c.unroll, bool(c.x_in_smem), c.split_k)
+    return (v, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, bool(c.x_in_smem), c.split_k)
 
 
 def make_sampler(seed: int, trials: int) -> optuna.samplers.BaseSampler:

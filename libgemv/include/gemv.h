@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #define GEMV_VERSION_MAJOR 0
-#define GEMV_VERSION_MINOR 2
+#define GEMV_VERSION_MINOR 3
 #define GEMV_VERSION_PATCH 0
 #define GEMV_STRINGIFY_(x) #x
 #define GEMV_STRINGIFY(x) GEMV_STRINGIFY_(x)
@@ -117,6 +117,15 @@ typedef enum gemv_variant {
 
 #define GEMV_VARIANT_COUNT 8
 
+/* How a kernel reads A and x (gemv_config_t.vector_loads). */
+typedef enum gemv_loads {
+    GEMV_LOADS_SCALAR = 0,      /* one element a load: any alignment, any incx */
+    GEMV_LOADS_ALIGNED16 = 1,   /* 16-byte packs: A rows (and x read from global memory) 16-byte aligned */
+    GEMV_LOADS_REALIGNED16 = 2, /* op N: 16-byte packs of A rows that start anywhere (a scalar head
+                                 * up to each row's 16-byte boundary; x shifted into the row's
+                                 * phase in registers); x contiguous or staged in shared memory */
+} gemv_loads_t;
+
 /* Extensible structs (gemv_config_t, gemv_args_t, gemv_variant_info_t) start with
  * struct_size, as libdeflate's options do: set it to sizeof the struct your program was
  * compiled with. Fields appended in later versions then keep their defaults for older
@@ -132,7 +141,7 @@ typedef struct gemv_config {
     int32_t variant;         /* gemv_variant_t */
     int32_t threads_per_row; /* p, a power of two */
     int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block */
-    int32_t vector_loads;    /* 1: 16-byte loads of A (needs 16-byte aligned A rows), 0: scalar loads */
+    int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 16-byte aligned rows, 2 16-byte realigned rows */
     int32_t unroll;          /* loads in flight per thread: 1, 2 or 4 */
     int32_t x_in_smem;       /* 1: stage x in shared memory once per block, 0: read x through the cache */
     int32_t split_k;         /* split-K variants: number of K slices (2..1024); others: 1 */
@@ -404,13 +413,19 @@ typedef enum gemv_table_source {
     GEMV_TABLE_SOURCE_SHIPPED = 4,  /* installed with libgemv */
 } gemv_table_source_t;
 
-/* The table a device dispatches with, and why. */
+/* The table a device dispatches with, and why. source, entries and path describe the
+ * table whose entries win (entries: its own); fill_* the one filling in beside it. */
 typedef struct gemv_table_status {
     int32_t source;     /* gemv_table_source_t */
     int32_t problem;    /* SUCCESS, or the status of the last table rejected for this device */
     int64_t entries;    /* entries of the table in use (0 when none) */
     char path[1024];    /* the table in use ("" when none) */
     char message[1024]; /* what was found and rejected, or "" */
+    /* A user's table adds to the shipped one: the shipped entries fill every shape the
+     * user's table has no entry for (both must match the GPU). */
+    int32_t fill_source;  /* gemv_table_source_t of the table filling in, or NONE */
+    int64_t fill_entries; /* entries it gives (those at shapes the table in use lacks) */
+    char fill_path[1024]; /* that table ("" when none) */
 } gemv_table_status_t;
 
 /* Finds the device's table first if no dispatch has yet (device < 0: the current one). */

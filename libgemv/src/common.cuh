@@ -155,11 +155,7 @@ cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size
     return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
-// Partial dot product of one thread over a row segment of n elements.
-// The p threads of a row take 16-byte packs lane, lane+p, lane+2p, ... (coalesced
-// across the group); UNROLL packs are loaded before any is used, so UNROLL loads are
-// in flight per thread. x points to shared memory when XSMEM. VEC requires a and x 16-byte aligned and incx == 1 (checked by
-// can_implement); the scalar tail covers n not a multiple of the pack.
+// One 16-byte pack of x: shared memory when staged, else the read-only path.
 template <bool XSMEM> __device__ __forceinline__ uint4 load_x_pack(const uint4 *p) {
     if constexpr (XSMEM) {
         return *p; // shared memory: ld.global.nc would be wrong here
@@ -168,13 +164,75 @@ template <bool XSMEM> __device__ __forceinline__ uint4 load_x_pack(const uint4 *
     }
 }
 
-template <typename T, bool VEC, int UNROLL, bool XSMEM>
+// Bytes [s, s + 16) of the 32 bytes lo:hi (s < 16, a multiple of the element size), in
+// registers: an 8-byte then a 4-byte word select (SEL, no divergence when rows of one warp
+// have different phases), then a 2-byte funnel shift for 16-bit types.
+template <typename T> __device__ __forceinline__ uint4 shift_pack(const uint4 &lo, const uint4 &hi, int s) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    uint32_t v[6], u[5];
+#pragma unroll
+    for (int j = 0; j < 6; ++j) v[j] = (s & 8) ? w[j + 2] : w[j];
+#pragma unroll
+    for (int j = 0; j < 5; ++j) u[j] = (s & 4) ? v[j + 1] : v[j];
+    if constexpr (sizeof(T) == 4) {
+        return make_uint4(u[0], u[1], u[2], u[3]);
+    } else {
+        const unsigned bits = (s & 2) * 8;
+        return make_uint4(__funnelshift_r(u[0], u[1], bits), __funnelshift_r(u[1], u[2], bits),
+                          __funnelshift_r(u[2], u[3], bits), __funnelshift_r(u[3], u[4], bits));
+    }
+}
+
+// Partial dot product of one thread over a row segment of n elements.
+// The p threads of a row take 16-byte packs lane, lane+p, lane+2p, ... (coalesced
+// across the group); UNROLL packs are loaded before any is used, so UNROLL loads are
+// in flight per thread. x points to shared memory when XSMEM (then contiguous, 16-byte
+// aligned). LOADS (gemv_loads_t):
+//   kLoadsScalar    one element a load, any alignment and incx;
+//   kLoadsAligned   16-byte packs; a and x 16-byte aligned, incx == 1 (can_implement);
+//   kLoadsRealigned 16-byte packs of a row that starts anywhere: a scalar head up to a's
+//                   first 16-byte boundary, then aligned packs of a; x (incx == 1, any
+//                   element-aligned address) is read as the two aligned packs around
+//                   each pack's elements and shifted into a's phase in registers.
+// A scalar tail covers what no whole pack does.
+template <typename T, int LOADS, int UNROLL, bool XSMEM>
 __device__ __forceinline__ float thread_dot(const T *__restrict__ a, const T *__restrict__ x,
                                             int64_t incx, int64_t n, int lane, int p) {
+    constexpr int N = kPack<T>;
     float acc = 0.f;
     int64_t tail_start = 0;
-    if constexpr (VEC) {
-        constexpr int N = kPack<T>;
+    if constexpr (LOADS == kLoadsRealigned) {
+        // Head: the elements before a's first 16-byte boundary.
+        const int64_t h = min((int64_t)(((16 - (reinterpret_cast<uintptr_t>(a) & 15)) & 15) / sizeof(T)), n);
+        for (int64_t j = lane; j < h; j += p) acc = fmaf(to_f32(load_a(a + j)), to_f32(load_x<XSMEM>(x + j)), acc);
+        a += h;
+        x += h;
+        n -= h;
+        const int s = (int)(reinterpret_cast<uintptr_t>(x) & 15); // x's phase against a's packs
+        const uint4 *av = reinterpret_cast<const uint4 *>(a);
+        const uint4 *xv = reinterpret_cast<const uint4 *>(reinterpret_cast<const char *>(x) - s);
+        const int next = s != 0; // a pack of x spans two aligned ones unless in phase
+        // Whole packs whose aligned x packs lie inside x: no read past x's last element.
+        int64_t packs = n / N;
+        if (s) packs = max((int64_t)0, min(packs, (s + n * (int64_t)sizeof(T)) / 16 - 1));
+        int64_t c = lane;
+        for (; c + (UNROLL - 1) * (int64_t)p < packs; c += UNROLL * (int64_t)p) {
+            uint4 ra[UNROLL], rx[UNROLL], rn[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) ra[u] = load_a_pack(av + c + u * p);
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                rx[u] = load_x_pack<XSMEM>(xv + c + u * p);
+                rn[u] = load_x_pack<XSMEM>(xv + c + u * p + next);
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) acc = dot_pack<T>(ra[u], shift_pack<T>(rx[u], rn[u], s), acc);
+        }
+        for (; c < packs; c += p)
+            acc = dot_pack<T>(load_a_pack(av + c),
+                              shift_pack<T>(load_x_pack<XSMEM>(xv + c), load_x_pack<XSMEM>(xv + c + next), s), acc);
+        tail_start = packs * N;
+    } else if constexpr (LOADS == kLoadsAligned) {
         const uint4 *av = reinterpret_cast<const uint4 *>(a);
         const uint4 *xv = reinterpret_cast<const uint4 *>(x);
         const int64_t packs = n / N;
@@ -303,29 +361,35 @@ template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
     return cudaErrorInvalidValue;
 }
 
-// Instantiates Family::launch<T, VEC, UNROLL, XSMEM, BATCHED> for the launch's
-// compile-time choices: 3 dtypes x 2 x 3 x 2 x 2 = 72 kernels a family, the bound on
+// Instantiates Family::launch<T, LOADS, UNROLL, XSMEM, BATCHED> for the launch's
+// compile-time choices: 3 dtypes x 3 x 3 x 2 x 2 = 108 kernels a family, the bound on
 // build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
         using T = typename decltype(tag)::type;
-        auto with_unroll = [&](auto vec, auto smem, auto batched) -> cudaError_t {
-            constexpr bool V = decltype(vec)::value, S = decltype(smem)::value, B = decltype(batched)::value;
+        auto with_unroll = [&](auto loads, auto smem, auto batched) -> cudaError_t {
+            constexpr int LD = decltype(loads)::value;
+            constexpr bool S = decltype(smem)::value, B = decltype(batched)::value;
             switch (L.unroll) {
-            case 1: return Family::template launch<T, V, 1, S, B>(L, s);
-            case 2: return Family::template launch<T, V, 2, S, B>(L, s);
-            case 4: return Family::template launch<T, V, 4, S, B>(L, s);
+            case 1: return Family::template launch<T, LD, 1, S, B>(L, s);
+            case 2: return Family::template launch<T, LD, 2, S, B>(L, s);
+            case 4: return Family::template launch<T, LD, 4, S, B>(L, s);
             default: return cudaErrorInvalidValue;
             }
         };
-        auto with_batch = [&](auto vec, auto smem) -> cudaError_t {
-            return L.args.rows != L.args.m ? with_unroll(vec, smem, std::true_type{})
-                                           : with_unroll(vec, smem, std::false_type{});
+        auto with_batch = [&](auto loads, auto smem) -> cudaError_t {
+            return L.args.rows != L.args.m ? with_unroll(loads, smem, std::true_type{})
+                                           : with_unroll(loads, smem, std::false_type{});
         };
-        using True = std::true_type;
-        using False = std::false_type;
-        if (L.vector_loads) return L.x_in_smem ? with_batch(True{}, True{}) : with_batch(True{}, False{});
-        return L.x_in_smem ? with_batch(False{}, True{}) : with_batch(False{}, False{});
+        auto with_smem = [&](auto loads) -> cudaError_t {
+            return L.x_in_smem ? with_batch(loads, std::true_type{}) : with_batch(loads, std::false_type{});
+        };
+        switch (L.loads) {
+        case kLoadsScalar: return with_smem(std::integral_constant<int, kLoadsScalar>{});
+        case kLoadsAligned: return with_smem(std::integral_constant<int, kLoadsAligned>{});
+        case kLoadsRealigned: return with_smem(std::integral_constant<int, kLoadsRealigned>{});
+        default: return cudaErrorInvalidValue;
+        }
     });
 }
 

@@ -43,7 +43,7 @@ int scalar_threads_per_row(int64_t k) { return (int)std::clamp<int64_t>(pow2_flo
 
 // A row-kernel config for p threads a row: blocks of at least 128 threads; two loads in
 // flight once each thread has two (scalar rows: four once each has eight).
-gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) {
+gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) { // vector_loads: 1 or 0
     gemv_config_t c = make_config(0, 0, 0, 0, 0, 0, 1);
     c.threads_per_row = p;
     c.rows_per_block = std::max(1, 128 / p);
@@ -69,13 +69,17 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
 
-    // Try vectorised loads first; the can_implement check below drops what cannot run.
-    for (int vec = 1; vec >= 0; --vec) {
+    // 16-byte loads first: aligned rows, then rows realigned in the kernel (a scalar head,
+    // x shifted in registers); the can_implement check below drops what cannot run.
+    for (const int mode : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
+        const bool vec = mode != kLoadsScalar;
         const int64_t loads = vec ? (pb.k + pack - 1) / pack : pb.k; // loads per row
-        // x staged in shared memory where that makes vector loads possible, and for
-        // rows of at most 256 bytes (measured faster there than x through L1).
+        // x staged in shared memory where the load mode needs it (aligned packs of a
+        // misaligned or strided x; realigned rows of a strided x), and for rows of at
+        // most 256 bytes (measured faster there than x through L1).
+        const bool x_unaligned = pb.incx != 1 || (mode == kLoadsAligned && (reinterpret_cast<uintptr_t>(pb.x) & 15u));
         const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
-                          (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & 15u) || (size_t)pb.k * esz <= 256);
+                          (x_unaligned || (size_t)pb.k * esz <= 256);
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
         // Few rows (a batch counts all its rows): more threads a row, while each keeps two
         // loads or more.
@@ -85,6 +89,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
         gemv_config_t c = row_config(p, loads, vec, smem);
+        c.vector_loads = mode;
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
         if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {
@@ -93,13 +98,16 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             s.threads_per_row = 256;
             s.rows_per_block = 1;
             s.unroll = 4;
-            s.vector_loads = vec;
+            s.vector_loads = mode;
             s.x_in_smem = 0;
             const int64_t by_gpu = target_threads / mul_sat(std::max<int64_t>(rows, 1), 256);
             const int64_t by_work = loads / (256 * 8); // >= 8 loads per thread per slice
             s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
-            if (s.split_k >= 2 && runs(s, pb)) return s;
+            if (s.split_k >= 2) {
+                if (runs(s, pb)) return s;
+                if (mode != kLoadsScalar) continue; // the split in the next load mode beats no split
+            }
         }
         if (runs(c, pb)) return c;
         if (smem) {

@@ -272,6 +272,19 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
     if (reads_ax && !a.A) return set_error("A is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (reads_ax && !a.x) return set_error("x is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!a.y) return set_error("y is NULL"), GEMV_STATUS_INVALID_POINTER;
+    // An element that straddles its size's alignment faults the kernel (a sticky
+    // misaligned-address error): refuse it here. Any element-aligned offset runs.
+    const uintptr_t emask = dtype_size((gemv_dtype_t)a.dtype) - 1;
+    const struct { const void *p; const char *name; bool used; } ptrs[] = {{a.A, "A", reads_ax}, {a.x, "x", reads_ax}, {a.y, "y", true}};
+    for (const auto &o : ptrs)
+        if (o.used && (reinterpret_cast<uintptr_t>(o.p) & emask)) {
+            set_error("%s = %p is not aligned to its %zu-byte elements", o.name, o.p, (size_t)emask + 1);
+            return GEMV_STATUS_INVALID_POINTER;
+        }
+    if (a.workspace && a.workspace_bytes && (reinterpret_cast<uintptr_t>(a.workspace) & 3u)) { // fp32 partials
+        set_error("workspace = %p is not 4-byte aligned (it holds fp32 partial sums)", a.workspace);
+        return GEMV_STATUS_INVALID_POINTER;
+    }
 
     int device = 0;
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;

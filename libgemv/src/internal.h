@@ -86,13 +86,17 @@ struct RowArgs {
 // Compile-time choices of a row kernel; launch geometry follows from RowArgs.
 struct RowLaunch {
     gemv_dtype_t dtype;
-    bool vector_loads;
+    int loads; // gemv_loads_t
     int unroll;
     bool x_in_smem;
     int splits; // grid.y
     bool pdl;
     RowArgs args;
 };
+
+// How a row kernel reads A and x (gemv_config_t.vector_loads, gemv_loads_t).
+constexpr int kLoadsScalar = GEMV_LOADS_SCALAR, kLoadsAligned = GEMV_LOADS_ALIGNED16,
+              kLoadsRealigned = GEMV_LOADS_REALIGNED16;
 
 inline size_t dtype_size(gemv_dtype_t t) { return t == GEMV_DTYPE_F32 ? 4 : 2; }
 
@@ -114,10 +118,16 @@ constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
 // threads an SM) and 40 with 4 by themselves, and stay as compiled. The batched ones took
 // 44-50 (per-row x and product offsets): half the occupancy, 0.67x cuBLAS on 8 x 4096^2
 // fp32. They are held to the same occupancy (32 and 42 registers; at most 8 bytes spill).
-constexpr int min_blocks_per_sm(int unroll, bool batched) { return !batched ? 0 : unroll <= 2 ? 2 : 3; }
+// Realigned rows (two x packs and a shift a pack) take 49-57 registers unbounded; held to
+// the batched bound they spilled 40-52 bytes, so they stay as compiled.
+constexpr int min_blocks_per_sm(int unroll, bool batched, int loads) {
+    return !batched || loads == GEMV_LOADS_REALIGNED16 ? 0 : unroll <= 2 ? 2 : 3;
+}
 
 // Split-K slices are multiples of this many elements, so slices keep 16-byte alignment.
 constexpr int64_t kSliceGranule = 8;
+// Elements of each K slice when k is split s ways (registry.cpp): a multiple of kSliceGranule.
+int64_t split_slice_len(int64_t k, int s);
 
 // Where a batch of outputs lives: n entries a product at incy, products stride_y apart;
 // output g (0 <= g < n * batch) is entry g % n of product g / n.
@@ -261,6 +271,9 @@ struct Table;
 // runtime is refused (TABLE_MISMATCH) before its entries are parsed.
 gemv_status_t read_table(const char *path, Table **out, const gemv_device_props_t *expect);
 void free_table(const Table *t);
+// A new table: primary's entries, and fill's at every shape primary has no entry for (its
+// path and fingerprint are primary's). *filled: the entries fill gave.
+Table *merge_tables(const Table &primary, const Table &fill, int64_t *filled);
 const gemv_table_fingerprint_t &table_fingerprint(const Table &t);
 const char *table_path(const Table &t);
 uint64_t table_serial(const Table &t); // unique per table read by this process

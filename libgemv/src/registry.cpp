@@ -44,11 +44,17 @@ bool rows_aligned16(const Problem &pb) {
 
 // Elements per K slice for s requested slices: a multiple of kSliceGranule, so every
 // slice starts 16-byte aligned when the row does.
-int64_t slice_len(int64_t k, int s) {
+} // namespace
+
+int64_t split_slice_len(int64_t k, int s) {
     int64_t len = (k + s - 1) / s;
     len = (len + kSliceGranule - 1) / kSliceGranule * kSliceGranule;
     return std::min(len, k);
 }
+
+namespace {
+
+int64_t slice_len(int64_t k, int s) { return split_slice_len(k, s); }
 
 int slices(int64_t k, int64_t len) { return (int)((k + len - 1) / len); }
 
@@ -65,18 +71,24 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
     const char *name = op.info.name;
     const size_t esz = dtype_size(pb.dtype());
     const int64_t chunk = op.split_mode == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
-    if (c.vector_loads) {
+    if (c.vector_loads == kLoadsAligned) {
         if (!rows_aligned16(pb)) {
-            set_error("%s with vector_loads needs A and every row 16-byte aligned (A = %p, lda = %lld%s)", name, pb.A,
-                      (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
+            set_error("%s with vector_loads = 1 needs A and every row 16-byte aligned (A = %p, lda = %lld%s); "
+                      "vector_loads = 2 realigns rows that start anywhere",
+                      name, pb.A, (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
             return GEMV_STATUS_NOT_SUPPORTED;
         }
         if (!c.x_in_smem && (pb.incx != 1 || !aligned16(pb.x) || (pb.batched() && !bytes16(pb.stride_x, esz)))) {
-            set_error("%s with vector_loads and x read from global memory needs incx == 1 and x 16-byte aligned "
-                      "(x = %p, incx = %lld%s); stage x in shared memory instead",
+            set_error("%s with vector_loads = 1 and x read from global memory needs incx == 1 and x 16-byte aligned "
+                      "(x = %p, incx = %lld%s); stage x in shared memory or realign (vector_loads = 2) instead",
                       name, pb.x, (long long)pb.incx, pb.batched() ? ", and stride_x" : "");
             return GEMV_STATUS_NOT_SUPPORTED;
         }
+    }
+    if (c.vector_loads == kLoadsRealigned && !c.x_in_smem && pb.incx != 1) {
+        set_error("%s with vector_loads = 2 and x read from global memory needs incx == 1 (incx = %lld); stage x "
+                  "in shared memory instead", name, (long long)pb.incx);
+        return GEMV_STATUS_NOT_SUPPORTED;
     }
     if (c.x_in_smem) {
         if ((size_t)chunk * esz > max_x_smem_bytes(c.threads_per_row)) {
@@ -116,7 +128,7 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     const size_t esz = dtype_size(pb.dtype());
     RowLaunch L{};
     L.dtype = pb.dtype();
-    L.vector_loads = c.vector_loads != 0;
+    L.loads = c.vector_loads;
     L.unroll = c.unroll;
     L.x_in_smem = c.x_in_smem != 0;
     RowArgs &a = L.args;
@@ -358,8 +370,12 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                   c.unroll, max_block_threads(c.unroll), (long long)p * r);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    if (c.vector_loads != 0 && c.vector_loads != 1) {
-        set_error("config.vector_loads = %d: must be 0 or 1", c.vector_loads);
+    // Realigned rows are a row-kernel path: a column kernel's pack spans columns, not a row.
+    const int max_loads = v->op == GEMV_OP_N ? kLoadsRealigned : kLoadsAligned;
+    if (c.vector_loads < 0 || c.vector_loads > max_loads) {
+        set_error("config.vector_loads = %d: %s takes %s", c.vector_loads, v->name,
+                  max_loads == kLoadsRealigned ? "0 (scalar), 1 (16-byte, aligned rows) or 2 (16-byte, realigned rows)"
+                                               : "0 (scalar) or 1 (16-byte, aligned rows)");
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.x_in_smem != 0 && c.x_in_smem != 1) {

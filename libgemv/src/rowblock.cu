@@ -8,8 +8,8 @@
 
 namespace libgemv {
 
-template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
-__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED)) gemv_rowblock_kernel(const RowArgs args) {
+template <typename T, int LOADS, int UNROLL, bool XSMEM, bool BATCHED>
+__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED, LOADS)) gemv_rowblock_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
     __shared__ float warp_sums[kMaxWarpsPerBlock];
     const int p = 1 << args.p_log2;
@@ -26,7 +26,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(U
         float dot = 0.f;
         if (row < args.rows) {
             const RowPos rp = row_pos<BATCHED>(args, row);
-            dot = thread_dot<T, VEC, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
+            dot = thread_dot<T, LOADS, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
         }
         dot = group_sum(dot, 32);
         if ((threadIdx.x & 31) == 0) warp_sums[warp] = dot;
@@ -42,9 +42,9 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(U
 }
 
 struct RowBlockFamily {
-    template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
+    template <typename T, int LOADS, int UNROLL, bool XSMEM, bool BATCHED>
     static cudaError_t launch(const RowLaunch &L, cudaStream_t s) {
-        return launch_row_kernel(gemv_rowblock_kernel<T, VEC, UNROLL, XSMEM, BATCHED>, L, s);
+        return launch_row_kernel(gemv_rowblock_kernel<T, LOADS, UNROLL, XSMEM, BATCHED>, L, s);
     }
 };
 

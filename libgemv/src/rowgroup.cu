@@ -9,8 +9,8 @@
 
 namespace libgemv {
 
-template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
-__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED)) gemv_rowgroup_kernel(const RowArgs args) {
+template <typename T, int LOADS, int UNROLL, bool XSMEM, bool BATCHED>
+__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED, LOADS)) gemv_rowgroup_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
     const int p = 1 << args.p_log2;
     const int lane = threadIdx.x & (p - 1);
@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(U
         float dot = 0.f;
         if (row < args.rows) {
             const RowPos rp = row_pos<BATCHED>(args, row);
-            dot = thread_dot<T, VEC, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
+            dot = thread_dot<T, LOADS, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
         }
         dot = group_sum(dot, p);
         if (lane == 0 && row < args.rows) write_row<T, BATCHED>(args, row, dot);
@@ -32,9 +32,9 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(U
 }
 
 struct RowGroupFamily {
-    template <typename T, bool VEC, int UNROLL, bool XSMEM, bool BATCHED>
+    template <typename T, int LOADS, int UNROLL, bool XSMEM, bool BATCHED>
     static cudaError_t launch(const RowLaunch &L, cudaStream_t s) {
-        return launch_row_kernel(gemv_rowgroup_kernel<T, VEC, UNROLL, XSMEM, BATCHED>, L, s);
+        return launch_row_kernel(gemv_rowgroup_kernel<T, LOADS, UNROLL, XSMEM, BATCHED>, L, s);
     }
 };
 

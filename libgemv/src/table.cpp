@@ -7,7 +7,7 @@
 //     sm_count 132
 //     compute_capability 9.0
 //     cuda_runtime 13000
-//     libgemv 0.2.0
+//     libgemv 0.3.0
 //     entries 3
 //     N float16 1 1024 1024 block_per_row 128 1 1 2 0 1 3.12 3.40
 //     N float32 1 1 65536 splitk_twopass 256 1 1 4 0 64 4.70 5.01
@@ -317,7 +317,34 @@ gemv_status_t read_table(const char *path, Table **out, const gemv_device_props_
     const gemv_status_t st = parse(path, text, *t, expect);
     if (st == GEMV_STATUS_SUCCESS || t->header_only) *out = t.release(); // the header tells whose table it is
     return st;
-    return GEMV_STATUS_SUCCESS;
+}
+
+Table *merge_tables(const Table &primary, const Table &fill, int64_t *filled) {
+    std::unique_ptr<Table> t(new Table);
+    t->path = primary.path;
+    t->serial = ++g_serial;
+    t->fp = primary.fp;
+    int64_t added = 0;
+    for (int key = 0; key < kKeys; ++key) {
+        const std::vector<TableEntry> &a = primary.by_key[key], &b = fill.by_key[key];
+        std::vector<TableEntry> &out = t->by_key[key];
+        out.reserve(a.size() + b.size());
+        auto less = [](const TableEntry &x, const TableEntry &y) { return std::tie(x.m, x.k, x.batch) < std::tie(y.m, y.k, y.batch); };
+        // Both lists are sorted and free of duplicates: one merge, primary's entry kept on a tie.
+        size_t i = 0, j = 0;
+        while (i < a.size() || j < b.size()) {
+            if (j == b.size() || (i < a.size() && !less(b[j], a[i]))) {
+                if (j < b.size() && !less(a[i], b[j])) ++j; // same shape: the primary's entry wins
+                out.push_back(a[i++]);
+            } else {
+                out.push_back(b[j++]);
+                ++added;
+            }
+        }
+    }
+    t->fp.entries = primary.fp.entries + added;
+    if (filled) *filled = added;
+    return t.release();
 }
 
 void free_table(const Table *t) { delete t; }
@@ -351,10 +378,26 @@ gemv_status_t check_table(const Table &t, const gemv_device_props_t &props) {
 
 namespace {
 
-bool runs_within_workspace(const gemv_config_t &c, const Problem &pb) {
-    return can_implement(c, pb) == GEMV_STATUS_SUCCESS && workspace_needed(c, pb) <= pb.workspace_bytes;
+// Loads a row (or its split-K slice) of k elements takes under config c.
+int64_t row_loads(const gemv_config_t &c, int64_t k, gemv_dtype_t dtype) {
+    const int64_t chunk = variant_info(c.variant)->split_k_min > 1 ? split_slice_len(k, c.split_k) : k;
+    const int64_t per_load = c.vector_loads ? 16 / (int64_t)dtype_size(dtype) : 1;
+    return std::max<int64_t>(1, (chunk + per_load - 1) / per_load);
 }
 
+// Whether an entry's config, tuned at its own shape, fits pb: it runs pb within the
+// workspace, and a config that gave each thread of a row a load at its own shape does so
+// at pb's. A
+// neighbour tuned on longer rows may give a row more threads than it has loads: one
+// 512-thread block on a row of 384 16-byte packs ran 0.66x cuBLAS, where the heuristic's
+// own choice fits. Such an entry is passed over for the next one, then the heuristic. (A
+// config with idle threads at its own shape was measured best there: it stays.)
+bool fits(const TableEntry &e, const Problem &pb) {
+    const gemv_config_t &c = e.config;
+    if (can_implement(c, pb) != GEMV_STATUS_SUCCESS || workspace_needed(c, pb) > pb.workspace_bytes) return false;
+    if (pb.op != GEMV_OP_N) return true;
+    return c.threads_per_row <= row_loads(c, pb.k, pb.dtype()) || c.threads_per_row > row_loads(c, e.k, e.dtype);
+}
 } // namespace
 
 namespace {
@@ -417,8 +460,8 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
         if (d2 <= best_d2 && (!best || d2 < best_d2)) best = &e, best_d2 = d2;
     });
     if (!best) return false;
-    const TableEntry *use = runs_within_workspace(best->config, pb) ? best : nullptr;
-    if (!use) { // alignment, K or workspace rule the nearest out: try the others in reach, in order
+    const TableEntry *use = fits(*best, pb) ? best : nullptr;
+    if (!use) { // alignment, K, fit or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
         for_each_in_reach(list, m, k, [&](const TableEntry &e) {
             if (e.dense16 == dense16 && dist2(e) <= max_d2) order.push_back(&e);
@@ -426,7 +469,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
         std::stable_sort(order.begin(), order.end(),
                          [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });
         for (const TableEntry *e : order)
-            if (runs_within_workspace(e->config, pb)) {
+            if (fits(*e, pb)) {
                 use = e;
                 break;
             }

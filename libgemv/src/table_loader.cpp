@@ -40,16 +40,29 @@ DeviceSlot g_slots[kMaxDevices];
 
 TablePtr owned(Table *t) { return TablePtr(t, free_table); }
 
-void install(DeviceSlot &s, const TablePtr &t, int source) {
+// What fills in beside the table in use (a shipped table under a user's).
+struct Fill {
+    int source = GEMV_TABLE_SOURCE_NONE;
+    int64_t entries = 0;
+    std::string path;
+};
+
+void install(DeviceSlot &s, const TablePtr &t, int source, const Fill &fill = Fill()) {
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         std::atomic_store(&s.table, t);
         s.serial.store(t ? table_serial(*t) : 0, std::memory_order_release);
         s.status.source = t ? source : GEMV_TABLE_SOURCE_NONE;
-        s.status.entries = t ? table_fingerprint(*t).entries : 0;
+        s.status.entries = t ? table_fingerprint(*t).entries - fill.entries : 0;
         snprintf(s.status.path, sizeof s.status.path, "%s", t ? table_path(*t) : "");
+        s.status.fill_source = t ? fill.source : GEMV_TABLE_SOURCE_NONE;
+        s.status.fill_entries = t ? fill.entries : 0;
+        snprintf(s.status.fill_path, sizeof s.status.fill_path, "%s", t ? fill.path.c_str() : "");
     }
-    if (t) // after the lock: a logger may ask for the table status
+    if (t && fill.source != GEMV_TABLE_SOURCE_NONE)
+        log_message(GEMV_LOG_INFO, "dispatch uses the tuned table %s (%lld entries), filled in by %s (%lld more)",
+                    table_path(*t), (long long)s.status.entries, fill.path.c_str(), (long long)fill.entries);
+    else if (t) // after the lock: a logger may ask for the table status
         log_message(GEMV_LOG_INFO, "dispatch uses the tuned table %s (%lld entries)", table_path(*t),
                     (long long)table_fingerprint(*t).entries);
 }
@@ -113,7 +126,15 @@ void find_table(int device, DeviceSlot &s) {
             places.push_back({GEMV_TABLE_SOURCE_SHIPPED, lib + "/../share/gemv/tables"});
         }
     }
+    // The first table of each source that fits the GPU. A user's table wins where it has
+    // entries, and the shipped one fills the rest: a quick tune of a few shapes must not
+    // throw away the shipped table's other shapes.
+    TablePtr found[2];
+    int found_source[2] = {GEMV_TABLE_SOURCE_NONE, GEMV_TABLE_SOURCE_NONE};
+    int n_found = 0;
     for (const auto &[source, place] : places) {
+        if (n_found == 2 || (n_found == 1 && (found_source[0] != GEMV_TABLE_SOURCE_USER || source == found_source[0])))
+            continue;
         const std::vector<std::string> files = table_files(place);
         if (files.empty() && source == GEMV_TABLE_SOURCE_ENV) {
             const std::string why = "$GEMV_TABLE = " + place + ": no such table file or folder of *.gemvtable";
@@ -126,13 +147,25 @@ void find_table(int device, DeviceSlot &s) {
             Table *t = nullptr;
             st = read_table(file.c_str(), &t, &props);
             const TablePtr table = owned(t); // on a mismatch, the header alone
-            if (st == GEMV_STATUS_SUCCESS) return install(s, table, source);
+            if (st == GEMV_STATUS_SUCCESS) {
+                found[n_found] = table;
+                found_source[n_found++] = source;
+                break;
+            }
             // Tables of other GPUs are expected in a shared folder: pass them over.
             if (table && !same_gpu(table_fingerprint(*table), props) && source != GEMV_TABLE_SOURCE_ENV) continue;
             const std::string why = gemv_last_error();
             note_problem(s, st, why);
             log_once(GEMV_LOG_WARNING, why + "; it is not used");
         }
+    }
+    if (n_found == 1) return install(s, found[0], found_source[0]);
+    if (n_found == 2) {
+        Fill fill;
+        fill.source = found_source[1];
+        fill.path = table_path(*found[1]);
+        const TablePtr merged = owned(merge_tables(*found[0], *found[1], &fill.entries));
+        install(s, merged, found_source[0], fill);
     }
 }
 

@@ -572,8 +572,12 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
             if (b != g / a.m) violation(w, "%s: row %lld maps to product %lld, not %lld", kernel, (long long)g,
                                         (long long)b, (long long)(g / a.m));
         }
-    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, batch, a.stride_a, esz, L.vector_loads,
+    // Realigned rows (loads 2) read whole aligned packs inside each row: any alignment.
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, batch, a.stride_a, esz, L.loads == libgemv::kLoadsAligned,
                  L.splits > 1 ? a.k_chunk : a.k);
+    if ((reinterpret_cast<uintptr_t>(a.A) | reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y)) &
+        (esz - 1))
+        violation(w, "%s: an operand not aligned to its elements", kernel);
     check_span(w, kernel, "x", a.x, span(a.k, a.incx, batch, a.stride_x), esz);
     switch (a.epilogue) {
     case Epilogue::kStore: check_span(w, kernel, "y", a.y, span(a.m, a.incy, batch, a.stride_y), esz); break;
@@ -582,9 +586,11 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
         check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.rows}, sizeof(float));
         break;
     }
-    if (L.vector_loads && !L.x_in_smem &&
+    if (L.loads == libgemv::kLoadsAligned && !L.x_in_smem &&
         (!aligned16(a.x) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 16)))
         violation(w, "%s: 16-byte loads of x that is not 16-byte aligned and contiguous", kernel);
+    if (L.loads == libgemv::kLoadsRealigned && !L.x_in_smem && a.incx != 1)
+        violation(w, "%s: realigned 16-byte loads of a strided x", kernel);
     if (L.x_in_smem && batch > 1 && a.stride_x != 0)
         violation(w, "%s: one staged x for a batch of x", kernel);
     return cudaSuccess;

@@ -1,6 +1,6 @@
 // Random problems for the host-code fuzzers: shapes log-uniform over 1 .. 2^20, odd lda,
 // increments of either sign, batches with dense, zero or negative strides, and operands at
-// every 2-byte offset, each in an allocation of exactly its extent (the stand-in runtime
+// every element-aligned offset, each in an allocation of exactly its extent (the stand-in runtime
 // then reports any access past it).
 #pragma once
 
@@ -82,24 +82,27 @@ inline Operands random_problem(std::mt19937_64 &rng) {
     a.stride_a = a.batch > 1 ? (rng() % 4 == 0 ? 0 : rng() % 4 == 1 ? -span_a : span_a + (int64_t)(rng() % 9)) : 0;
     a.stride_x = a.batch > 1 ? (rng() % 4 == 0 ? 0 : rng() % 4 == 1 ? -span_x : span_x) : 0;
     a.stride_y = a.batch > 1 ? (rng() % 4 == 1 ? -span_y : span_y + (int64_t)(rng() % 5)) : 0;
-    const int offset = (int)(rng() % 8) * 2 * (rng() % 2); // half the operands 16-byte aligned
+    // Each operand at its own element-aligned offset (half of them 16-byte aligned), so the
+    // realigned loads meet x out of phase with A.
+    int off[3];
+    for (int &v : off) v = (int)((rng() % (16 / esz)) * esz * (rng() % 2));
     int64_t lo, hi;
     reach(a.m, a.lda, a.batch, a.stride_a, &lo, &hi);
-    o.a = place(lo, hi + a.k - 1, esz, offset);
+    o.a = place(lo, hi + a.k - 1, esz, off[0]);
     a.A = o.a ? static_cast<char *>(o.a) - lo * (int64_t)esz : nullptr;
     reach(nx, std::abs(a.incx), a.batch, a.stride_x, &lo, &hi);
-    o.x = place(lo, hi, esz, offset);
+    o.x = place(lo, hi, esz, off[1]);
     a.x = o.x ? static_cast<char *>(o.x) - std::min<int64_t>(0, (a.batch - 1) * a.stride_x) * (int64_t)esz : nullptr;
     reach(ny, std::abs(a.incy), a.batch, a.stride_y, &lo, &hi);
-    o.y = place(lo, hi, esz, offset);
+    o.y = place(lo, hi, esz, off[2]);
     a.y = o.y ? static_cast<char *>(o.y) - std::min<int64_t>(0, (a.batch - 1) * a.stride_y) * (int64_t)esz : nullptr;
     const size_t ws_sizes[] = {0, 16, 4096, GEMV_WORKSPACE_RECOMMENDED_BYTES};
     a.workspace_bytes = ws_sizes[rng() % 4];
     if (a.workspace_bytes) gemv_malloc(&o.ws, a.workspace_bytes);
     a.workspace = o.ws;
     // Offsets were added to the allocation's start: free from there.
-    o.a = o.a ? static_cast<char *>(o.a) - offset : nullptr;
-    o.x = o.x ? static_cast<char *>(o.x) - offset : nullptr;
-    o.y = o.y ? static_cast<char *>(o.y) - offset : nullptr;
+    o.a = o.a ? static_cast<char *>(o.a) - off[0] : nullptr;
+    o.x = o.x ? static_cast<char *>(o.x) - off[1] : nullptr;
+    o.y = o.y ? static_cast<char *>(o.y) - off[2] : nullptr;
     return o;
 }

@@ -1,0 +1,194 @@
+"""Issue 14 without a GPU: realigned 16-byte loads (gemv_loads_t 2) in the registry and the
+heuristic, table entries that must fit the shape they are used for, a user's table that
+adds to the shipped one, and element-misaligned pointers refused before any launch. The
+dispatch checks run libgemv's host code on the stand-in CUDA runtime (tests/hostcheck)."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import pygemv
+from pygemv import Config
+from pygemv._table import Entry, Fingerprint, write_table
+
+import hostcheck_lib
+from hostcheck_lib import run
+
+A = 0x10000  # a 16-byte aligned address: alignment is all can_implement reads
+H100 = Fingerprint("NVIDIA H100 80GB HBM3", 132, 9, 0, 13000, pygemv.library_version())
+
+
+def ok(config, m=64, k=64, dtype="float16", **kw):
+    return pygemv.can_implement(config, m, k, dtype, **kw)[0]
+
+
+# ---- the registry ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("variant,p,r,split", [("thread_per_row", 1, 128, 1), ("rows_per_warp", 4, 32, 1),
+                                               ("warp_per_row", 32, 4, 1), ("block_per_row", 128, 1, 1),
+                                               ("splitk_twopass", 256, 1, 8), ("splitk_atomic", 64, 2, 4)])
+def test_realigned_loads_run_rows_at_any_alignment(dtype, variant, p, r, split):
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    c = Config(variant, p, r, pygemv.LOADS_REALIGNED, 2, False, split)
+    aligned = Config(variant, p, r, pygemv.LOADS_ALIGNED, 2, False, split)
+    for k in (63, 64, 65, 1001):
+        for lda in (k, k + 1, k + 3):
+            for a_off in range(0, 16, es):
+                for x_off in range(0, 16, es):
+                    kw = dict(lda=lda, a_ptr=A + a_off, x_ptr=A + 4096 + x_off)
+                    assert ok(c, k=k, dtype=dtype, **kw), (k, lda, a_off, x_off)
+                    rows16 = a_off == 0 and (lda * es) % 16 == 0 and x_off == 0
+                    assert ok(aligned, k=k, dtype=dtype, **kw) == rows16, (k, lda, a_off, x_off)
+
+
+def test_realigned_loads_of_a_strided_x_need_it_staged():
+    c = Config("warp_per_row", 32, 8, pygemv.LOADS_REALIGNED)
+    assert not ok(c, k=63, incx=2) and not ok(c, k=63, incx=-1)
+    why = pygemv.can_implement(c, 64, 63, "float16", incx=2)[1]
+    assert "vector_loads = 2" in why and "incx" in why
+    staged = Config("warp_per_row", 32, 8, pygemv.LOADS_REALIGNED, x_in_smem=True)
+    assert ok(staged, k=63, incx=2) and ok(staged, k=63, incx=-3, a_ptr=A + 6)
+
+
+def test_realigned_loads_are_op_n_only_and_loads_take_0_to_2():
+    assert pygemv._registry.validate(Config("block_per_row", 128, 1, 2))
+    assert not pygemv._registry.validate(Config("t_columns", 16, 16, 2))
+    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 3))
+    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, -1))
+    # True/False (the 0.2 spelling) still read as aligned/scalar.
+    assert Config("warp_per_row", 32, 8, True).vector_loads == 1
+    assert Config("warp_per_row", 32, 8, False).vector_loads == 0
+    names = {v.name: v for v in pygemv.variants()}
+    assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2}
+    assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1}
+
+
+# ---- table entries must fit the shape ----------------------------------------------------------
+
+def fit_table(tmp_path):
+    C = Config
+    return write_table(tmp_path / "fit.gemvtable", H100, [
+        # 512 threads a row, tuned on rows of 512 packs (fp16 K = 4096): each thread one load.
+        Entry("float16", 16384, 4096, C("block_per_row", 512, 1, 1, 1), 50.0, 60.0),
+        # 256 threads on rows of 128 packs: idle threads at its own shape, measured best there.
+        Entry("float16", 4, 1024, C("block_per_row", 256, 1, 1, 1), 3.0, 3.1),
+        # split-K: 64 slices of 1024 elements, 128 threads a slice of 128 packs.
+        Entry("float16", 1, 65536, C("splitk_twopass", 128, 1, 1, 2, False, 64), 4.0, 5.0),
+        # realigned rows
+        Entry("float16", 4096, 4097, C("block_per_row", 256, 2, 2, 2), 20.0, 21.0),
+    ])
+
+
+def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path):
+    with pygemv.Table(fit_table(tmp_path)) as t:
+        assert t.lookup(16384, 4096, "float16")[0].threads_per_row == 512   # its own shape
+        assert t.lookup(30000, 5000, "float16")[0].threads_per_row == 512   # longer rows: fits
+        # The issue's case: beyond the grid's largest M, K between grid points, 384 packs a row
+        # for 512 threads. Nothing else in reach: the heuristic decides.
+        assert t.lookup(40000, 3072, "float16") is None
+        # A config with idle threads at its own shape stays where it was measured.
+        assert t.lookup(4, 1024, "float16")[0].threads_per_row == 256
+        assert t.lookup(4, 960, "float16")[0].threads_per_row == 256
+        # Split-K: slices of K = 40000 / 64 = 632 elements (79 packs) for 128 threads.
+        assert t.lookup(1, 65536, "float16")[0].split_k == 64
+        assert t.lookup(1, 40000, "float16") is None
+        # Realigned entries serve rows of the same (misaligned) kind, any phase.
+        assert t.lookup(4096, 4099, "float16", lda=4099, a_ptr=A + 6)[0].vector_loads == 2
+        assert t.lookup(4096, 4096, "float16", lda=4099)[0].vector_loads == 2
+
+
+# ---- the heuristic and dispatch (stand-in runtime) -------------------------------------------
+
+def test_heuristic_takes_realigned_loads_on_rows_that_are_not_16_byte_aligned():
+    run("""
+    buf = pygemv.empty(1 << 22, "float16")
+    base = buf.ptr
+    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, incx=1):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 21) + x_off,
+                                    incx=incx, use_table=False)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        assert pick(4096, 4096, dtype).vector_loads == 1
+        for (m, k, lda, a_off, x_off) in [(4559, 10455, None, 0, 0), (8191, 8191, None, 0, 0),
+                                          (16384, 8193 if es == 2 else 8195, None, 0, 0),
+                                          (7, 107041, None, 0, 0), (181524, 126, None, 0, 0),
+                                          (1000, 1024, 1025, 0, 0), (1000, 1024, None, es, 0),
+                                          (64, 32768, None, 0, es)]:  # x too long to stage
+            if m * (lda or k) * es > (1 << 22) * 2 - (1 << 21) * 2:
+                m = max(1, ((1 << 20) * 2) // ((lda or k) * es))
+            c = pick(m, k, dtype, lda, a_off, x_off)
+            assert c.vector_loads == 2, (dtype, m, k, lda, a_off, x_off, c)
+        # A misaligned x that fits shared memory: staged there, aligned 16-byte loads of A.
+        c = pick(1000, 1024, dtype, x_off=es)
+        assert c.vector_loads == 1 and c.x_in_smem, c
+        # A strided x: realigned with x staged while x fits shared memory.
+        c = pick(64, 1001, dtype, incx=2)
+        assert c.vector_loads == 2 and c.x_in_smem, c
+    # Few long misaligned rows split K with realigned loads (7 x 107041 ran 0.23x cuBLAS scalar).
+    c = pick(7, 107041, "float16")
+    assert c.variant == "splitk_twopass" and c.vector_loads == 2, c
+    """)
+
+
+def test_element_misaligned_pointers_are_refused_before_any_launch():
+    run("""
+    x = pygemv.empty(4096, "float32"); y = pygemv.empty(64, "float32"); A = pygemv.empty(64 * 64, "float32")
+    n0 = fake.gemv_fake_launches()
+    for name, kw in [("A", dict(a=A.ptr + 2)), ("x", dict(x=x.ptr + 1)), ("y", dict(y=y.ptr + 2))]:
+        args = dict(a=A.ptr, x=x.ptr, y=y.ptr)
+        args.update(kw)
+        try:
+            pygemv.gemv(args["a"], args["x"], args["y"], m=64, k=64, dtype="float32")
+        except pygemv.InvalidPointerError as e:
+            assert f"{name} = " in str(e) and "not aligned to its 4-byte elements" in str(e), e
+        else:
+            raise AssertionError(name + ": no error")
+    assert fake.gemv_fake_launches() == n0
+    # Any element-aligned offset runs.
+    pygemv.gemv(A.ptr + 4, x.ptr + 12, y.ptr + 4, m=63, k=63, lda=64, dtype="float32")
+    assert fake.gemv_fake_launches() > n0
+    no_violations()
+    """)
+
+
+# ---- a user's table adds to the shipped one -----------------------------------------------------
+
+def test_user_table_adds_to_the_shipped_one(tmp_path):
+    """The stand-in library copied beside a tables/ folder, as a wheel installs it."""
+    lib = tmp_path / "lib"
+    (lib / "tables").mkdir(parents=True)
+    so = lib / "libgemv_hostcheck.so"
+    shutil.copy(hostcheck_lib.library(), so)
+    C = Config
+    write_table(lib / "tables" / "h100.gemvtable", H100, [
+        Entry("float16", 4096, 4096, C("block_per_row", 128, 1, 1, 2), 20.0, 22.0),
+        Entry("float16", 64, 64, C("rows_per_warp", 4, 32, 1, 1), 2.0, 2.1),
+        Entry("float32", 4096, 4096, C("block_per_row", 256, 1, 1, 2), 40.0, 41.0),
+    ])
+    write_table(tmp_path / "cache" / "pygemv" / "tables" / "mine.gemvtable", H100, [
+        Entry("float16", 4096, 4096, C("warp_per_row", 32, 4, 1, 2), 19.0, 22.0),   # wins over the shipped
+        Entry("float16", 65536, 128, C("rows_per_warp", 8, 16, 1, 1), 9.0, 9.5),     # a shape the shipped lacks
+    ])
+    run("""
+    st = pygemv.table_status(0)
+    assert st.source == "user" and st.entries == 2, st
+    assert st.fill_source == "shipped" and st.fill_entries == 2 and st.fill_path.endswith("h100.gemvtable"), st
+    assert st.sources == {"user": 2, "shipped": 2}, st.sources
+    buf = pygemv.empty(1 << 22, "float16")
+    pick = lambda m, k, dtype: pygemv.select_config(m, k, dtype, a_ptr=buf.ptr, x_ptr=buf.ptr, use_table=True)
+    assert pick(4096, 4096, "float16").variant == "warp_per_row"          # the user's entry
+    assert pick(65536, 128, "float16").threads_per_row == 8               # the user's only
+    assert pick(64, 64, "float16").threads_per_row == 4                   # the shipped fills in
+    assert pick(4096, 4096, "float32").threads_per_row == 256             # another dtype: shipped
+    """, env={"PYGEMV_LIBRARY": str(so), "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    # Without a user table: the shipped one alone.
+    run("""
+    st = pygemv.table_status(0)
+    assert st.source == "shipped" and st.entries == 3 and st.fill_source == "none" and st.sources == {"shipped": 3}
+    """, env={"PYGEMV_LIBRARY": str(so), "XDG_CACHE_HOME": str(tmp_path / "empty")})
+    # $GEMV_TABLE names one table: it alone decides (no fill).
+    run(f"""
+    st = pygemv.table_status(0)
+    assert st.source == "env" and st.fill_source == "none", st
+    """, env={"PYGEMV_LIBRARY": str(so), "GEMV_TABLE": str(tmp_path / "cache" / "pygemv" / "tables")})

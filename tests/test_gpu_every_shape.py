@@ -1,0 +1,80 @@
+"""GPU correctness of realigned 16-byte loads (issue 14): every row operation, forced with
+vector_loads = 2, and the dispatcher, over every alignment phase of A, x and y (element
+offsets 0..15 bytes), K and lda in every residue mod 8, split-K slices, strided x staged in
+shared memory and batches; float64 reference, the contract's bound, poisoned outputs and
+untouched gaps (gpu_cases)."""
+import pytest
+
+import pygemv
+from gpu_cases import Case, Problem, workspace
+from test_gpu_gemv import check_all_configs
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = ["float32", "float16", "bfloat16"]
+ES = {"float32": 4, "float16": 2, "bfloat16": 2}
+
+
+def realigned_configs(k: int) -> list[pygemv.Config]:
+    C, R = pygemv.Config, pygemv.LOADS_REALIGNED
+    return [C("thread_per_row", 1, 64, R, 2), C("rows_per_warp", 2, 64, R, 4), C("rows_per_warp", 8, 16, R, 1),
+            C("warp_per_row", 32, 4, R, 2), C("block_per_row", 128, 2, R, 4), C("block_per_row", 64, 1, R, 1),
+            C("splitk_twopass", 64, 2, R, 2, False, 3), C("splitk_atomic", 32, 2, R, 1, False, 5),
+            C("warp_per_row", 32, 8, R, 2, True), C("rows_per_warp", 4, 16, R, 4, True)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k0", [0, 56, 1000])
+def test_every_phase_of_a_x_and_y_for_every_k_and_lda_residue(torch, dtype, k0):
+    """K = k0 + 1..8 (all residues mod 8) x lda = K + 0..7; A, x and y at offsets cycling
+    through every element-aligned phase of 16 bytes, independently of each other."""
+    buf, ws = workspace(torch)
+    phases = 16 // ES[dtype]
+    failures, runs = [], 0
+    i = 0
+    for kr in range(1, 9):
+        k = k0 + kr
+        for pad in range(8):
+            case = Case(lda_pad=pad, a_off=i % phases, x_off=(i * 3 + 1) % phases, y_off=(i * 5 + 2) % phases,
+                        alpha=(-0.75, 1.0, 2.0)[i % 3], beta=(0.0, 1.0, -0.5)[i % 3])
+            p = Problem(torch, 37 + i % 5, k, dtype, case, seed=i)
+            f, r = check_all_configs(torch, p, realigned_configs(k), ws)
+            failures += f
+            runs += r
+            i += 1
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+    assert runs >= 64 * 9  # every layout ran the dispatcher and the realigned configs
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(1, 1), (3, 7), (5, 9), (2, 4097), (7, 20011), (33, 130), (1000, 17)])
+def test_short_rows_long_rows_and_split_k_at_every_phase(torch, dtype, m, k):
+    buf, ws = workspace(torch)
+    phases = 16 // ES[dtype]
+    failures = []
+    for a_off in range(phases):
+        for x_off in range(phases):
+            case = Case(lda_pad=(a_off + x_off) % 3, a_off=a_off, x_off=x_off, y_off=x_off, beta=0.5 * (a_off % 2))
+            p = Problem(torch, m, k, dtype, case, seed=a_off * 16 + x_off)
+            failures += check_all_configs(torch, p, realigned_configs(k), ws)[0]
+    assert not failures, "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_strided_x_is_staged_for_realigned_rows(torch, dtype):
+    buf, ws = workspace(torch)
+    failures = []
+    for incx, x_off in ((2, 1), (-3, 0), (5, 3)):
+        p = Problem(torch, 129, 1001, dtype, Case(lda_pad=1, a_off=1, incx=incx, x_off=x_off, beta=1.0), seed=incx)
+        C = pygemv.Config
+        staged = [C("warp_per_row", 32, 8, 2, 2, True), C("block_per_row", 128, 2, 2, 4, True)]
+        failures += check_all_configs(torch, p, staged, ws)[0]
+        assert not p.can_run(C("warp_per_row", 32, 8, 2, 2, False))[0]
+    assert not failures, "\n".join(failures)
+
+
+def test_dispatch_takes_realigned_loads_on_misaligned_rows(torch):
+    for dtype in DTYPES:
+        for m, k in ((4559, 10455), (8191, 8191), (7, 107041), (181524, 126)):
+            c = pygemv.select_config(m, k, dtype)
+            assert c.vector_loads == pygemv.LOADS_REALIGNED, (dtype, m, k, c)
