@@ -101,7 +101,9 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             s.vector_loads = mode;
             s.x_in_smem = 0;
             const int64_t by_gpu = target_threads / mul_sat(std::max<int64_t>(rows, 1), 256);
-            const int64_t by_work = loads / (256 * 8); // >= 8 loads per thread per slice
+            // At least one load a thread a slice: few rows are latency-bound, and the tuned
+            // split for fp16 1 x 65536 is 64 slices (half a load a thread).
+            const int64_t by_work = loads / 256;
             s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
             if (s.split_k >= 2) {

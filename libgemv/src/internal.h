@@ -118,8 +118,9 @@ constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
 // threads an SM) and 40 with 4 by themselves, and stay as compiled. The batched ones took
 // 44-50 (per-row x and product offsets): half the occupancy, 0.67x cuBLAS on 8 x 4096^2
 // fp32. They are held to the same occupancy (32 and 42 registers; at most 8 bytes spill).
-// Realigned rows (two x packs and a shift a pack) take 49-57 registers unbounded; held to
-// the batched bound they spilled 40-52 bytes, so they stay as compiled.
+// Realigned rows (two x packs and a shift a pack, the head and tail loaded up front) take
+// 50-64 registers; held to 40 they spilled 16-76 bytes, to 32 (batched) 40-52: they stay
+// as compiled.
 constexpr int min_blocks_per_sm(int unroll, bool batched, int loads) {
     return !batched || loads == GEMV_LOADS_REALIGNED16 ? 0 : unroll <= 2 ? 2 : 3;
 }
