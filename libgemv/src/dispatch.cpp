@@ -43,7 +43,8 @@ int scalar_threads_per_row(int64_t k) { return (int)std::clamp<int64_t>(pow2_flo
 
 // A row-kernel config for p threads a row: blocks of at least 128 threads; two loads in
 // flight once each thread has two (scalar rows: four once each has eight).
-gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) { // vector_loads: 1 or 0
+gemv_config_t row_config(int p, int64_t loads, int load_mode, bool smem) {
+    const bool vec = load_mode != kLoadsScalar;
     gemv_config_t c = make_config(0, 0, 0, 0, 0, 0, 1);
     c.threads_per_row = p;
     c.rows_per_block = std::max(1, 128 / p);
@@ -53,7 +54,7 @@ gemv_config_t row_config(int p, int64_t loads, bool vec, bool smem) { // vector_
     else c.variant = GEMV_VARIANT_BLOCK_PER_ROW;
     c.unroll = loads >= 2 * (int64_t)p ? 2 : 1;
     if (!vec && loads >= 8 * (int64_t)p && p <= 32) c.unroll = 4; // widened rows lose with 4 (measured)
-    c.vector_loads = vec;
+    c.vector_loads = load_mode;
     c.x_in_smem = smem;
     c.split_k = 1;
     return c;
@@ -88,8 +89,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             const int64_t want = target_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
-        gemv_config_t c = row_config(p, loads, vec, smem);
-        c.vector_loads = mode;
+        gemv_config_t c = row_config(p, loads, mode, smem);
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
         if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {
@@ -118,7 +118,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         }
     }
     // Runs every problem: scalar loads, x through the cache, no workspace.
-    return row_config(32, 1, false, false);
+    return row_config(32, 1, kLoadsScalar, false);
 }
 
 int pow2_ceil(int64_t v) {

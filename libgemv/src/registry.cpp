@@ -54,8 +54,6 @@ int64_t split_slice_len(int64_t k, int s) {
 
 namespace {
 
-int64_t slice_len(int64_t k, int s) { return split_slice_len(k, s); }
-
 int slices(int64_t k, int64_t len) { return (int)((k + len - 1) / len); }
 
 // n floats, saturated at SIZE_MAX: a size that cannot be allocated fails the workspace check
@@ -70,7 +68,7 @@ size_t float_bytes(unsigned __int128 n) {
 gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     const char *name = op.info.name;
     const size_t esz = dtype_size(pb.dtype());
-    const int64_t chunk = op.split_mode == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
+    const int64_t chunk = op.split_mode == kNoSplit ? pb.k : split_slice_len(pb.k, c.split_k);
     if (c.vector_loads == kLoadsAligned) {
         if (!rows_aligned16(pb)) {
             set_error("%s with vector_loads = 1 needs A and every row 16-byte aligned (A = %p, lda = %lld%s); "
@@ -111,7 +109,7 @@ bool atomic_into_y(const Problem &pb) { return pb.dtype() == GEMV_DTYPE_F32 && !
 size_t rows_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     const unsigned __int128 rows = (unsigned __int128)pb.m * (uint64_t)pb.batch;
     switch (op.split_mode) {
-    case kSplitTwoPass: return float_bytes(rows * (unsigned)slices(pb.k, slice_len(pb.k, c.split_k)));
+    case kSplitTwoPass: return float_bytes(rows * (unsigned)slices(pb.k, split_slice_len(pb.k, c.split_k)));
     case kSplitAtomic: return atomic_into_y(pb) ? 0 : float_bytes(rows);
     default: return 0;
     }
@@ -149,7 +147,7 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     a.beta = pb.beta;
     a.p_log2 = log2_int(c.threads_per_row);
     a.rows_per_block = c.rows_per_block;
-    a.k_chunk = split == kNoSplit ? pb.k : slice_len(pb.k, c.split_k);
+    a.k_chunk = split == kNoSplit ? pb.k : split_slice_len(pb.k, c.split_k);
     L.splits = slices(pb.k, a.k_chunk);
     // PDL (see common.cuh) pays where the grid is one wave or its blocks are long; with
     // many short blocks it was measured slower (fp16 65536x256, 2 KiB a block, 16384

@@ -47,6 +47,11 @@ struct TableEntry {
     gemv_config_t config;
 };
 
+// The order of each key's entries (parse sorts by it, merge_tables keeps it).
+static bool shape_less(const TableEntry &a, const TableEntry &b) {
+    return std::tie(a.m, a.k, a.batch) < std::tie(b.m, b.k, b.batch);
+}
+
 // The descriptor's discrete part, which an entry must match exactly: op, storage type,
 // single or batched. Within a key, the nearest shape (log2 M, log2 K, log2 batch) decides.
 constexpr int kKeys = 2 * 3 * 2;
@@ -251,9 +256,7 @@ gemv_status_t parse(const char *path, const std::string &text, Table &t, const g
     t.fp.entries = expected;
     // Sorted once: duplicates become neighbours, and lookups can binary-search.
     for (auto &list : t.by_key) {
-        std::sort(list.begin(), list.end(), [](const TableEntry &a, const TableEntry &b) {
-            return std::tie(a.m, a.k, a.batch) < std::tie(b.m, b.k, b.batch);
-        });
+        std::sort(list.begin(), list.end(), shape_less);
         for (size_t i = 1; i < list.size(); ++i) {
             const TableEntry &a = list[i - 1], &b = list[i];
             if (a.m == b.m && a.k == b.k && a.batch == b.batch) {
@@ -329,12 +332,11 @@ Table *merge_tables(const Table &primary, const Table &fill, int64_t *filled) {
         const std::vector<TableEntry> &a = primary.by_key[key], &b = fill.by_key[key];
         std::vector<TableEntry> &out = t->by_key[key];
         out.reserve(a.size() + b.size());
-        auto less = [](const TableEntry &x, const TableEntry &y) { return std::tie(x.m, x.k, x.batch) < std::tie(y.m, y.k, y.batch); };
         // Both lists are sorted and free of duplicates: one merge, primary's entry kept on a tie.
         size_t i = 0, j = 0;
         while (i < a.size() || j < b.size()) {
-            if (j == b.size() || (i < a.size() && !less(b[j], a[i]))) {
-                if (j < b.size() && !less(a[i], b[j])) ++j; // same shape: the primary's entry wins
+            if (j == b.size() || (i < a.size() && !shape_less(b[j], a[i]))) {
+                if (j < b.size() && !shape_less(a[i], b[j])) ++j; // same shape: the primary's entry wins
                 out.push_back(a[i++]);
             } else {
                 out.push_back(b[j++]);
@@ -387,11 +389,10 @@ int64_t row_loads(const gemv_config_t &c, int64_t k, gemv_dtype_t dtype) {
 
 // Whether an entry's config, tuned at its own shape, fits pb: it runs pb within the
 // workspace, and a config that gave each thread of a row a load at its own shape does so
-// at pb's. A
-// neighbour tuned on longer rows may give a row more threads than it has loads: one
-// 512-thread block on a row of 384 16-byte packs ran 0.66x cuBLAS, where the heuristic's
-// own choice fits. Such an entry is passed over for the next one, then the heuristic. (A
-// config with idle threads at its own shape was measured best there: it stays.)
+// at pb's. A neighbour tuned on longer rows may give a row more threads than it has loads:
+// one 512-thread block on a row of 384 16-byte packs ran 0.66x cuBLAS, where the
+// heuristic's own choice fits. Such an entry is passed over for the next one, then the
+// heuristic. (A config with idle threads at its own shape was measured best there: it stays.)
 bool fits(const TableEntry &e, const Problem &pb) {
     const gemv_config_t &c = e.config;
     if (can_implement(c, pb) != GEMV_STATUS_SUCCESS || workspace_needed(c, pb) > pb.workspace_bytes) return false;
