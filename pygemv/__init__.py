@@ -20,7 +20,7 @@ from ._registry import (LOADS_ALIGNED, LOADS_REALIGNED, LOADS_SCALAR, Config, Va
                         variants, workspace_size)
 from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 
 def library_version() -> str:

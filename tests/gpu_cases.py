@@ -46,7 +46,9 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
         legal = [(p, rs) for p, rs in legal if rs]
         p, ok_rows = legal[i % len(legal)]
         r = ok_rows[(i // len(legal) + i) % len(ok_rows)]
-        out.append(pygemv.Config(v.name, p, r, vec, unroll, smem, splits[i % len(splits)]))
+        c = pygemv.Config(v.name, p, r, vec, unroll, smem, splits[i % len(splits)])
+        if pygemv._registry.validate(c):  # the row stream takes 16-byte loads and a staged x only
+            out.append(c)
     return out
 
 

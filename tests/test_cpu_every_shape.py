@@ -131,6 +131,40 @@ def test_heuristic_takes_realigned_loads_on_rows_that_are_not_16_byte_aligned():
     """)
 
 
+def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
+    """The row stream for packed rows up to 3.5 KB that do not start 16-byte aligned; row
+    kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
+    tile shrinks until the GPU has steps for every SM, and every choice can run."""
+    run("""
+    buf = pygemv.empty(1 << 22, "float16")
+    base = buf.ptr
+    def pick(m, k, dtype, lda=None, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 21),
+                                    use_table=False, **kw)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k, lda, a_off in [(100000, 9, None, 0), (20000, 105, None, 0), (2000, 1306 // es * 2 + 1, None, 0),
+                                 (5000, 64, 65, 0), (5000, 64, None, es), (12141, 35, None, 0)]:
+            c = pick(m, k, dtype, lda, a_off)
+            assert c.variant == "row_stream" and c.vector_loads == 2 and c.x_in_smem, (dtype, m, k, lda, a_off, c)
+            assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base + a_off)[0]
+        for m, k, lda, a_off, kw in [(100000, 64, None, 0, {}),               # aligned rows
+                                     (2000, 3601 // es + 2, None, 0, {}),    # over 3.5 KB
+                                     (5000, 64, 80, 0, {}),                  # a gap of a fifth
+                                     (1, 1001, None, 0, {}),                 # one row
+                                     (100, 105, None, 0, {"batch": 4}),      # batches
+                                     (93, 105, None, 0, {}), (4, 257, None, 0, {})]:  # small matrices
+            c = pick(m, k, dtype, lda, a_off, **kw)
+            assert c.variant != "row_stream", (dtype, m, k, lda, a_off, kw, c)
+    # Short rows take 128-thread blocks of 16-bit rows, 512 of fp32, 4 packs a thread on a
+    # large matrix; a smaller one fewer packs a thread.
+    big = pick(1000000, 9, "float16")
+    assert (big.threads_per_row * big.rows_per_block, big.unroll, big.threads_per_row) == (128, 4, 1), big
+    assert pick(1000000, 9, "float32").threads_per_row * pick(1000000, 9, "float32").rows_per_block == 512
+    small = pick(12141, 35, "float16")
+    assert small.unroll == 1 and small.threads_per_row * small.rows_per_block == 128, small
+    """)
+
+
 def test_element_misaligned_pointers_are_refused_before_any_launch():
     run("""
     x = pygemv.empty(4096, "float32"); y = pygemv.empty(64, "float32"); A = pygemv.empty(64 * 64, "float32")

@@ -98,7 +98,8 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
                 keep.clear()
                 p = problem()
             c = pygemv.Config(v.name, int(rng.choice(pow2s(*v.threads_per_row))), int(rng.choice(pow2s(*v.rows_per_block))),
-                              bool(rng.integers(2)), int(rng.choice(v.unrolls)), bool(rng.integers(2)) and v.stages_x,
+                              int(rng.integers(3 if v.op == "N" else 2)), int(rng.choice(v.unrolls)),
+                              bool(rng.integers(2)) and v.stages_x,
                               int(rng.choice(pow2s(max(1, v.split_k[0]), v.split_k[1]))))
             if not pygemv._registry.validate(c):
                 continue

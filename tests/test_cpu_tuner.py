@@ -97,6 +97,19 @@ def test_search_space_is_legal_and_conditional(m, k, dtype):
     assert any(key.startswith("threads_per_row[") for key in params)
 
 
+def test_row_stream_in_the_space_only_for_rows_it_can_hold_with_its_fixed_loads():
+    space = build_space(100000, 35, "float16")
+    assert "row_stream" in space.variants and space.packs_only == {"row_stream"}
+    stream = [c for c in space.configs() if c.variant == "row_stream"]
+    assert stream and all(validate(c) and c.x_in_smem and c.vector_loads == pygemv.LOADS_REALIGNED for c in stream)
+    assert {c.threads_per_row * c.rows_per_block for c in stream} == {64, 128, 256, 512}
+    for c in stream[:5]:
+        params = space.params(c)
+        assert "vector_loads" not in params and "x_in_smem" not in params  # fixed, not drawn
+    assert space.params(pygemv.Config("row_stream", 1, 64, pygemv.LOADS_REALIGNED, 1, False)) is None
+    assert "row_stream" not in build_space(1000, 4097, "bfloat16").variants  # 8 KB rows: no whole row a step
+
+
 def test_illegal_configs_are_pruned_before_any_launch_and_never_timed():
     m = FakeMeasure(1000, 1001, "float16", C("rows_per_warp", 8, 16, False, 2))  # odd K: no aligned loads
     r = tune(m, 40)

@@ -20,7 +20,15 @@ def realigned_configs(k: int) -> list[pygemv.Config]:
     return [C("thread_per_row", 1, 64, R, 2), C("rows_per_warp", 2, 64, R, 4), C("rows_per_warp", 8, 16, R, 1),
             C("warp_per_row", 32, 4, R, 2), C("block_per_row", 128, 2, R, 4), C("block_per_row", 64, 1, R, 1),
             C("splitk_twopass", 64, 2, R, 2, False, 3), C("splitk_atomic", 32, 2, R, 1, False, 5),
-            C("warp_per_row", 32, 8, R, 2, True), C("rows_per_warp", 4, 16, R, 4, True)]
+            C("warp_per_row", 32, 8, R, 2, True), C("rows_per_warp", 4, 16, R, 4, True),
+            C("row_stream", 1, 64, R, 1, True), C("row_stream", 4, 32, R, 2, True), C("row_stream", 32, 8, R, 4, True)]
+
+
+def stream_configs() -> list[pygemv.Config]:
+    """The row stream at every unroll, with 1 to 32 lanes a row and 64 to 1024 threads."""
+    C, R = pygemv.Config, pygemv.LOADS_REALIGNED
+    return [C("row_stream", 1, 64, R, 1, True), C("row_stream", 2, 64, R, 2, True), C("row_stream", 8, 16, R, 4, True),
+            C("row_stream", 32, 32, R, 1, True), C("row_stream", 16, 32, R, 4, True), C("row_stream", 4, 256, R, 2, True)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -78,3 +86,24 @@ def test_dispatch_takes_realigned_loads_on_misaligned_rows(torch):
         for m, k in ((4559, 10455), (8191, 8191), (7, 107041), (181524, 126)):
             c = pygemv.select_config(m, k, dtype)
             assert c.vector_loads == pygemv.LOADS_REALIGNED, (dtype, m, k, c)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k, pad", [(5000, 12, 0), (3001, 35, 3), (777, 1306, 1), (64, 8, 0), (100, 3, 6),
+                                       (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0)])
+def test_row_stream_over_steps_gaps_and_phases(torch, dtype, m, k, pad):
+    """The row stream: many steps (grid-stride), rows shorter than a pack in rows padded
+    past one (NaN in the gaps), packs that span two rows, the matrix's first pack before A
+    and its last past A's end, every phase of A."""
+    buf, ws = workspace(torch)
+    phases = 16 // ES[dtype]
+    failures, runs = [], 0
+    for a_off in range(phases):
+        case = Case(lda_pad=pad, a_off=a_off, x_off=(a_off * 3) % phases, y_off=a_off % 2,
+                    alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2], incx=(1, -2)[a_off % 2])
+        p = Problem(torch, m, k, dtype, case, seed=a_off)
+        f, r = check_all_configs(torch, p, stream_configs(), ws)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+    assert runs > phases  # the dispatcher and at least some stream configs ran

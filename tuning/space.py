@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pygemv
 from pygemv import _lib
 from pygemv._registry import _pow2_range
+from pygemv._registry import validate as _valid
 
 UNROLLS = (1, 2, 4)
 
@@ -38,14 +39,21 @@ class Space:
     threads_per_row: dict[str, list[int]] = field(default_factory=dict)
     rows_per_block: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     split_k: dict[str, list[int]] = field(default_factory=dict)
+    # Variants that take 16-byte loads and a staged x only (the row stream): those two are
+    # fixed for them, not drawn.
+    packs_only: set[str] = field(default_factory=set)
 
     def suggest(self, trial) -> pygemv.Config:
         v = trial.suggest_categorical("variant", self.variants)
         p = trial.suggest_categorical(f"threads_per_row[{v}]", self.threads_per_row[v])
         r = trial.suggest_categorical(f"rows_per_block[{v},p={p}]", self.rows_per_block[(v, p)])
-        vec = trial.suggest_categorical("vector_loads", self.vector_loads)
-        unroll = trial.suggest_categorical("unroll", UNROLLS)
-        smem = trial.suggest_categorical("x_in_smem", [False, True])
+        if v in self.packs_only:
+            vec, smem = self.vector_loads[0], True
+            unroll = trial.suggest_categorical("unroll", UNROLLS)
+        else:
+            vec = trial.suggest_categorical("vector_loads", self.vector_loads)
+            unroll = trial.suggest_categorical("unroll", UNROLLS)
+            smem = trial.suggest_categorical("x_in_smem", [False, True])
         split = trial.suggest_categorical(f"split_k[{v}]", self.split_k[v]) if v in self.split_k else 1
         return pygemv.Config(v, p, r, vec, unroll, smem, split)
 
@@ -59,8 +67,12 @@ class Space:
                 or (v in self.split_k and c.split_k not in self.split_k[v])):
             return None
         out = {"variant": v, f"threads_per_row[{v}]": c.threads_per_row,
-               f"rows_per_block[{v},p={c.threads_per_row}]": c.rows_per_block,
-               "vector_loads": c.vector_loads, "unroll": c.unroll, "x_in_smem": c.x_in_smem}
+               f"rows_per_block[{v},p={c.threads_per_row}]": c.rows_per_block, "unroll": c.unroll}
+        if v in self.packs_only:
+            if (c.vector_loads, c.x_in_smem) != (self.vector_loads[0], True):
+                return None
+        else:
+            out.update({"vector_loads": c.vector_loads, "x_in_smem": c.x_in_smem})
         if v in self.split_k:
             out[f"split_k[{v}]"] = c.split_k
         return out
@@ -71,9 +83,10 @@ class Space:
             for p in self.threads_per_row[v]:
                 for r in self.rows_per_block[(v, p)]:
                     for split in self.split_k.get(v, [1]):
-                        for vec in self.vector_loads:
+                        fixed = v in self.packs_only
+                        for vec in self.vector_loads[:1] if fixed else self.vector_loads:
                             for u in UNROLLS:
-                                for smem in (False, True):
+                                for smem in (True,) if fixed else (False, True):
                                     yield pygemv.Config(v, p, r, vec, u, smem, split)
 
 
@@ -101,6 +114,19 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
         if deterministic_only and not var.deterministic:
             continue
         split = var.split_k[1] > 1
+        packs_only = not _valid(pygemv.Config(var.name, var.threads_per_row[0], max(1, 32 // var.threads_per_row[0]),
+                                              pygemv.LOADS_SCALAR, 1, False, var.split_k[0]))
+        if packs_only:
+            # The row stream: rows up to 4 KB (a step holds whole rows), blocks of 64-512.
+            if k * es > 4096 or k * es < 16:
+                continue
+            ps = [p for p in _pow2_range(*var.threads_per_row) if p <= _pow2_ceil(loads)]
+            space.variants.append(var.name)
+            space.packs_only.add(var.name)
+            space.threads_per_row[var.name] = ps
+            for p in ps:
+                space.rows_per_block[(var.name, p)] = [t // p for t in (64, 128, 256, 512) if t >= p]
+            continue
         if split:
             choices = [s for s in _pow2_range(max(2, var.split_k[0]), var.split_k[1]) if s * 8 <= k]
             if not choices:

@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #define GEMV_VERSION_MAJOR 0
-#define GEMV_VERSION_MINOR 3
+#define GEMV_VERSION_MINOR 4
 #define GEMV_VERSION_PATCH 0
 #define GEMV_STRINGIFY_(x) #x
 #define GEMV_STRINGIFY(x) GEMV_STRINGIFY_(x)
@@ -113,9 +113,11 @@ typedef enum gemv_variant {
     GEMV_VARIANT_SPLITK_TWOPASS = 5, /* K split over blocks, partials reduced in fixed order: deterministic */
     GEMV_VARIANT_T_COLUMNS = 6,      /* op T: a block owns a run of columns, rows read coalesced, x[r] broadcast */
     GEMV_VARIANT_T_SPLITM_TWOPASS = 7, /* op T: rows split over blocks, partials reduced in fixed order */
+    GEMV_VARIANT_ROW_STREAM = 8,       /* op N: whole rows read as one stream of aligned 16-byte packs (rows
+                                        * that start anywhere, short rows); p lanes sum each row's pack sums */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 8
+#define GEMV_VARIANT_COUNT 9
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {

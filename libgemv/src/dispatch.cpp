@@ -64,9 +64,38 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
     return validate_config(c) == GEMV_STATUS_SUCCESS && can_implement(c, pb) == GEMV_STATUS_SUCCESS;
 }
 
+// Rows that do not start 16-byte aligned, up to 3.5 KB and packed (a gap under an eighth
+// of lda): the row stream. On the H100 its best config took 0.40-0.95 of the time of this
+// heuristic's row kernels on 20 of 21 such shapes, 1.03 on the last (fp16 3728270 x 9: 41.8
+// against 103.9 us; 158044 x 1306: 160.8 against 209.8; benchmarks/results/
+// h100-2026-11-23-s5-sweep-row-stream.txt); on longer rows and aligned ones the row kernels
+// are faster. fp32 and rows over 1 KB take 512-thread blocks, short
+// 16-bit rows 128; four packs a thread (fewer until the GPU has two steps for each SM);
+// about six packs of a row for each of its lanes. Small matrices (under half a step an SM
+// even at one pack a thread) stay with the row kernels: a block's x staging is not paid
+// back there (fp16 4 x 257: 2.9 us streamed, 1.4 us in a tuned warp a row).
+bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), n = 16 / esz, row_bytes = pb.lda * esz;
+    if (pb.batched() || pb.m < 2 || rows_aligned16(pb) || pb.lda < n || row_bytes > 3584 || (pb.lda - pb.k) * 8 > pb.lda)
+        return false;
+    int threads = esz == 4 || row_bytes > 1024 ? 512 : 128, unroll = 4;
+    auto steps = [&](int t, int u) {
+        const int64_t r = stream_rows_per_step(pb.lda, (size_t)esz, t, u);
+        return r < 1 ? int64_t(0) : (pb.m + r - 1) / r;
+    };
+    const int64_t want = 2 * (int64_t)std::max(sm_count, 1);
+    while (unroll > 1 && steps(threads, unroll) < want) unroll /= 2;
+    if (steps(threads, unroll) < want / 4) return false;
+    const int p = std::clamp(pow2_round((double)((row_bytes + 15) / 16) / 6.0), 1, 32);
+    *out = make_config(GEMV_VARIANT_ROW_STREAM, p, threads / p, kLoadsRealigned, unroll, 1, 1);
+    return runs(*out, pb);
+}
+
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
+    gemv_config_t stream;
+    if (stream_config(pb, sm_count, &stream)) return stream;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
 

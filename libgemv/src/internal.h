@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -127,6 +128,9 @@ constexpr int min_blocks_per_sm(int unroll, bool batched, int loads) {
 
 // Split-K slices are multiples of this many elements, so slices keep 16-byte alignment.
 constexpr int64_t kSliceGranule = 8;
+// Every row of every product starts 16-byte aligned (registry.cpp).
+struct Problem;
+bool rows_aligned16(const Problem &pb);
 // Elements of each K slice when k is split s ways (registry.cpp): a multiple of kSliceGranule.
 int64_t split_slice_len(int64_t k, int s);
 
@@ -163,10 +167,51 @@ struct ColumnLaunch {
     ColumnArgs args;
 };
 
-// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, columns.cu, epilogue.cu).
+// Arguments of one row-stream launch (rowstream.cu). A block streams whole rows as one run
+// of aligned 16-byte packs of A (the rows' gaps, lda - k, included), so a row's alignment
+// does not matter; each step covers rows_per_step rows, one pack a thread UNROLL times.
+struct StreamArgs {
+    const void *A;
+    const void *x; // logical element 0
+    void *y;       // logical element 0
+    int64_t m, k, lda, incx, incy;
+    int64_t a_end;     // (m - 1) * lda + k: elements of A from A
+    int64_t steps;     // ceil(m / rows_per_step)
+    int a_phase;       // elements from the 16-byte boundary at or below A up to A
+    int rows_per_step; // whole rows a step's packs cover
+    int x_packs;       // 16-byte packs of x staged with its wrap (x_stream_packs)
+    int p_log2;        // lanes summing a row's pack sums = 1 << p_log2
+    float alpha, beta;
+    int pdl;
+};
+
+struct StreamLaunch {
+    gemv_dtype_t dtype;
+    int loads; // kLoadsAligned (every row aligned: x needs no shift) or kLoadsRealigned
+    int unroll;
+    int threads; // a block
+    int64_t blocks;
+    StreamArgs args;
+};
+
+// The row stream's shared memory: x staged over lda + one pack (a pack that starts in the
+// last columns of a row ends in the next row, whose x is x again), and a float pair
+// (the pack's sums for the row it starts in and the next) for every pack of a step.
+inline int x_stream_packs(int64_t lda, size_t esz) { return (int)((lda - 1) / (int64_t)(16 / esz) + 2); }
+inline size_t stream_smem_bytes(int64_t lda, size_t esz, int threads, int unroll) {
+    return (size_t)x_stream_packs(lda, esz) * 16 + (size_t)threads * unroll * 2 * sizeof(float);
+}
+// Whole rows a step of threads * unroll packs covers (0: not even one row fits).
+inline int64_t stream_rows_per_step(int64_t lda, size_t esz, int threads, int unroll) {
+    const int64_t n = 16 / (int64_t)esz;
+    return std::max<int64_t>(0, ((int64_t)threads * unroll * n - n) / lda);
+}
+
+// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, rowstream.cu, columns.cu, epilogue.cu).
 cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t stream);
+cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t stream);
 // y = beta*y (y = 0 when beta == 0) over every output of the map.
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t stream, bool pdl);
 // y_g = alpha * sum_{s<splits} acc[s*G + g] + beta*y_g (G = n * batch), summed in slice order.

@@ -35,6 +35,12 @@ inline LaunchPlan row_plan(const RowLaunch &L) {
             row_block ? kMaxWarpsPerBlock * sizeof(float) : 0};
 }
 
+// Row stream: threads a block, blocks (at most a wave's worth, grid-stride over steps).
+inline LaunchPlan stream_plan(const StreamLaunch &L) {
+    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff))), dim3((unsigned)L.threads),
+            stream_smem_bytes(L.args.lda, dtype_size(L.dtype), L.threads, L.unroll), 0};
+}
+
 // Column kernels: c * row_lanes threads; column tiles (grid.x), row slices (grid.y),
 // products (grid.z), each with a grid-stride loop; lane sums [row_lanes][pack][c] floats.
 inline LaunchPlan column_plan(const ColumnLaunch &L) {

@@ -36,15 +36,15 @@ int log2_int(int v) {
 bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 bool bytes16(int64_t elements, size_t esz) { return ((uint64_t)elements * esz) % 16 == 0; }
 
-// Every row of every product starts 16-byte aligned.
-bool rows_aligned16(const Problem &pb) {
-    const size_t esz = dtype_size(pb.dtype());
-    return aligned16(pb.A) && (pb.m <= 1 || bytes16(pb.lda, esz)) && (!pb.batched() || bytes16(pb.stride_a, esz));
-}
 
 // Elements per K slice for s requested slices: a multiple of kSliceGranule, so every
 // slice starts 16-byte aligned when the row does.
 } // namespace
+
+bool rows_aligned16(const Problem &pb) {
+    const size_t esz = dtype_size(pb.dtype());
+    return aligned16(pb.A) && (pb.m <= 1 || bytes16(pb.lda, esz)) && (!pb.batched() || bytes16(pb.stride_a, esz));
+}
 
 int64_t split_slice_len(int64_t k, int s) {
     int64_t len = (k + s - 1) / s;
@@ -205,6 +205,73 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
+// ---- op N: the row stream (rowstream.cu) ----------------------------------------------
+
+gemv_status_t stream_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const char *name = op.info.name;
+    const size_t esz = dtype_size(pb.dtype());
+    const int64_t n = 16 / (int64_t)esz;
+    if (c.vector_loads == kLoadsAligned && !rows_aligned16(pb)) {
+        set_error("%s with vector_loads = 1 needs A and every row 16-byte aligned (A = %p, lda = %lld); "
+                  "vector_loads = 2 streams rows that start anywhere", name, pb.A, (long long)pb.lda);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    // One row boundary a pack at most (the sums it leaves are for two rows).
+    if (pb.m > 1 && pb.lda < n) {
+        set_error("%s needs lda >= %lld (a 16-byte pack of %s) when m > 1 (lda = %lld)", name, (long long)n,
+                  dtype_name(pb.dtype()), (long long)pb.lda);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    const int threads = c.threads_per_row * c.rows_per_block;
+    const int64_t lda = std::max(pb.lda, n);
+    if (stream_rows_per_step(lda, esz, threads, c.unroll) < 1) {
+        set_error("%s: a step of %d threads x %d packs holds no whole row of lda = %lld %s elements", name, threads,
+                  c.unroll, (long long)pb.lda, dtype_name(pb.dtype()));
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    if (stream_smem_bytes(lda, esz, threads, c.unroll) > kMaxSmemBytes) {
+        set_error("%s: x over lda = %lld and the pack sums of a step take %zu bytes of shared memory, more than "
+                  "the %zu a block may use", name, (long long)pb.lda, stream_smem_bytes(lda, esz, threads, c.unroll),
+                  kMaxSmemBytes);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+size_t no_workspace(const Operation &, const gemv_config_t &, const Problem &) { return 0; }
+
+gemv_status_t stream_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const size_t esz = dtype_size(pb.dtype());
+    const int64_t n = 16 / (int64_t)esz;
+    StreamLaunch L{};
+    L.dtype = pb.dtype();
+    L.loads = c.vector_loads;
+    L.unroll = c.unroll;
+    L.threads = c.threads_per_row * c.rows_per_block;
+    StreamArgs &a = L.args;
+    a.A = pb.A;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.lda = std::max(pb.lda, n); // one row (m == 1): its lda is never stepped over
+    a.incx = pb.incx;
+    a.incy = pb.incy;
+    a.a_end = (pb.m - 1) * pb.lda + pb.k;
+    a.a_phase = (int)((reinterpret_cast<uintptr_t>(pb.A) & 15u) / esz);
+    a.rows_per_step = (int)std::min<int64_t>(stream_rows_per_step(a.lda, esz, L.threads, c.unroll), pb.m);
+    a.steps = (pb.m + a.rows_per_step - 1) / a.rows_per_step;
+    a.x_packs = x_stream_packs(a.lda, esz);
+    a.p_log2 = log2_int(c.threads_per_row);
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+    a.pdl = pb.pdl;
+    // A wave of blocks, each staging x once and then walking steps.
+    L.blocks = std::min<int64_t>(a.steps, (int64_t)sm_count(pb.device) * std::max(1, 2048 / L.threads));
+    const cudaError_t err = launch_rowstream(L, pb.stream);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
 // ---- op T: the column operations (columns.cu) --------------------------------------------
 
 // Rows per split-M slice: whole multiples of the row lanes times the unroll, so every
@@ -271,12 +338,16 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
 // x_in_smem is open to the row operations alone: the column kernels read each x[r] once
 // a row, as a broadcast.
 constexpr gemv_variant_info_t info(int id, const char *name, const char *desc, int pmin, int pmax, int rmin, int rmax,
-                                   int smin, int smax, int deterministic, int workspace, gemv_op_t op) {
+                                   int smin, int smax, int deterministic, int workspace, gemv_op_t op,
+                                   int batched = 1) {
     return {sizeof(gemv_variant_info_t), id, name, desc, pmin, pmax, rmin, rmax, smin, smax, kUnroll124,
-            deterministic, workspace, op, kAllTypes, 1, op == GEMV_OP_N};
+            deterministic, workspace, op, kAllTypes, batched, op == GEMV_OP_N};
 }
 constexpr Operation rows(gemv_variant_info_t i, SplitMode split) {
     return {i, rows_can_implement, rows_workspace, rows_launch, split};
+}
+constexpr Operation stream(gemv_variant_info_t i) {
+    return {i, stream_can_implement, no_workspace, stream_launch, kNoSplit};
 }
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
     return {i, columns_can_implement, columns_workspace, columns_launch, split};
@@ -300,6 +371,8 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
                  1, 1024, 1, 1024, 1, 1, 1, 0, GEMV_OP_T), kNoSplit),
     columns(info(GEMV_VARIANT_T_SPLITM_TWOPASS, "t_splitm_twopass", "op T: rows split over blocks (split-M), column partials reduced in fixed order",
                  1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_T), kSplitTwoPass),
+    stream(info(GEMV_VARIANT_ROW_STREAM, "row_stream", "op N: whole rows read as one stream of aligned 16-byte packs, x staged; p lanes sum each row's pack sums",
+                1, 32, 1, 1024, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0)),
 };
 // clang-format on
 
@@ -382,6 +455,12 @@ gemv_status_t validate_config(const gemv_config_t &c) {
     }
     if (c.x_in_smem && !v->stages_x) {
         set_error("config.x_in_smem = 1: %s does not stage x (it must be 0)", v->name);
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    // The row stream reads 16-byte packs and always stages x (it is stored with its wrap).
+    if (c.variant == GEMV_VARIANT_ROW_STREAM && (c.vector_loads == kLoadsScalar || !c.x_in_smem)) {
+        set_error("config: %s takes vector_loads = 1 or 2 and x_in_smem = 1 (vector_loads = %d, x_in_smem = %d)",
+                  v->name, c.vector_loads, c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.split_k < v->split_k_min || c.split_k > v->split_k_max) {

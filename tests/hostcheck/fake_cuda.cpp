@@ -630,6 +630,46 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     return cudaSuccess;
 }
 
+cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t) {
+    const char *kernel = "rowstream";
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const StreamArgs &a = L.args;
+    const LaunchPlan p = stream_plan(L);
+    const size_t esz = dtype_size(L.dtype);
+    const int64_t n = 16 / (int64_t)esz;
+    check_plan(w, kernel, p, max_block_threads(L.unroll));
+    log_launch(w, kernel, p, nullptr);
+    if (a.m < 1 || a.k < 1 || a.lda < a.k || (a.m > 1 && a.lda < n))
+        return violation(w, "%s: m %lld, k %lld, lda %lld", kernel, (long long)a.m, (long long)a.k, (long long)a.lda),
+               cudaSuccess;
+    if (p.block.x != (unsigned)L.threads || a.p_log2 < 0 || (1 << a.p_log2) > 32 || L.threads % (1 << a.p_log2))
+        violation(w, "%s: %d threads, %d lanes a row", kernel, L.threads, 1 << a.p_log2);
+    // Every step's packs (its first row starting anywhere in a pack) fit the step's slots.
+    const int64_t worst = ((n - 1) + (int64_t)(a.rows_per_step - 1) * a.lda + a.k - 1) / n + 1;
+    if (a.rows_per_step < 1 || worst > (int64_t)L.threads * L.unroll)
+        violation(w, "%s: %d rows a step need %lld packs, more than %d", kernel, a.rows_per_step, (long long)worst,
+                  L.threads * L.unroll);
+    if (a.steps < 1 || (__int128)a.steps * a.rows_per_step < a.m || (a.steps - 1) * a.rows_per_step >= a.m)
+        violation(w, "%s: %lld steps of %d rows do not tile M = %lld", kernel, (long long)a.steps, a.rows_per_step,
+                  (long long)a.m);
+    if ((int64_t)a.x_packs * n < a.lda + n)
+        violation(w, "%s: %d packs of staged x do not cover lda + a pack", kernel, a.x_packs);
+    // Whole packs are read only inside A's elements (the first and last go element-wise).
+    const int64_t phase = (int64_t)((uintptr_t)a.A & 15u) / (int64_t)esz;
+    if (phase != a.a_phase || a.a_end != (a.m - 1) * a.lda + a.k)
+        violation(w, "%s: a_phase %d or a_end %lld do not describe A", kernel, a.a_phase, (long long)a.a_end);
+    check_span(w, kernel, "A", a.A, {0, (__int128)a.a_end}, esz);
+    if ((reinterpret_cast<uintptr_t>(a.A) | reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y)) &
+        (esz - 1))
+        violation(w, "%s: an operand not aligned to its elements", kernel);
+    if (L.loads == libgemv::kLoadsAligned && (!aligned16(a.A) || (a.m > 1 && a.lda * (int64_t)esz % 16)))
+        violation(w, "%s: unshifted x for rows that are not 16-byte aligned", kernel);
+    check_span(w, kernel, "x", a.x, span(a.k, a.incx, 1, 0), esz);
+    check_span(w, kernel, "y", a.y, span(a.m, a.incy, 1, 0), esz);
+    return cudaSuccess;
+}
+
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float, cudaStream_t, bool) {
     World &w = world();
     std::lock_guard<std::mutex> lock(w.mutex);
