@@ -16,11 +16,12 @@ from ._errors import (AllocationError, CudaError, GemvError, InsufficientWorkspa
                       TableInvalidError, TableMismatchError, InternalError)
 from ._lib import WORKSPACE_RECOMMENDED_BYTES
 from ._log import get_log_level, set_log_level
+from ._quant import QuantizedMatrix, quantize
 from ._registry import (LOADS_ALIGNED, LOADS_REALIGNED, LOADS_SCALAR, Config, Variant, can_implement, variant,
                         variants, workspace_size)
 from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 
 def library_version() -> str:
@@ -71,4 +72,5 @@ __all__ = [
     "NotSupportedError", "InsufficientWorkspaceError", "NoDeviceError", "NoDriverError", "CudaError",
     "AllocationError", "LibraryNotFoundError", "TableInvalidError", "TableMismatchError", "InternalError",
     "Table", "Fingerprint", "TableStatus", "load_table", "table_status", "set_log_level", "get_log_level",
+    "QuantizedMatrix", "quantize",
 ]

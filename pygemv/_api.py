@@ -9,6 +9,7 @@ import threading
 from . import _checks, _lib
 from ._device import current_device, dtype_name, set_device
 from ._operands import allocate_like, as_operand, current_stream, stream_handle
+from ._quant import QuantizedMatrix
 from ._registry import Config, problem_args
 
 _device_count: int | None = None
@@ -39,8 +40,9 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
 
     Parameters
     ----------
-    A : CUDA array or int
-        An M x K row-major matrix (unit stride along its last axis; the row stride is
+    A : CUDA array, pygemv.QuantizedMatrix or int
+        A :class:`pygemv.QuantizedMatrix` (int4/int8 weights; op N, 1-D x and y of its
+        dtype). Or an M x K row-major matrix (unit stride along its last axis; the row stride is
         lda) from torch, CuPy, Numba, any ``__cuda_array_interface__`` or ``__dlpack__``
         producer, or :class:`pygemv.DeviceArray`; or a batch of them, shape (batch, M, K),
         any batch stride (0 reuses one matrix). Or a raw device pointer (int), with ``m``,
@@ -89,6 +91,8 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
         out = _gemv_torch(A, x, y, alpha, beta, trans, stream, config, workspace)
         if out is not None:
             return out
+    if isinstance(A, QuantizedMatrix):
+        return _gemv_quantized(A, x, y, alpha, beta, trans, stream, config, workspace)
     op = _lib.OP_T if trans else _lib.OP_N
     if isinstance(A, int):
         return _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy,
@@ -163,6 +167,38 @@ def gemv(A, x, y=None, *, alpha: float = 1.0, beta: float = 0.0, trans: bool = F
     finally:
         if restore is not None:
             set_device(restore)
+    return y
+
+
+def _gemv_quantized(Q, x, y, alpha, beta, trans, stream, config, workspace):
+    """y = alpha * W x + beta * y for quantized weights W (op N, single product)."""
+    if trans:
+        raise ValueError("trans: quantized weights take op N only (y = W @ x)")
+    M, K = Q.shape
+    xo = as_operand(x, "x")
+    if len(xo.shape) != 1 or xo.shape[0] != K:
+        raise ValueError(f"x must have shape ({K},) for a {M} x {K} QuantizedMatrix, got {tuple(xo.shape)}")
+    if xo.dtype != Q.dtype:
+        raise TypeError(f"x has dtype {xo.dtype}, but the QuantizedMatrix's scales are {Q.dtype}")
+    if y is None:
+        if beta != 0:
+            raise ValueError("y: omitted, so beta must be 0 (there is no y to scale)")
+        y = allocate_like(xo, (M,))
+    yo = as_operand(y, "y")
+    if tuple(yo.shape) != (M,):
+        raise ValueError(f"y must have shape ({M},), got {tuple(yo.shape)}")
+    if yo.dtype != Q.dtype:
+        raise TypeError(f"y has dtype {yo.dtype}, but the QuantizedMatrix's scales are {Q.dtype}")
+    incx_, incy_ = xo.strides[0] or 1, yo.strides[0] or 1
+    if M > 1 and yo.strides[0] == 0:
+        raise ValueError("y has stride 0 (a broadcast view); y must have distinct entries")
+    itemsize = _lib.DTYPE_SIZES[Q.dtype]
+    s = stream_handle(stream) if stream is not None else current_stream(xo)
+    for o in (xo, yo):
+        if o.stream is not None and o.stream != s:
+            _lib.check(_lib.load().gemv_stream_wait(s, o.stream), "stream")
+    _call(config, _lib.OP_N, Q.dtype, M, K, alpha, 0, max(1, K), _blas_pointer(xo.ptr, K, incx_, itemsize), incx_,
+          beta, _blas_pointer(yo.ptr, M, incy_, itemsize), incy_, workspace, s, qweight=Q)
     return y
 
 
@@ -254,7 +290,7 @@ def _gemv_torch(A, x, y, alpha, beta, trans, stream, config, workspace):
         # Torch guarantees these are device pointers of device dev: skip the pointer queries.
         _lib.ARGS_LAYOUT.pack_into(args, 0, _lib.ARGS_SIZE, _lib.OP_T if trans else _lib.OP_N, code, M, K, alpha, beta,
                                    A.data_ptr(), lda, x.data_ptr(), incx, y.data_ptr(), incy, 0, 0, s or 0,
-                                   _lib.FLAG_TRUSTED_POINTERS | _lib.FLAG_LIBRARY_WORKSPACE, 1, 0, 0, 0)
+                                   _lib.FLAG_TRUSTED_POINTERS | _lib.FLAG_LIBRARY_WORKSPACE, 1, 0, 0, 0, 0)
     except (struct.error, TypeError, OverflowError):  # alpha or beta not a real number, or too large
         return None
     c = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
@@ -290,7 +326,7 @@ def _gemv_pointers(A, x, y, alpha, beta, op, m, k, dtype, lda, incx, incy, batch
 
 
 def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, workspace, stream, batch=1,
-          stride_a=0, stride_x=0, stride_y=0):
+          stride_a=0, stride_x=0, stride_y=0, qweight=None):
     c = _checks
     flags = 0
     if workspace is None:
@@ -305,7 +341,8 @@ def _call(config, op, dtype, m, k, alpha, A, lda, x, incx, beta, y, incy, worksp
                      c.scalar("beta", beta), c.pointer("A", A), c.integer("lda", lda), c.pointer("x", x),
                      c.integer("incx", incx), c.pointer("y", y), c.integer("incy", incy), ws, ws_bytes,
                      c.pointer("stream", stream), flags, c.integer("batch", batch), c.integer("stride_a", stride_a),
-                     c.integer("stride_x", stride_x), c.integer("stride_y", stride_y))
+                     c.integer("stride_x", stride_x), c.integer("stride_y", stride_y),
+                     ctypes.addressof(qweight.descriptor) if qweight is not None else None)
     cfg = None if config is None else ctypes.byref(config.to_c() if isinstance(config, Config) else config)
     st = _lib.load().gemv_ex(ctypes.byref(args), cfg)
     if st:

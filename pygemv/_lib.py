@@ -26,6 +26,7 @@ DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2}
 DTYPE_SIZES = {"float32": 4, "float16": 2, "bfloat16": 2}
 OP_N, OP_T = 0, 1
 WORKSPACE_RECOMMENDED_BYTES = 4 << 20
+QZERO_MODES = ("symmetric", "int", "float")  # gemv_qzero_t: GEMV_QZERO_<NAME> = index
 
 
 class Extensible(ctypes.Structure):
@@ -71,6 +72,28 @@ class VariantInfo(Extensible):
         ("dtype_mask", ctypes.c_uint32),
         ("batched", c_int32),
         ("stages_x", c_int32),
+        ("weight_bits_mask", ctypes.c_uint32),
+    ]
+
+
+class QMatrix(Extensible):
+    """``gemv_qmatrix_t``: quantized weights (format, sizes, device pointers, strides)."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("bits", c_int32),
+        ("group_size", c_int32),
+        ("zero_mode", c_int32),
+        ("dtype", c_int32),
+        ("m", c_int64),
+        ("k", c_int64),
+        ("qweight", c_void_p),
+        ("ldq", c_int64),
+        ("scales", c_void_p),
+        ("lds", c_int64),
+        ("zeros", c_void_p),
+        ("ldz", c_int64),
+        ("perm", c_void_p),
     ]
 
 
@@ -100,6 +123,7 @@ class Args(Extensible):
         ("stride_a", c_int64),
         ("stride_x", c_int64),
         ("stride_y", c_int64),
+        ("qweight", c_void_p),
     ]
 
     def __init__(self, *args, **kw):
@@ -239,6 +263,23 @@ SIGNATURES = {
     "gemv_load_table": (status_t, [c_char_p]),
     # gemv_status_t gemv_table_status(int device, gemv_table_status_t *status);
     "gemv_table_status": (status_t, [c_int, POINTER(TableStatus)]),
+    # gemv_status_t gemv_qmatrix_init(gemv_qmatrix_t *W, int bits, int group_size, gemv_qzero_t zero_mode,
+    #     gemv_dtype_t dtype, int64_t m, int64_t k);
+    "gemv_qmatrix_init": (status_t, [POINTER(QMatrix), c_int, c_int, c_int, c_int, c_int64, c_int64]),
+    # gemv_status_t gemv_quantized(const gemv_qmatrix_t *W, float alpha, const void *x, int64_t incx, float beta,
+    #     void *y, int64_t incy, void *workspace, size_t workspace_bytes, gemv_stream_t stream);
+    "gemv_quantized": (status_t, [POINTER(QMatrix), c_float, c_void_p, c_int64, c_float, c_void_p, c_int64,
+                                  c_void_p, c_size_t, stream_t]),
+    # gemv_status_t gemv_quantize(const gemv_qmatrix_t *W, const void *A, int64_t lda, gemv_stream_t stream);
+    "gemv_quantize": (status_t, [POINTER(QMatrix), c_void_p, c_int64, stream_t]),
+    # gemv_status_t gemv_repack_gptq(const gemv_qmatrix_t *W, const int32_t *qweight, const int32_t *qzeros,
+    #     const void *scales, const int32_t *g_idx, int zero_offset, gemv_stream_t stream);
+    "gemv_repack_gptq": (status_t, [POINTER(QMatrix), c_void_p, c_void_p, c_void_p, c_void_p, c_int, stream_t]),
+    # gemv_status_t gemv_repack_awq(const gemv_qmatrix_t *W, const int32_t *qweight, const int32_t *qzeros,
+    #     const void *scales, gemv_stream_t stream);
+    "gemv_repack_awq": (status_t, [POINTER(QMatrix), c_void_p, c_void_p, c_void_p, stream_t]),
+    # gemv_status_t gemv_dequantize(const gemv_qmatrix_t *W, float *out, int64_t ldo, gemv_stream_t stream);
+    "gemv_dequantize": (status_t, [POINTER(QMatrix), c_void_p, c_int64, stream_t]),
     # gemv_status_t gemv_device_count(int *count);
     "gemv_device_count": (status_t, [POINTER(c_int)]),
     # gemv_status_t gemv_get_device(int *device);

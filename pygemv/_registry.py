@@ -88,6 +88,11 @@ class Variant:
     dtypes: tuple[str, ...]
     batched: bool
     stages_x: bool
+    weight_bits: tuple[int, ...] = ()  # quantized weights of these bits; () for a dense A
+
+    @property
+    def quantized(self) -> bool:
+        return bool(self.weight_bits)
 
     def configs(self, split_ks: tuple[int, ...] = (2, 4, 16, 64)) -> Iterator[Config]:
         """Every config within the ranges (split-K limited to ``split_ks``) that the library
@@ -115,13 +120,14 @@ def _pow2_range(lo: int, hi: int) -> list[int]:
 _VARIANTS: tuple[Variant, ...] | None = None
 
 
-def variants(op: str | None = None) -> tuple[Variant, ...]:
+def variants(op: str | None = None, *, quantized: bool = False) -> tuple[Variant, ...]:
     """The registry, as libgemv reports it (``gemv_variant_count``/``gemv_variant_info``);
-    with ``op`` ('N' or 'T'), the operations that compute it."""
+    with ``op`` ('N' or 'T'), the operations that compute it on a dense A, or with
+    ``quantized=True`` on quantized weights."""
     if op is not None:
         if op not in ("N", "T"):
             raise ValueError(f"op: expected 'N' or 'T', got {op!r}")
-        return tuple(v for v in variants() if v.op == op)
+        return tuple(v for v in variants() if v.op == op and v.quantized == quantized)
     global _VARIANTS
     if _VARIANTS is None:
         lib = _lib.load()
@@ -138,7 +144,8 @@ def variants(op: str | None = None) -> tuple[Variant, ...]:
                 deterministic=bool(info.deterministic), needs_workspace=bool(info.needs_workspace),
                 op="T" if info.op == _lib.OP_T else "N",
                 dtypes=tuple(d for d, code in _lib.DTYPES.items() if (info.dtype_mask >> code) & 1),
-                batched=bool(info.batched), stages_x=bool(info.stages_x)))
+                batched=bool(info.batched), stages_x=bool(info.stages_x),
+                weight_bits=tuple(b for b in (4, 8) if (info.weight_bits_mask >> b) & 1)))
         _VARIANTS = tuple(out)
     return _VARIANTS
 

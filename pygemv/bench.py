@@ -413,6 +413,11 @@ def main(argv=None) -> int:
                     help="N random shapes instead of the suite: M and K log-uniform, A of 16 KB to --max-mb")
     ap.add_argument("--seed", type=int, default=0, help="seed of --random")
     ap.add_argument("--max-mb", type=float, default=512, help="--random: largest A in MiB")
+    ap.add_argument("--quantized", action="store_true",
+                    help="weight-only quantized GEMV (int4/int8) against cuBLAS dense and tinygemm instead "
+                         "(pygemv/bench_quantized.py; --shapes and --formats select)")
+    ap.add_argument("--formats", default="", help="--quantized: comma-separated of int4-g128,int4-g32,int8-row,"
+                                                  "int4-g128-float (default all)")
     ap.add_argument("--repeats", type=int, default=15, help="timed samples per measurement (median taken)")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--plot", default="", help="draw bandwidth against size to this PNG (needs matplotlib)")
@@ -467,6 +472,9 @@ def main(argv=None) -> int:
         jobs = [(op, c, d) for op in ops for c in cases for d in dtypes]
     info = run_info()
     print(f"# pygemv {info['pygemv']} (commit {info['commit'] or 'unknown'}), table: {info['table']['sources'] or 'none'}")
+    if args.quantized:
+        from . import bench_quantized
+        return bench_quantized.run(args, l2=l2, stream=stream, ws=ws, ceiling=ceiling, info=info, props=props)
     t0 = time.time()
     for n, (op, (group, (m, k), batch), dtype) in enumerate(jobs, 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,

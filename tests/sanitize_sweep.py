@@ -82,6 +82,27 @@ def main() -> int:
                                 print(f"WRONG {dtype} {'T' if trans else 'N'} batch {batch} {m}x{k} {config}",
                                       file=sys.stderr)
                             runs += 1
+    # Quantized weights: quantize, dequantize and q_rows (forced configs: lanes, rows a thread,
+    # splits, and K past one staged chunk).
+    qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
+                         for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
+    for dtype in ("float16", "bfloat16"):
+        for bits, mode, gs in ((4, "symmetric", 32), (4, "int", 128), (4, "float", None), (8, "symmetric", None),
+                               (8, "int", 64), (8, "float", 32)):
+            for m, k in ((7, 33), (33, 129), (5, 4097), (3, 13000)):
+                W = pygemv.to_device(rng.standard_normal((m, k)).astype(np.float32), dtype)
+                Q = pygemv.quantize(W, bits=bits, group_size=gs, zero_point=mode)
+                D = Q.dequantize().to_numpy().astype(np.float64)
+                dx = pygemv.to_device(rng.standard_normal(k).astype(np.float32), dtype)
+                ref = D @ dx.to_numpy().astype(np.float64)
+                for config in qconfigs:
+                    dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)
+                    pygemv.gemv(Q, dx, dy, config=config, workspace=ws_arg)
+                    out = dy.to_numpy().astype(np.float64)
+                    if not np.all(np.abs(out - ref) <= 5e-2 * (1 + np.abs(ref) + k ** 0.5)):
+                        wrong += 1
+                        print(f"WRONG quantized {dtype} int{bits} {mode} g{gs} {m}x{k} {config}", file=sys.stderr)
+                    runs += 1
     pygemv.synchronize()
     print(f"sanitize sweep: {runs} runs, {wrong} wrong")
     return 1 if wrong else 0

@@ -55,7 +55,7 @@ def test_pointer_returning_and_size_functions_have_wide_restypes():
 def test_struct_layouts_match_the_header():
     text = HEADER.read_text()
     for struct, cls in (("gemv_config", _lib.Config), ("gemv_variant_info", _lib.VariantInfo),
-                        ("gemv_args", _lib.Args), ("gemv_device_props", _lib.DeviceProps),
+                        ("gemv_args", _lib.Args), ("gemv_qmatrix", _lib.QMatrix), ("gemv_device_props", _lib.DeviceProps),
                         ("gemv_table_fingerprint", _lib.TableFingerprint), ("gemv_table_status", _lib.TableStatus)):
         body = re.search(r"typedef struct %s \{(.*?)\}" % struct, text, re.S).group(1)
         body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
@@ -75,7 +75,7 @@ def test_args_pack_layout_fills_every_field_of_args():
     assert ctypes.sizeof(_lib.Args) - _lib.ARGS_LAYOUT.size < ctypes.alignment(_lib.Args)  # only tail padding
     values = [_lib.ARGS_SIZE, 1, 2, 3 << 33, 5 << 33, 0.5, -2.0, 0x7F0000001000, 7 << 33, 0x7F0000002000, -11,
               0x7F0000003000, 13, 0x7F0000004000, 17 << 33, 0x7F0000005000, 0xFFFFFFFE, 19 << 33, -(23 << 33),
-              29 << 33, -(31 << 33)]
+              29 << 33, -(31 << 33), 0x7F0000006000]
     a = _lib.Args()
     _lib.ARGS_LAYOUT.pack_into(a, 0, *values)
     assert [getattr(a, f) for f, _ in _lib.Args._fields_] == values
@@ -132,7 +132,7 @@ def test_python_constants_match_the_header():
 
 def test_extensible_structs_lead_with_struct_size_and_the_library_checks_it():
     lib = _lib.load()
-    for cls in (_lib.Config, _lib.Args, _lib.VariantInfo):
+    for cls in (_lib.Config, _lib.Args, _lib.VariantInfo, _lib.QMatrix):
         assert cls._fields_[0] == ("struct_size", ctypes.c_size_t)
         assert cls().struct_size == ctypes.sizeof(cls)
     info = _lib.VariantInfo()
@@ -140,9 +140,31 @@ def test_extensible_structs_lead_with_struct_size_and_the_library_checks_it():
     assert lib.gemv_variant_info(0, ctypes.byref(info)) == 1
     assert "struct_size = 8" in lib.gemv_last_error().decode()
     args = pygemv._registry.problem_args(4, 4)
-    args.struct_size = ctypes.sizeof(args) - 8
+    args.struct_size = ctypes.sizeof(args) - 4
     assert lib.gemv_ex(ctypes.byref(args), None) == 1
     assert "args->struct_size" in lib.gemv_last_error().decode()
+    q = _lib.QMatrix()
+    assert lib.gemv_qmatrix_init(ctypes.byref(q), 4, 128, 1, 1, 64, 256) == 0
+    q.struct_size -= 8
+    assert lib.gemv_quantized(ctypes.byref(q), 1.0, None, 1, 0.0, None, 1, None, 0, None) == 1
+    assert "W->struct_size" in lib.gemv_last_error().decode()
+
+
+def test_structs_of_libgemv_0_4_are_still_read():
+    """Fields appended in 0.5 (gemv_args_t.qweight, gemv_variant_info_t.weight_bits_mask): a
+    program built against 0.4 passes the shorter struct_size and gets the 0.4 behaviour."""
+    lib = _lib.load()
+    info = _lib.VariantInfo()
+    info.struct_size = _lib.VariantInfo.weight_bits_mask.offset
+    info.weight_bits_mask = 0xDEAD
+    assert lib.gemv_variant_info(9, ctypes.byref(info)) == 0
+    assert info.name == b"q_rows" and info.weight_bits_mask == 0xDEAD  # not written past the old size
+    assert info.struct_size == _lib.VariantInfo.weight_bits_mask.offset
+    args = pygemv._registry.problem_args(4, 4)
+    args.struct_size = _lib.Args.qweight.offset
+    args.qweight = 12345  # beyond the old struct: never read
+    c = pygemv.Config("warp_per_row", 32, 8).to_c()
+    assert lib.gemv_check_config(ctypes.byref(c), ctypes.byref(args)) == 0, lib.gemv_last_error()
     c = pygemv.Config("warp_per_row", 32, 8).to_c()
     c.struct_size = 0
     assert lib.gemv_check_config(ctypes.byref(c), ctypes.byref(pygemv._registry.problem_args(4, 4))) == 1

@@ -21,13 +21,16 @@ def test_registry_is_complete_and_consistent():
         lo, hi = v.threads_per_row
         assert lo & (lo - 1) == 0 and hi & (hi - 1) == 0 and lo <= hi
         assert v.unrolls == (1, 2, 4)
-        assert v.needs_workspace == (v.split_k[1] > 1 and v.split_k[0] > 1)
-        assert v.dtypes == ("float32", "float16", "bfloat16")
-        assert v.batched == (v.name != "row_stream")  # the stream walks one matrix's rows
+        assert v.needs_workspace == (v.split_k[1] > 1)  # every operation that splits takes a workspace
+        # Quantized weights: fp16/bf16 activations (the scales' type), int4 and int8.
+        assert v.dtypes == (("float16", "bfloat16") if v.quantized else ("float32", "float16", "bfloat16"))
+        assert v.weight_bits == ((4, 8) if v.name == "q_rows" else ())
+        assert v.batched == (v.name not in ("row_stream", "q_rows"))  # these walk one matrix's rows
         assert v.stages_x == (v.op == "N")  # the column kernels read x as a broadcast
-    # Each op has its operations; filtering by op partitions the registry.
+    # Each op has its operations; filtering by op and weights partitions the registry.
     assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass"}
-    assert len(pygemv.variants("N")) + len(pygemv.variants("T")) == len(vs)
+    assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows"}
+    assert len(pygemv.variants("N")) + len(pygemv.variants("T")) + len(pygemv.variants("N", quantized=True)) == len(vs)
     with pytest.raises(ValueError, match="op: expected 'N' or 'T'"):
         pygemv.variants("C")
     assert pygemv.variant("splitk_twopass").deterministic

@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #define GEMV_VERSION_MAJOR 0
-#define GEMV_VERSION_MINOR 4
+#define GEMV_VERSION_MINOR 5
 #define GEMV_VERSION_PATCH 0
 #define GEMV_STRINGIFY_(x) #x
 #define GEMV_STRINGIFY(x) GEMV_STRINGIFY_(x)
@@ -115,9 +115,12 @@ typedef enum gemv_variant {
     GEMV_VARIANT_T_SPLITM_TWOPASS = 7, /* op T: rows split over blocks, partials reduced in fixed order */
     GEMV_VARIANT_ROW_STREAM = 8,       /* op N: whole rows read as one stream of aligned 16-byte packs (rows
                                         * that start anywhere, short rows); p lanes sum each row's pack sums */
+    GEMV_VARIANT_Q_ROWS = 9,           /* op N, quantized weights (gemv_qmatrix_t): p lanes a row team, `unroll`
+                                        * rows a thread, 16-byte loads of packed codes, x staged as fp32; K split
+                                        * into split_k slices reduced in fixed order */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 9
+#define GEMV_VARIANT_COUNT 10
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {
@@ -166,6 +169,8 @@ typedef struct gemv_variant_info {
     uint32_t dtype_mask;             /* bit d set: serves storage type d (gemv_dtype_t) */
     int32_t batched;                 /* 1: serves batch > 1 as well as single products */
     int32_t stages_x;                /* 1: x_in_smem may be 1 */
+    /* Appended in 0.5 (a struct_size of 0.4's layout still reads the fields above): */
+    uint32_t weight_bits_mask;       /* 0: dense A of dtype; else bit b set: quantized weights of b bits */
 } gemv_variant_info_t;
 
 /* ---- versions and errors ------------------------------------------------------ */
@@ -269,6 +274,9 @@ typedef struct gemv_args {
     uint32_t flags; /* GEMV_FLAG_* */
     int64_t batch;  /* products in the batch (0: quick return) */
     int64_t stride_a, stride_x, stride_y; /* elements from one product's operand to the next's */
+    /* Appended in 0.5 (a struct_size of 0.4's layout leaves it NULL): */
+    const struct gemv_qmatrix *qweight; /* quantized weights as A (op N, batch 1; A must be NULL and lda is
+                                           not read); dtype is then the type of x, y and W's scales */
 } gemv_args_t;
 
 /* The caller guarantees that A, x, y and workspace are device memory of the current
@@ -316,6 +324,86 @@ GEMV_API gemv_status_t gemv_select_config_ex(const gemv_args_t *args, gemv_confi
  * op, batched); the config may still be refused by gemv_check_config (alignment). Needs
  * a device (its SM count). */
 GEMV_API gemv_status_t gemv_default_config(int variant, const gemv_args_t *args, gemv_config_t *config);
+
+/* ---- weight-only quantized GEMV ---------------------------------------------------------
+ * y = alpha * W * x + beta * y, with W an M x K matrix of 4- or 8-bit codes q, scales s and
+ * zero points z per group of group_size consecutive columns of a row (group_size 0: one
+ * group the whole row), and x, y, s, z of one 16-bit type (fp16 or bf16). W's values, the
+ * "dequantized matrix", are exact fp32 numbers:
+ *   GEMV_QZERO_SYMMETRIC  w = (q - 2^(bits-1)) * s            (int4: q - 8; int8: q - 128)
+ *   GEMV_QZERO_INT        w = (q - z) * s, z an integer 0 .. 2^bits - 1 (AWQ, GPTQ)
+ *   GEMV_QZERO_FLOAT      w = fma(q, s, z), one fp32 rounding (tinygemm, HQQ)
+ * Accumulation is fp32. The packed layout (docs/quantized.md): row i's codes start at byte
+ * i * ldq of qweight, column j of the row at code j (two codes a byte for int4, low nibble
+ * first), the row padded with zero codes to a multiple of 16 bytes; scales and zeros are
+ * M x groups, row-major, with leading dimensions lds and ldz (elements); perm, when not
+ * NULL, says which entry of x each packed column multiplies (act-order checkpoints). */
+typedef enum gemv_qzero {
+    GEMV_QZERO_SYMMETRIC = 0,
+    GEMV_QZERO_INT = 1,
+    GEMV_QZERO_FLOAT = 2,
+} gemv_qzero_t;
+
+typedef struct gemv_qmatrix {
+    size_t struct_size;  /* sizeof(gemv_qmatrix_t) */
+    int32_t bits;        /* 4 or 8 */
+    int32_t group_size;  /* a power of two from 32 to 1024, or 0: one group a row */
+    int32_t zero_mode;   /* gemv_qzero_t */
+    int32_t dtype;       /* gemv_dtype_t of scales and zeros (and of x and y): F16 or BF16 */
+    int64_t m, k;
+    void *qweight;       /* device, 16-byte aligned: m rows of ldq bytes */
+    int64_t ldq;         /* bytes, a multiple of 16, >= the packed row (ceil(k / codes a 16-byte pack) * 16) */
+    void *scales;        /* device: m x groups of dtype */
+    int64_t lds;         /* >= groups = ceil(k / group_size) (1 for group_size 0) */
+    void *zeros;         /* device: m x groups of dtype (integers for GEMV_QZERO_INT); NULL when symmetric */
+    int64_t ldz;         /* >= groups when zeros are used */
+    int32_t *perm;       /* device, k entries: packed column j multiplies x[perm[j]]; NULL: x in order */
+} gemv_qmatrix_t;
+
+/* Fills *W for a matrix of the given format with the packed layout's tight strides and
+ * NULL pointers: allocate m * ldq bytes for qweight, m * lds and m * ldz elements for the
+ * scales and zeros (ldz 0 when symmetric), k int32 for perm (act-order only). */
+GEMV_API gemv_status_t gemv_qmatrix_init(gemv_qmatrix_t *W, int bits, int group_size, gemv_qzero_t zero_mode,
+                                         gemv_dtype_t dtype, int64_t m, int64_t k);
+
+/* Automatic dispatch of a quantized GEMV (gemv_ex with args->qweight is the general form,
+ * and takes a forced config). x has K entries and y M, of W->dtype. */
+GEMV_API gemv_status_t gemv_quantized(const gemv_qmatrix_t *W, float alpha, const void *x, int64_t incx, float beta,
+                                      void *y, int64_t incy, void *workspace, size_t workspace_bytes,
+                                      gemv_stream_t stream);
+
+/* Quantizes the dense M x K matrix A (W->dtype, leading dimension lda) into W's buffers,
+ * on stream: per group, round to nearest (ties to even) and clamp, with
+ *   SYMMETRIC  s = max|a| / (2^(bits-1) - 1), q = rint(a / s) + 2^(bits-1);
+ *   INT        s = (max - min) / (2^bits - 1), z = clamp(rint(-min / s)), q = rint(a / s) + z,
+ *              over min = min(a, 0) and max = max(a, 0);
+ *   FLOAT      s = (max - min) / (2^bits - 1), z = min, q = rint((a - z) / s);
+ * s and z are rounded to dtype first, and q is computed from the rounded values, in fp32;
+ * a group of zeros gets s = 0 (q = z or the midpoint). W->perm must be NULL. */
+GEMV_API gemv_status_t gemv_quantize(const gemv_qmatrix_t *W, const void *A, int64_t lda, gemv_stream_t stream);
+
+/* Repacks a GPTQ checkpoint's tensors (device memory, as stored) into W (bits 4 or 8,
+ * GEMV_QZERO_INT, W->group_size its group size, or 0 for one group): qweight int32
+ * [K * bits / 32, M] packed along K (code j of word w is row 32 / bits * w + j, low bits
+ * first), qzeros int32 [groups, M * bits / 32] packed along M the same way, scales
+ * [groups, M] of W->dtype. zero_offset is added to every stored zero: 1 for the common
+ * "v1" format (zero - 1 stored), 0 for "v2". g_idx (NULL without act-order), K int32:
+ * the group of each row of qweight; then W->perm must hold K int32, and is written with
+ * the order that makes groups contiguous (each group must have group_size rows, the last
+ * one the rest). With g_idx the call reads it to the host first, so it synchronises. K must be a multiple of 32 / bits: 8 (int4) or 4 (int8); so must M. */
+GEMV_API gemv_status_t gemv_repack_gptq(const gemv_qmatrix_t *W, const int32_t *qweight, const int32_t *qzeros,
+                                        const void *scales, const int32_t *g_idx, int zero_offset,
+                                        gemv_stream_t stream);
+
+/* Repacks an AutoAWQ checkpoint (int4, GEMV_QZERO_INT): qweight int32 [K, M / 8], nibble
+ * i of word c holding column 8c + (0, 2, 4, 6, 1, 3, 5, 7)[i]; qzeros int32 [groups, M / 8]
+ * packed the same way; scales [groups, M] of W->dtype. M must be a multiple of 8. */
+GEMV_API gemv_status_t gemv_repack_awq(const gemv_qmatrix_t *W, const int32_t *qweight, const int32_t *qzeros,
+                                       const void *scales, gemv_stream_t stream);
+
+/* The dequantized matrix (exact fp32 values, in the columns of x: perm undone) into the
+ * M x K fp32 device matrix out with leading dimension ldo, on stream. */
+GEMV_API gemv_status_t gemv_dequantize(const gemv_qmatrix_t *W, float *out, int64_t ldo, gemv_stream_t stream);
 
 /* ---- device helpers (so that a program needs nothing but libgemv) ------------------ */
 

@@ -194,6 +194,33 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     return make_config(GEMV_VARIANT_T_COLUMNS, 32, 8, 0, 1, 0, 1); // scalar: runs every op T problem
 }
 
+// Quantized weights (q_rows). Fit to a sweep of lanes, rows a thread, splits and block
+// sizes on 7 shapes of the H100 (benchmarks/results/h100-2026-11-23-s6-sweep-quantized.txt):
+// the best configs had 8 lanes a row for int4 and 16 for int8 (a lane's pack is 32 or 16
+// codes), 4 rows a thread and 512-thread blocks from 2048 rows (one resident an SM at ~128
+// registers), and
+// K split until the blocks make about one wave (4096^2: 8 slices, 8192^2: 4, 28672 x 8192
+// and up: none), each slice keeping two packs a lane. Slices longer than a block's staged
+// chunk are split further when the workspace allows; one slice always runs (x is then
+// staged a chunk at a time).
+gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
+    const int64_t codes = q_pack_codes(pb.qw.bits), packs = (pb.k + codes - 1) / codes;
+    const int p = (int)std::min<int64_t>(pb.qw.bits == 4 ? 8 : 16, pow2_floor(std::max<int64_t>(1, packs / 2)));
+    // Fewer rows a block on smaller matrices, for more blocks (1000 x 4100 int4: 256
+    // threads and 2 rows a thread ran 6.1 us, 512 and 4 rows 9.8).
+    const int rows = pb.m >= 2048 ? 4 : pb.m >= 2 ? 2 : 1;
+    const int threads = pb.m >= 2048 ? 512 : pb.m >= 512 ? 256 : 128;
+    const int teams = threads / p;
+    const int64_t tiles = (pb.m + (int64_t)teams * rows - 1) / ((int64_t)teams * rows);
+    const int64_t by_chunk = (packs * codes + kQMaxSlice - 1) / kQMaxSlice;
+    const int64_t by_wave = pow2_round((double)std::max(sm_count, 1) / (double)tiles);
+    const int64_t by_work = std::max<int64_t>(1, packs / (2 * p));
+    const int split = (int)std::clamp<int64_t>(std::max(by_chunk, std::min(by_wave, by_work)), 1, 1024);
+    gemv_config_t c = make_config(GEMV_VARIANT_Q_ROWS, p, teams, kLoadsAligned, rows, 1, split);
+    while (c.split_k > 1 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k = c.split_k > 2 ? c.split_k / 2 : 1;
+    return c;
+}
+
 // A config moved into op's ranges: the nearest legal threads and rows, split-K on or off.
 gemv_config_t fit_to(const Operation &op, gemv_config_t c) {
     const gemv_variant_info_t &v = op.info;
@@ -212,6 +239,7 @@ gemv_config_t fit_to(const Operation &op, gemv_config_t c) {
 } // namespace
 
 gemv_config_t heuristic_config(const Problem &pb, int sm_count) {
+    if (pb.quantized()) return heuristic_quantized(pb, sm_count);
     return pb.op == GEMV_OP_T ? heuristic_columns(pb, sm_count) : heuristic_rows(pb, sm_count);
 }
 
@@ -235,8 +263,9 @@ struct ChoiceKey {
     int64_t m, k, lda, incx, incy, batch, stride_a, stride_x, stride_y;
     unsigned low_bits; // A, x and y addresses mod 16
     size_t workspace_bytes;
+    uint32_t weights; // quantized: bits, zero mode and group size; 0 dense
     bool operator==(const ChoiceKey &o) const {
-        return table == o.table && device == o.device && op == o.op && dtype == o.dtype && m == o.m && k == o.k &&
+        return weights == o.weights && table == o.table && device == o.device && op == o.op && dtype == o.dtype && m == o.m && k == o.k &&
                lda == o.lda && incx == o.incx && incy == o.incy && batch == o.batch && stride_a == o.stride_a &&
                stride_x == o.stride_x && stride_y == o.stride_y && low_bits == o.low_bits &&
                workspace_bytes == o.workspace_bytes;
@@ -260,7 +289,9 @@ gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool 
     // reference, two atomic counts) is only taken when the choice must be made again.
     ChoiceKey key{use_table ? device_table_serial(device) : 0, device, pb.op, pb.dtype(), pb.m, pb.k, pb.lda,
                   pb.incx, pb.incy, pb.batch, pb.stride_a, pb.stride_x, pb.stride_y,
-                  low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8, pb.workspace ? pb.workspace_bytes : 0};
+                  low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8, pb.workspace ? pb.workspace_bytes : 0,
+                  pb.quantized() ? (uint32_t)pb.qw.bits | (uint32_t)pb.qw.zero_mode << 8 | (uint32_t)pb.qw.group_size << 16
+                                 : 0u};
     LastChoice &last = t_last;
     if (!last.valid || !(last.key == key)) {
         const std::shared_ptr<const Table> t = use_table ? device_table(device) : nullptr;

@@ -159,6 +159,7 @@ Problem make_problem(const gemv_args_t &a) {
     pb.workspace = a.workspace;
     pb.workspace_bytes = a.workspace ? a.workspace_bytes : 0;
     pb.stream = reinterpret_cast<cudaStream_t>(a.stream);
+    if (a.qweight) pb.qw = *a.qweight;
     return pb;
 }
 
@@ -195,7 +196,24 @@ gemv_status_t check_values(const gemv_args_t &a) {
     const int64_t m = a.m, k = a.k;
     if (m < 0) return invalid("m = %lld: must be >= 0", m);
     if (k < 0) return invalid("k = %lld: must be >= 0", k);
-    if (a.lda < (k > 1 ? k : 1)) {
+    if (a.qweight) {
+        gemv_status_t st = check_qmatrix(a.qweight, "W");
+        if (st != GEMV_STATUS_SUCCESS) return st;
+        const gemv_qmatrix_t &w = *a.qweight;
+        if (a.op != GEMV_OP_N) return invalid("op = %lld: quantized weights take GEMV_OP_N only", a.op);
+        if (a.batch > 1) return invalid("batch = %lld: quantized weights take single products (batch 0 or 1)", a.batch);
+        if (a.dtype != w.dtype) {
+            set_error("dtype = %s, but W->dtype = %s: x, y and the scales share one type",
+                      dtype_name((gemv_dtype_t)a.dtype), dtype_name((gemv_dtype_t)w.dtype));
+            return GEMV_STATUS_INVALID_VALUE;
+        }
+        if (m != w.m || k != w.k) {
+            set_error("m, k = %lld, %lld, but the quantized W is %lld x %lld", (long long)m, (long long)k, (long long)w.m,
+                      (long long)w.k);
+            return GEMV_STATUS_INVALID_VALUE;
+        }
+        if (a.A) return set_error("A must be NULL when qweight is given (the weights are qweight)"), GEMV_STATUS_INVALID_VALUE;
+    } else if (a.lda < (k > 1 ? k : 1)) {
         set_error("lda = %lld: must be >= max(1, k) = %lld", (long long)a.lda, (long long)(k > 1 ? k : 1));
         return GEMV_STATUS_INVALID_VALUE;
     }
@@ -205,7 +223,7 @@ gemv_status_t check_values(const gemv_args_t &a) {
     // Every byte offset a kernel forms must fit in int64, batch strides included.
     const size_t esz = dtype_size((gemv_dtype_t)a.dtype);
     const int64_t nx = a.op == GEMV_OP_N ? k : m, ny = a.op == GEMV_OP_N ? m : k;
-    const wide extent_a = m > 0 && k > 0 ? ((wide)(m - 1) * a.lda + k) * (wide)esz : 0;
+    const wide extent_a = m > 0 && k > 0 && !a.qweight ? ((wide)(m - 1) * a.lda + k) * (wide)esz : 0;
     const wide extent_x = span_bytes(nx, a.incx, esz), extent_y = span_bytes(ny, a.incy, esz);
     const int64_t batch = a.batch > 1 ? a.batch : 1;
     const struct { const char *name; wide extent; int64_t stride; } ops[] = {
@@ -232,6 +250,8 @@ gemv_status_t check_values(const gemv_args_t &a) {
     }
     return GEMV_STATUS_SUCCESS;
 }
+
+} // namespace
 
 // Device memory (or managed, or mapped pinned host memory) on the current device.
 gemv_status_t check_device_pointer(const void *p, const char *name, int device) {
@@ -260,6 +280,8 @@ gemv_status_t check_device_pointer(const void *p, const char *name, int device) 
     }
 }
 
+namespace {
+
 
 gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
     gemv_status_t st;
@@ -269,7 +291,9 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
     // Quick returns, as reference BLAS: nothing read or written.
     if (a.batch == 0 || a.m == 0 || a.k == 0 || (a.alpha == 0.f && a.beta == 1.f)) return GEMV_STATUS_SUCCESS;
     const bool reads_ax = a.alpha != 0.f;
-    if (reads_ax && !a.A) return set_error("A is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (reads_ax && !a.A && !a.qweight) return set_error("A is NULL"), GEMV_STATUS_INVALID_POINTER;
+    if (reads_ax && a.qweight && (st = check_qmatrix_pointers(*a.qweight, "W", -1)) != GEMV_STATUS_SUCCESS)
+        return st;
     if (reads_ax && !a.x) return set_error("x is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (!a.y) return set_error("y is NULL"), GEMV_STATUS_INVALID_POINTER;
     // An element that straddles its size's alignment faults the kernel (a sticky
@@ -290,7 +314,9 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
     if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
     if ((st = check_stream_device(reinterpret_cast<cudaStream_t>(a.stream), device)) != GEMV_STATUS_SUCCESS) return st;
     if (!(a.flags & GEMV_FLAG_TRUSTED_POINTERS)) {
-        if (reads_ax && (st = check_device_pointer(a.A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
+        if (reads_ax && !a.qweight && (st = check_device_pointer(a.A, "A", device)) != GEMV_STATUS_SUCCESS) return st;
+        if (reads_ax && a.qweight && (st = check_qmatrix_pointers(*a.qweight, "W", device)) != GEMV_STATUS_SUCCESS)
+            return st;
         if (reads_ax && (st = check_device_pointer(a.x, "x", device)) != GEMV_STATUS_SUCCESS) return st;
         if ((st = check_device_pointer(a.y, "y", device)) != GEMV_STATUS_SUCCESS) return st;
         if (a.workspace && a.workspace_bytes &&
@@ -401,12 +427,16 @@ gemv_status_t run_checked(const gemv_args_t &in, const gemv_config_t *config) {
 } // namespace
 
 gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out) {
-    // The first layout with struct_size is this one: nothing older to default from.
-    if (in->struct_size != sizeof(gemv_args_t)) {
-        set_error("args->struct_size = %zu: expected sizeof(gemv_args_t) = %zu", in->struct_size, sizeof(gemv_args_t));
+    // 0.4's layout ends before qweight: its fields are read, qweight stays NULL.
+    constexpr size_t kSize04 = offsetof(gemv_args_t, qweight);
+    if (in->struct_size != sizeof(gemv_args_t) && in->struct_size != kSize04) {
+        set_error("args->struct_size = %zu: expected sizeof(gemv_args_t) = %zu (or %zu, libgemv 0.4's)",
+                  in->struct_size, sizeof(gemv_args_t), kSize04);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    *out = *in;
+    *out = gemv_args_t{};
+    memcpy(out, in, in->struct_size);
+    out->struct_size = sizeof(gemv_args_t);
     return check_values(*out);
 }
 
@@ -455,12 +485,16 @@ gemv_status_t gemv_variant_info(int index, gemv_variant_info_t *info) {
     const gemv_variant_info_t *v = variant_info(index);
     if (!v) return invalid("index = %lld: not a registry index", index);
     if (!info) return set_error("info is NULL"), GEMV_STATUS_INVALID_POINTER;
-    if (info->struct_size != sizeof(gemv_variant_info_t)) {
-        set_error("info->struct_size = %zu: expected sizeof(gemv_variant_info_t) = %zu", info->struct_size,
-                  sizeof(gemv_variant_info_t));
+    // 0.4's layout ends before weight_bits_mask: the fields it has are filled.
+    constexpr size_t kSize04 = offsetof(gemv_variant_info_t, weight_bits_mask);
+    if (info->struct_size != sizeof(gemv_variant_info_t) && info->struct_size != kSize04) {
+        set_error("info->struct_size = %zu: expected sizeof(gemv_variant_info_t) = %zu (or %zu, libgemv 0.4's)",
+                  info->struct_size, sizeof(gemv_variant_info_t), kSize04);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    *info = *v;
+    const size_t size = info->struct_size;
+    memcpy(info, v, size);
+    info->struct_size = size;
     return GEMV_STATUS_SUCCESS;
 }
 

@@ -39,8 +39,11 @@ struct Problem {
     cudaStream_t stream;
     int device;
     bool pdl; // launch with programmatic dependent launch (see common.cuh)
+    // Quantized weights (args->qweight): a copy of the descriptor; qw.bits == 0 for a dense A.
+    gemv_qmatrix_t qw;
 
-    gemv_dtype_t dtype() const { return a_type; }
+    gemv_dtype_t dtype() const { return a_type; } // of A; of x, y and the scales when quantized
+    bool quantized() const { return qw.bits != 0; }
     int64_t len_x() const { return op == GEMV_OP_N ? k : m; }
     int64_t len_y() const { return op == GEMV_OP_N ? m : k; }
     bool batched() const { return batch > 1; }
@@ -207,11 +210,74 @@ inline int64_t stream_rows_per_step(int64_t lda, size_t esz, int threads, int un
     return std::max<int64_t>(0, ((int64_t)threads * unroll * n - n) / lda);
 }
 
-// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, rowstream.cu, columns.cu, epilogue.cu).
+// ---- quantized weights (qrows.cu, qconvert.cu; layout in docs/quantized.md) ----
+#if defined(__CUDACC__)
+#define GEMV_HOST_DEVICE __host__ __device__
+#else
+#define GEMV_HOST_DEVICE
+#endif
+// Codes in one 16-byte pack of a packed row: 32 int4 or 16 int8.
+GEMV_HOST_DEVICE constexpr int q_pack_codes(int bits) { return 128 / bits; }
+// Groups of a row (group_size 0: one).
+GEMV_HOST_DEVICE inline int64_t q_groups(const gemv_qmatrix_t &w) {
+    return w.group_size == 0 ? 1 : (w.k + w.group_size - 1) / w.group_size;
+}
+// Bytes of a packed row without padding beyond its last 16-byte pack.
+GEMV_HOST_DEVICE inline int64_t q_row_bytes(int bits, int64_t k) {
+    return (k + q_pack_codes(bits) - 1) / q_pack_codes(bits) * 16;
+}
+// Columns of x a quantized row block stages at once (fp32): 48 KB.
+constexpr int64_t kQMaxSlice = kMaxSmemBytes / sizeof(float);
+
+// Arguments of one quantized row-kernel launch: teams of 2^p_log2 lanes, each team `rows`
+// (the config's unroll) consecutive rows; blocks grid-stride over row tiles (grid.x) of one
+// K slice (grid.y) each. A slice stages its x once a block, as fp32.
+struct QArgs {
+    const uint8_t *q;           // packed codes
+    const void *scales, *zeros; // m x groups
+    const int32_t *perm;        // x index of each packed column, or null
+    const void *x;              // logical element 0
+    void *y;                    // logical element 0
+    float *acc;                 // slice partials acc[slice * m + row] when split
+    int64_t m, k, ldq, lds, ldz, incx, incy;
+    int64_t slice;              // columns a slice: a multiple of the pack's codes
+    int64_t chunk;              // columns staged at once (kQMaxSlice): a slice longer than that
+                                // restages x for each row tile
+    int gs_log2;                // group of column j: j >> gs_log2 (62 for one group a row)
+    int p_log2, teams;          // lanes a team, teams a block
+    float alpha, beta;
+    int pdl;
+};
+
+struct QLaunch {
+    gemv_dtype_t dtype; // of x, y, scales, zeros
+    int bits, zero_mode, rows; // rows a team (1, 2 or 4)
+    int splits;
+    int64_t blocks;
+    QArgs args;
+};
+// The staged columns of x (fp32, padded to whole packs) a block keeps in shared memory.
+inline size_t q_smem_bytes(int64_t cols) { return (size_t)std::min(cols, kQMaxSlice) * sizeof(float); }
+
+// One conversion into or out of the packed layout (qconvert.cu): quantize a dense matrix,
+// repack a GPTQ or AWQ checkpoint, or dequantize. Every pointer is a device pointer.
+enum class QConvert : int { kQuantize = 0, kGptq = 1, kAwq = 2, kDequantize = 3 };
+struct QConvertArgs {
+    QConvert kind;
+    gemv_qmatrix_t w;
+    const void *dense; int64_t ld_dense; // kQuantize: A (w.dtype); kDequantize: out (fp32)
+    const int32_t *src_q, *src_z;        // checkpoint qweight and qzeros
+    const void *src_s;                   // checkpoint scales [groups, m] (w.dtype)
+    int zero_offset;                     // GPTQ: added to stored zeros
+};
+cudaError_t launch_qconvert(const QConvertArgs &a, cudaStream_t stream);
+
+// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, rowstream.cu, columns.cu, qrows.cu, epilogue.cu).
 cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t stream);
+cudaError_t launch_qrows(const QLaunch &L, cudaStream_t stream);
 // y = beta*y (y = 0 when beta == 0) over every output of the map.
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t stream, bool pdl);
 // y_g = alpha * sum_{s<splits} acc[s*G + g] + beta*y_g (G = n * batch), summed in slice order.
@@ -282,6 +348,16 @@ int prefetch_kb_per_sm();
 gemv_status_t pool_workspace(int device, cudaStream_t stream, void **ptr, size_t *bytes, bool *capturing);
 gemv_status_t pool_workspace_done(int device, cudaStream_t stream, void *ptr, bool launched);
 int pool_size(int device); // buffers the pool holds for device
+
+// SUCCESS when p is device memory of device (or managed, or mapped pinned host memory);
+// INVALID_POINTER with the detail naming `name` otherwise.
+gemv_status_t check_device_pointer(const void *p, const char *name, int device);
+// A quantized matrix descriptor (quantized.cpp): struct_size and values (bits, group size,
+// zero mode, type, sizes, strides, extents): SUCCESS or INVALID_VALUE, detail naming `name`.
+gemv_status_t check_qmatrix(const gemv_qmatrix_t *w, const char *name);
+// Its pointers: NULL and alignment (INVALID_POINTER); with device >= 0 also that each is
+// device memory of that device.
+gemv_status_t check_qmatrix_pointers(const gemv_qmatrix_t &w, const char *name, int device);
 
 // A gemv_args_t as the library reads it: struct_size checked (INVALID_VALUE, detail set),
 // then the checks of values alone (sizes, lda, increments, batch, strides, enums).

@@ -41,6 +41,26 @@ inline LaunchPlan stream_plan(const StreamLaunch &L) {
             stream_smem_bytes(L.args.lda, dtype_size(L.dtype), L.threads, L.unroll), 0};
 }
 
+// Quantized rows: teams of 2^p_log2 lanes, blocks (grid-stride over row tiles) x K slices;
+// the staged slice of x (fp32) in dynamic shared memory.
+inline LaunchPlan qrow_plan(const QLaunch &L) {
+    const QArgs &a = L.args;
+    const int64_t codes = q_pack_codes(L.bits), kpad = (a.k + codes - 1) / codes * codes;
+    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff)), (unsigned)L.splits),
+            dim3((unsigned)(a.teams << a.p_log2)), q_smem_bytes(std::min(a.slice, kpad)), 0};
+}
+
+// Conversions into and out of the packed layout: 256 threads, grid-stride (quantize: a
+// warp a group; the others a thread a word or an element).
+inline LaunchPlan qconvert_plan(const QConvertArgs &a) {
+    const gemv_qmatrix_t &w = a.w;
+    const int64_t words = q_row_bytes(w.bits, w.k) / 4;
+    const int64_t threads = a.kind == QConvert::kQuantize ? mul_sat(mul_sat(w.m, q_groups(w)), 32)
+                            : a.kind == QConvert::kDequantize ? mul_sat(w.m, w.k)
+                                                              : mul_sat(w.m, std::max(words, q_groups(w)));
+    return {dim3((unsigned)std::clamp<int64_t>((threads + 255) / 256, 1, 1 << 16)), dim3(256), 0, 0};
+}
+
 // Column kernels: c * row_lanes threads; column tiles (grid.x), row slices (grid.y),
 // products (grid.z), each with a grid-stride loop; lane sums [row_lanes][pack][c] floats.
 inline LaunchPlan column_plan(const ColumnLaunch &L) {

@@ -272,6 +272,66 @@ gemv_status_t stream_launch(const Operation &op, const gemv_config_t &c, const P
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
+// ---- op N, quantized weights: the quantized rows (qrows.cu) ------------------------------
+
+// Columns a K slice: a multiple of the pack's codes.
+int64_t q_slice_len(const Problem &pb, int s) {
+    const int64_t codes = q_pack_codes(pb.qw.bits), packs = (pb.k + codes - 1) / codes;
+    return (packs + s - 1) / s * codes;
+}
+int q_slices(const Problem &pb, int s) { return slices(pb.k, q_slice_len(pb, s)); }
+
+// Any range-valid config runs any quantized problem: a slice longer than shared memory
+// holds is staged a chunk at a time.
+gemv_status_t q_can_implement(const Operation &, const gemv_config_t &, const Problem &) { return GEMV_STATUS_SUCCESS; }
+
+size_t q_workspace(const Operation &, const gemv_config_t &c, const Problem &pb) {
+    const int s = q_slices(pb, c.split_k);
+    return s > 1 ? float_bytes((unsigned __int128)pb.m * (unsigned)s) : 0;
+}
+
+gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const gemv_qmatrix_t &w = pb.qw;
+    QLaunch L{};
+    L.dtype = pb.dtype();
+    L.bits = w.bits;
+    L.zero_mode = w.zero_mode;
+    L.rows = c.unroll;
+    QArgs &a = L.args;
+    a.q = static_cast<const uint8_t *>(w.qweight);
+    a.scales = w.scales;
+    a.zeros = w.zeros;
+    a.perm = w.perm;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.ldq = w.ldq;
+    a.lds = w.lds;
+    a.ldz = w.ldz;
+    a.incx = pb.incx;
+    a.incy = pb.incy;
+    a.slice = q_slice_len(pb, c.split_k);
+    a.chunk = kQMaxSlice;
+    a.gs_log2 = w.group_size ? log2_int(w.group_size) : 62;
+    a.p_log2 = log2_int(c.threads_per_row);
+    a.teams = c.rows_per_block;
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+    a.pdl = pb.pdl;
+    L.splits = q_slices(pb, c.split_k);
+    a.acc = L.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
+    // One wave: a block stages its slice of x once and walks row tiles.
+    const int threads = c.threads_per_row * c.rows_per_block;
+    const int64_t tiles = (pb.m + (int64_t)c.rows_per_block * c.unroll - 1) / ((int64_t)c.rows_per_block * c.unroll);
+    const int per_sm = std::max(1, std::min(2048 / threads, (int)(228 * 1024 / std::max<size_t>(1024, q_smem_bytes(a.slice)))));
+    L.blocks = std::min<int64_t>(tiles, (int64_t)sm_count(pb.device) * per_sm / L.splits + 1);
+    cudaError_t err = launch_qrows(L, pb.stream);
+    if (err == cudaSuccess && a.acc)
+        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
 // ---- op T: the column operations (columns.cu) --------------------------------------------
 
 // Rows per split-M slice: whole multiples of the row lanes times the unroll, so every
@@ -339,15 +399,18 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
 // a row, as a broadcast.
 constexpr gemv_variant_info_t info(int id, const char *name, const char *desc, int pmin, int pmax, int rmin, int rmax,
                                    int smin, int smax, int deterministic, int workspace, gemv_op_t op,
-                                   int batched = 1) {
+                                   int batched = 1, uint32_t types = kAllTypes, uint32_t weight_bits = 0) {
     return {sizeof(gemv_variant_info_t), id, name, desc, pmin, pmax, rmin, rmax, smin, smax, kUnroll124,
-            deterministic, workspace, op, kAllTypes, batched, op == GEMV_OP_N};
+            deterministic, workspace, op, types, batched, op == GEMV_OP_N, weight_bits};
 }
 constexpr Operation rows(gemv_variant_info_t i, SplitMode split) {
     return {i, rows_can_implement, rows_workspace, rows_launch, split};
 }
 constexpr Operation stream(gemv_variant_info_t i) {
     return {i, stream_can_implement, no_workspace, stream_launch, kNoSplit};
+}
+constexpr Operation quantized_rows(gemv_variant_info_t i) {
+    return {i, q_can_implement, q_workspace, q_launch, kSplitTwoPass};
 }
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
     return {i, columns_can_implement, columns_workspace, columns_launch, split};
@@ -373,13 +436,17 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
                  1, 1024, 1, 1024, 2, 1024, 1, 1, GEMV_OP_T), kSplitTwoPass),
     stream(info(GEMV_VARIANT_ROW_STREAM, "row_stream", "op N: whole rows read as one stream of aligned 16-byte packs, x staged; p lanes sum each row's pack sums",
                 1, 32, 1, 1024, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0)),
+    quantized_rows(info(GEMV_VARIANT_Q_ROWS, "q_rows", "op N, int4/int8 weights: p lanes a team of `unroll` rows, 16-byte code packs, x staged as fp32; split_k slices reduced in fixed order",
+                        1, 32, 1, 1024, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0,
+                        (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))),
 };
 // clang-format on
 
 } // namespace
 
 bool Operation::serves(const Problem &pb) const {
-    return pb.op == info.op && pb.a_type == pb.x_type && pb.x_type == pb.y_type &&
+    const bool weights = pb.quantized() ? ((info.weight_bits_mask >> pb.qw.bits) & 1u) : info.weight_bits_mask == 0;
+    return weights && pb.op == info.op && pb.a_type == pb.x_type && pb.x_type == pb.y_type &&
            ((info.dtype_mask >> pb.a_type) & 1u) && (info.batched || !pb.batched());
 }
 
@@ -463,6 +530,12 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                   v->name, c.vector_loads, c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;
     }
+    // Packed codes are whole aligned 16-byte packs, and x is always staged (as fp32).
+    if (c.variant == GEMV_VARIANT_Q_ROWS && (c.vector_loads != kLoadsAligned || !c.x_in_smem)) {
+        set_error("config: %s takes vector_loads = 1 and x_in_smem = 1 (vector_loads = %d, x_in_smem = %d)", v->name,
+                  c.vector_loads, c.x_in_smem);
+        return GEMV_STATUS_INVALID_VALUE;
+    }
     if (c.split_k < v->split_k_min || c.split_k > v->split_k_max) {
         set_error("config.split_k = %d: %s takes [%d, %d]", c.split_k, v->name, v->split_k_min, v->split_k_max);
         return GEMV_STATUS_INVALID_VALUE;
@@ -473,9 +546,10 @@ gemv_status_t validate_config(const gemv_config_t &c) {
 gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb) {
     const Operation &op = kRegistry[c.variant];
     if (!op.serves(pb)) {
-        set_error("%s computes op %s%s; this problem is op %s%s", op.info.name, op.info.op == GEMV_OP_N ? "N" : "T",
-                  op.info.batched ? "" : " (single products)", pb.op == GEMV_OP_N ? "N" : "T",
-                  pb.batched() ? ", batched" : "");
+        set_error("%s computes op %s%s%s; this problem is op %s%s%s", op.info.name, op.info.op == GEMV_OP_N ? "N" : "T",
+                  op.info.batched ? "" : " (single products)", op.info.weight_bits_mask ? " of quantized weights" : "",
+                  pb.op == GEMV_OP_N ? "N" : "T", pb.batched() ? ", batched" : "",
+                  pb.quantized() ? ", quantized weights" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return op.can_implement(op, c, pb);

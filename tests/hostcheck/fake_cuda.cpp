@@ -391,6 +391,10 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind
     return cudaSuccess;
 }
 
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t) {
+    return cudaMemcpy(dst, src, n, kind);
+}
+
 cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t) {
     World &w = world();
     std::lock_guard<std::mutex> lock(w.mutex);
@@ -667,6 +671,73 @@ cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t) {
         violation(w, "%s: unshifted x for rows that are not 16-byte aligned", kernel);
     check_span(w, kernel, "x", a.x, span(a.k, a.incx, 1, 0), esz);
     check_span(w, kernel, "y", a.y, span(a.m, a.incy, 1, 0), esz);
+    return cudaSuccess;
+}
+
+cudaError_t launch_qrows(const QLaunch &L, cudaStream_t) {
+    const char *kernel = "qrows";
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const QArgs &a = L.args;
+    const LaunchPlan p = qrow_plan(L);
+    check_plan(w, kernel, p, max_block_threads(L.rows));
+    log_launch(w, kernel, p, a.acc);
+    const int64_t codes = q_pack_codes(L.bits), kpad = (a.k + codes - 1) / codes * codes;
+    if (a.m < 1 || a.k < 1 || (L.bits != 4 && L.bits != 8) || (L.rows != 1 && L.rows != 2 && L.rows != 4))
+        return violation(w, "%s: m %lld, k %lld, bits %d, rows %d", kernel, (long long)a.m, (long long)a.k, L.bits,
+                         L.rows),
+               cudaSuccess;
+    if (p.block.x != (unsigned)(a.teams << a.p_log2) || a.p_log2 > 5)
+        violation(w, "%s: block %u is not teams << p_log2 (p <= 32)", kernel, p.block.x);
+    if (a.slice < 1 || a.slice % codes || a.chunk < codes || a.chunk % codes || (int64_t)(L.splits - 1) * a.slice >= kpad ||
+        (__int128)L.splits * a.slice < kpad)
+        violation(w, "%s: %d slices of %lld (chunks of %lld) do not tile the %lld packed columns in packs", kernel,
+                  L.splits, (long long)a.slice, (long long)a.chunk, (long long)kpad);
+    if (p.dynamic_smem < (size_t)std::min(a.slice, a.chunk) * sizeof(float) && p.dynamic_smem < (size_t)kpad * 4)
+        violation(w, "%s: %zu bytes of shared memory do not hold a staged chunk", kernel, p.dynamic_smem);
+    if (!aligned16(a.q) || a.ldq % 16 || a.ldq < kpad * L.bits / 8)
+        violation(w, "%s: code rows not 16-byte aligned or shorter than the packed row", kernel);
+    check_span(w, kernel, "codes", a.q, {0, (__int128)(a.m - 1) * a.ldq + kpad * L.bits / 8}, 1);
+    const int64_t groups = a.gs_log2 >= 62 ? 1 : (a.k + (int64_t(1) << a.gs_log2) - 1) >> a.gs_log2;
+    // The last pack's group: padding columns fall in the last group.
+    if (a.gs_log2 < 62 && ((kpad - 1) >> a.gs_log2) >= groups)
+        violation(w, "%s: padding columns past the last group", kernel);
+    check_span(w, kernel, "scales", a.scales, {0, (__int128)(a.m - 1) * a.lds + groups}, 2);
+    if (L.zero_mode != GEMV_QZERO_SYMMETRIC)
+        check_span(w, kernel, "zeros", a.zeros, {0, (__int128)(a.m - 1) * a.ldz + groups}, 2);
+    if (a.perm) check_span(w, kernel, "perm", a.perm, {0, (__int128)a.k}, 4);
+    check_span(w, kernel, "x", a.x, span(a.k, a.incx, 1, 0), 2);
+    if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.m}, sizeof(float));
+    else check_span(w, kernel, "y", a.y, span(a.m, a.incy, 1, 0), 2);
+    if ((L.splits > 1) != (a.acc != nullptr)) violation(w, "%s: partials without a split, or a split without", kernel);
+    return cudaSuccess;
+}
+
+cudaError_t launch_qconvert(const QConvertArgs &a, cudaStream_t) {
+    const char *kernel = "qconvert";
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const LaunchPlan p = qconvert_plan(a);
+    check_plan(w, kernel, p, 1024);
+    log_launch(w, kernel, p, nullptr);
+    const gemv_qmatrix_t &q = a.w;
+    const int64_t groups = q_groups(q), row = q_row_bytes(q.bits, q.k);
+    check_span(w, kernel, "codes", q.qweight, {0, (__int128)(q.m - 1) * q.ldq + row}, 1);
+    check_span(w, kernel, "scales", q.scales, {0, (__int128)(q.m - 1) * q.lds + groups}, 2);
+    if (q.zero_mode != GEMV_QZERO_SYMMETRIC) check_span(w, kernel, "zeros", q.zeros, {0, (__int128)(q.m - 1) * q.ldz + groups}, 2);
+    switch (a.kind) {
+    case QConvert::kQuantize: check_span(w, kernel, "A", a.dense, {0, (__int128)(q.m - 1) * a.ld_dense + q.k}, 2); break;
+    case QConvert::kDequantize: check_span(w, kernel, "out", a.dense, {0, (__int128)(q.m - 1) * a.ld_dense + q.k}, 4); break;
+    case QConvert::kGptq:
+    case QConvert::kAwq: {
+        const int per = 32 / q.bits;
+        const bool awq = a.kind == QConvert::kAwq;
+        check_span(w, kernel, "checkpoint qweight", a.src_q, {0, awq ? (__int128)q.k * (q.m / 8) : (__int128)(q.k / per) * q.m}, 4);
+        check_span(w, kernel, "checkpoint qzeros", a.src_z, {0, (__int128)groups * (q.m / per)}, 4);
+        check_span(w, kernel, "checkpoint scales", a.src_s, {0, (__int128)groups * q.m}, 2);
+        break;
+    }
+    }
     return cudaSuccess;
 }
 

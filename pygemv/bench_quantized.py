@@ -1,0 +1,211 @@
+"""``pygemv-bench --quantized``: weight-only quantized GEMV against its peers, in one run.
+
+For each shape and format: pygemv's quantized GEMV (``pygemv.quantize`` of a random fp16/bf16
+weight) is checked against the float64 product of its dequantized matrix, then timed by
+CUDA-graph replay with a cold L2 (rotating copies of the weights, x and y), beside
+  - cuBLAS on the dense weights (``torch.mv``, same dtype), and
+  - tinygemm (``torch._weight_int4pack_mm``, bf16, int4 with float zeros) where the
+    installed torch has it and the shape suits it.
+Bandwidth is on the bytes actually read: codes, scales and zeros (plus x and y).
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+import time
+from dataclasses import asdict
+
+from . import _lib, timing
+from ._quant import quantize
+
+SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672), (128256, 4096),
+          (7392, 8192), (11008, 10944), (5003, 7392), (1000, 4100)]
+# (name, bits, group_size, zero_point, dtype)
+FORMATS = [("int4-g128", 4, 128, "int", "float16"), ("int4-g32", 4, 32, "int", "float16"),
+           ("int8-row", 8, None, "symmetric", "float16"), ("int4-g128-float", 4, 128, "float", "bfloat16")]
+
+
+def _tinygemm(torch, codes, scales, zeros, group_size):
+    """torch's int4 weight and scale-and-zero tensors for our codes (uint8 [M, K]) and float
+    zeros (w = q s + z), or None when this torch or shape has no tinygemm. tinygemm reads
+    w = (q - 8) s + z', so z' = z + 8 s."""
+    if not hasattr(torch, "_weight_int4pack_mm"):
+        return None
+    m, k = codes.shape
+    packed = (codes[:, ::2] << 4 | codes[:, 1::2]).to(torch.uint8)
+    sz = torch.stack([scales.T, (zeros + 8 * scales).T], dim=-1).contiguous()  # [K / g, M, 2]
+    for tiles in (8, 4, 2):
+        try:
+            w = torch._convert_weight_to_int4pack(packed, tiles)
+            x = torch.randn(1, k, dtype=torch.bfloat16, device="cuda")
+            torch._weight_int4pack_mm(x, w, group_size, sz)
+            torch.cuda.synchronize()
+            return w, sz
+        except (RuntimeError, TypeError):
+            continue
+    return None
+
+
+def bench_format(torch, m, k, fmt, l2, stream, ws, repeats):
+    name, bits, gs, zp, dtype = fmt
+    lib = _lib.load()
+    dt = {"float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+    g = torch.Generator(device="cuda").manual_seed(m * 7 + k)
+    W = torch.randn(m, k, dtype=dt, device="cuda", generator=g)
+    Q0 = quantize(W, bits, gs, zp)
+    moved = Q0.nbytes + (k + m) * 2
+    sets = timing.rotation_sets(moved, l2)
+    Qs = [Q0] + [quantize(W, bits, gs, zp) for _ in range(sets - 1)]
+    X = torch.randn(sets, k, dtype=dt, device="cuda", generator=g)
+    Y = torch.empty(sets, m, dtype=dt, device="cuda")
+    torch.cuda.synchronize()
+    args = [_lib.Args(_lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, None, k, X[i].data_ptr(), 1, Y[i].data_ptr(),
+                      1, ws[0], ws[1], stream, _lib.FLAG_TRUSTED_POINTERS, 1, 0, 0, 0,
+                      ctypes.addressof(Qs[i].descriptor)) for i in range(sets)]
+
+    def call(i, s):
+        args[i].stream = s
+        st = lib.gemv_ex(ctypes.byref(args[i]), None)
+        if st:
+            _lib.check(st, "gemv")
+
+    # Checked first: poisoned y against the float64 product of the dequantized matrix.
+    rows = min(m, 512)
+    D = torch.as_tensor(Q0.dequantize(), device="cuda")[:rows].double()
+    Y[0].fill_(float("nan"))
+    torch.cuda.synchronize()
+    call(0, 0)
+    _lib.check(lib.gemv_stream_synchronize(0), "sync")
+    ref = D @ X[0].double()
+    from .bench import error_bound
+    bound = error_bound(dtype, k, ref.abs(), D.abs() @ X[0].double().abs())
+    bad = int((~((Y[0][:rows].double() - ref).abs() <= bound)).sum())
+    if bad:
+        raise AssertionError(f"pygemv wrong on {name} {m}x{k}: {bad} of {rows} rows outside the bound")
+    del D
+    cfg = _lib.Config()
+    _lib.check(lib.gemv_select_config_ex(ctypes.byref(args[0]), ctypes.byref(cfg), None), "select_config")
+    from ._registry import Config
+    row = {"format": name, "bits": bits, "group_size": gs, "zero_point": zp, "dtype": dtype, "m": m, "k": k,
+           "bytes": moved, "weight_bytes": Q0.nbytes, "sets": sets, "config": Config.from_c(cfg).as_dict()}
+    row["pygemv"] = asdict(timing.time_graph(call, sets, stream, repeats=repeats))
+    del Qs
+
+    # cuBLAS on the dense weights (copies for a cold L2).
+    dsets = timing.rotation_sets(m * k * 2, l2)
+    Wd = [W] + [W.clone() for _ in range(dsets - 1)]
+    row["cublas_dense"] = asdict(timing.time_torch_graph(
+        lambda i: torch.mv(Wd[i % dsets], X[i % sets], out=Y[i % sets]), max(dsets, 1), repeats=repeats))
+    del Wd
+    if zp == "float" and bits == 4 and gs and dtype == "bfloat16":
+        Qf = Q0
+        codes, S, Z = _codes_of(torch, Qf)
+        tg = _tinygemm(torch, codes, S, Z, gs)
+        if tg is not None:
+            tw = [tg] + [(tg[0].clone(), tg[1].clone()) for _ in range(sets - 1)]
+            Xb = X.view(sets, 1, k)
+            row["tinygemm"] = asdict(timing.time_torch_graph(
+                lambda i: torch._weight_int4pack_mm(Xb[i], tw[i][0], gs, tw[i][1]), sets, repeats=repeats))
+    return row
+
+
+def _codes_of(torch, Q):
+    """(codes uint8 [M, K], scales, zeros as float32 [M, G]) of a quantized matrix, read back
+    through dequantize: for float zeros q = round((w - z) / s) recovers each code exactly."""
+    m, k = Q.shape
+    D = torch.as_tensor(Q.dequantize(), device="cuda")
+    # scales and zeros straight from the descriptor's buffers
+    d = Q.descriptor
+    G = d.lds
+    dt = torch.bfloat16 if Q.dtype == "bfloat16" else torch.float16
+    S = torch.empty(m, G, dtype=dt, device="cuda")
+    Z = torch.empty(m, G, dtype=dt, device="cuda")
+    lib = _lib.load()
+    torch.cuda.synchronize()
+    for dst, src in ((S, d.scales), (Z, d.zeros)):
+        host = torch.empty(m * G, dtype=torch.int16)
+        _lib.check(lib.gemv_memcpy_to_host(host.data_ptr(), src, m * G * 2), "download")
+        dst.copy_(host.view(dt).view(m, G))
+    gidx = torch.arange(k, device="cuda") // Q.group_size
+    s = S.float()[:, gidx]
+    z = Z.float()[:, gidx]
+    codes = torch.where(s == 0, torch.zeros_like(D), torch.round((D - z) / s)).clamp(0, 15).to(torch.int32)
+    return codes, S.to(torch.bfloat16), Z.to(torch.bfloat16)
+
+
+def summarize(rows, ceiling_gbps):
+    out = {}
+    for r in rows:
+        t = r["pygemv"]["median_us"]
+        r["tbps"] = r["bytes"] / (t * 1e6)
+        r["vs_cublas_dense"] = r["cublas_dense"]["median_us"] / t
+        if "tinygemm" in r:
+            r["vs_tinygemm"] = r["tinygemm"]["median_us"] / t
+    for fmt in sorted({r["format"] for r in rows}):
+        fr = [r for r in rows if r["format"] == fmt]
+        big = [r for r in fr if r["weight_bytes"] >= 32 << 20]
+        out[fmt] = {"cases": len(fr), "min_tbps_from_32MB": min((r["tbps"] for r in big), default=None),
+                    "median_tbps": sorted(r["tbps"] for r in fr)[len(fr) // 2],
+                    "min_vs_cublas_dense": min(r["vs_cublas_dense"] for r in fr),
+                    "min_vs_tinygemm": min((r["vs_tinygemm"] for r in fr if "vs_tinygemm" in r), default=None)}
+    if ceiling_gbps:
+        out["read_ceiling_tbps"] = ceiling_gbps / 1000
+    return out
+
+
+def run(argv_args, *, l2, stream, ws, ceiling, info, props) -> int:
+    """The --quantized mode of pygemv-bench (arguments already parsed)."""
+    try:
+        import torch
+    except ImportError:
+        print("pygemv-bench --quantized needs torch (data, cuBLAS dense and tinygemm peers)", file=sys.stderr)
+        return 2
+    from .bench import parse_shapes
+    shapes = parse_shapes(argv_args.shapes) or SHAPES
+    formats = [f for f in FORMATS if not argv_args.formats or f[0] in argv_args.formats.split(",")]
+    rows, t0 = [], time.time()
+    jobs = [(s, f) for s in shapes for f in formats]
+    for n, ((m, k), fmt) in enumerate(jobs, 1):
+        rows.append(bench_format(torch, m, k, fmt, l2, stream, ws, argv_args.repeats))
+        torch.cuda.empty_cache()
+        print(f"\r[{n}/{len(jobs)}] {fmt[0]} {m}x{k} {time.time() - t0:.0f}s   ", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    summ = summarize(rows, ceiling["gbps"])
+    print(f"{'format':16} {'M':>7} {'K':>6} {'MB':>7} {'us':>8} {'TB/s':>6} {'dense':>6} {'tiny':>6}  config")
+    for r in rows:
+        c = r["config"]
+        print(f"{r['format']:16} {r['m']:7} {r['k']:6} {r['weight_bytes'] / 2**20:7.1f} {r['pygemv']['median_us']:8.2f} "
+              f"{r['tbps']:6.2f} {r['vs_cublas_dense']:5.2f}x "
+              f"{(str(round(r['vs_tinygemm'], 2)) + 'x') if 'vs_tinygemm' in r else '-':>6}  "
+              f"p={c['threads_per_row']} r={c['rows_per_block']} u={c['unroll']} s={c['split_k']}")
+    print("\nsummary: " + json.dumps(summ, default=float))
+    if argv_args.json:
+        with open(argv_args.json, "w") as f:
+            json.dump({"device": props, "run": info, "argv": sys.argv, "torch": torch.__version__,
+                       "ceiling": ceiling, "summary": summ, "cases": rows}, f, indent=1)
+    if argv_args.plot:
+        plot(rows, ceiling, argv_args.plot, f"{props['name']}: quantized GEMV, pygemv {info['pygemv']}")
+    return 0
+
+
+def plot(rows, ceiling, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for fmt in sorted({r["format"] for r in rows}):
+        fr = sorted((r for r in rows if r["format"] == fmt), key=lambda r: r["weight_bytes"])
+        ax.plot([r["weight_bytes"] / 2**20 for r in fr], [r["tbps"] for r in fr], "o-", label=f"pygemv {fmt}")
+    tg = sorted((r for r in rows if "tinygemm" in r), key=lambda r: r["weight_bytes"])
+    if tg:
+        ax.plot([r["weight_bytes"] / 2**20 for r in tg], [r["bytes"] / (r["tinygemm"]["median_us"] * 1e6) for r in tg],
+                "s--", label="tinygemm (int4 g128, bf16)")
+    ax.axhline(ceiling["gbps"] / 1000, color="gray", ls=":", label="read ceiling")
+    ax.set_xscale("log")
+    ax.set_xlabel("weight bytes read (codes, scales, zeros), MiB")
+    ax.set_ylabel("TB/s")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)

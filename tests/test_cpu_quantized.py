@@ -1,0 +1,301 @@
+"""Quantized weights without a GPU: the numpy references of the formats (our layout, GPTQ,
+AWQ) against hand-written fixtures and each other, the descriptor's and the entry points'
+argument checks and status codes, the registry's rules for q_rows, the heuristic, and
+every launch plan (quantized GEMV and conversions) on the stand-in CUDA runtime."""
+from __future__ import annotations
+
+import ctypes
+import textwrap
+
+import numpy as np
+import pytest
+
+import pygemv
+import quant_reference as qr
+from hostcheck_lib import run
+from pygemv import _lib
+
+# ---- the formats, in numpy -------------------------------------------------------------
+
+
+def test_awq_nibble_order_by_hand():
+    # Columns 0..7 hold the values 0..7: nibble i holds column AWQ_ORDER[i], so the word reads
+    # 0x75316420 (nibble 0 lowest), and unpacking reads nibbles 0, 4, 1, 5, 2, 6, 3, 7.
+    codes = np.arange(8, dtype=np.uint8)[:, None]  # M = 8 rows (columns of qweight), K = 1
+    qweight, _ = qr.awq_pack(codes, np.zeros((8, 1), np.int64))
+    assert qweight.view(np.uint32)[0, 0] == 0x75316420
+    back, _ = qr.awq_unpack(qweight, qweight)
+    assert np.array_equal(back[:, 0], np.arange(8))
+
+
+def test_gptq_packing_by_hand():
+    # K = 8 rows of qweight per int4 word, low nibble first; v1 zeros store zero - 1.
+    codes = np.array([[1, 2, 3, 4, 5, 6, 7, 8]] * 8, np.uint8)  # M = 8, K = 8
+    zeros = np.full((8, 1), 5)
+    qweight, qzeros = qr.gptq_pack(codes, zeros, 4)
+    assert qweight.shape == (1, 8) and qweight.view(np.uint32)[0, 0] == 0x87654321
+    assert qzeros.shape == (1, 1) and qzeros.view(np.uint32)[0, 0] == 0x44444444
+    q8, _ = qr.gptq_pack(codes, zeros, 8)
+    assert q8.shape == (2, 8) and q8.view(np.uint32)[0, 0] == 0x04030201
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+def test_checkpoint_packers_round_trip_and_agree(bits):
+    rng = np.random.default_rng(bits)
+    m, k, G = 64, 256, 2
+    codes = rng.integers(0, 2**bits, (m, k), dtype=np.uint8)
+    zeros = rng.integers(1, 2**bits, (m, G))
+    for offset in (1, 0):
+        qw, qz = qr.gptq_pack(codes, zeros, bits, zero_offset=offset)
+        c, z = qr.gptq_unpack(qw, qz, bits, zero_offset=offset)
+        assert np.array_equal(c, codes) and np.array_equal(z, zeros)
+    if bits == 4:
+        aw, az = qr.awq_pack(codes, zeros)
+        c, z = qr.awq_unpack(aw, az)
+        assert np.array_equal(c, codes) and np.array_equal(z, zeros)
+    words = qr.pack_rows(codes[:, :250], bits)
+    assert words.shape[1] * 4 % 16 == 0  # rows padded to whole 16-byte packs
+    assert np.array_equal(qr.unpack_rows(words, bits, 250), codes[:, :250])
+
+
+@pytest.mark.parametrize("mode", qr.MODES)
+@pytest.mark.parametrize("bits", [4, 8])
+def test_reference_quantizer_rounds_to_nearest(bits, mode):
+    """Every value lands within half a step of its dequantized value (no clamping inside
+    a group's range), and the codes stay in range."""
+    rng = np.random.default_rng(3)
+    W = qr.round_to(rng.standard_normal((16, 200)), "float16")
+    for gs in (32, 128, None):
+        codes, S, Z = qr.quantize(W, bits, gs, mode, "float16")
+        assert codes.max() < 2**bits
+        D = qr.dequantize(codes, S, Z, bits, gs, mode)
+        g = np.arange(200) // (gs or 200)
+        err = np.abs(D - W) / S[:, g]
+        # Half a step but where a scale rounded down pushes a group's extreme past the grid.
+        assert err.max() <= 1.0 and np.mean(err <= 0.5 + 1e-3) > 0.99, (gs, err.max())
+
+
+# ---- argument checks of the C entry points (real library, no GPU needed) ------------------
+
+def qmatrix(bits=4, group=128, mode=1, dtype=1, m=64, k=256) -> _lib.QMatrix:
+    q = _lib.QMatrix()
+    assert _lib.load().gemv_qmatrix_init(ctypes.byref(q), bits, group, mode, dtype, m, k) == 0
+    q.qweight, q.scales, q.zeros = 4096, 8192, 12288  # placeholders: the value checks come first
+    return q
+
+
+def last_error() -> str:
+    return _lib.load().gemv_last_error().decode()
+
+
+@pytest.mark.parametrize("args, needle", [
+    ((3, 128, 1, 1), "bits = 3"), ((4, 48, 1, 1), "group_size = 48"), ((4, 2048, 1, 1), "group_size = 2048"),
+    ((4, 128, 3, 1), "zero_mode = 3"), ((4, 128, 1, 0), "dtype = 0"),
+])
+def test_qmatrix_init_names_the_bad_field(args, needle):
+    q = _lib.QMatrix()
+    assert _lib.load().gemv_qmatrix_init(ctypes.byref(q), *args, 64, 256) == 1
+    assert needle in last_error()
+
+
+def test_qmatrix_init_gives_the_tight_layout():
+    q = qmatrix(4, 128, 1, 1, 100, 7392)
+    assert (q.ldq, q.lds, q.ldz) == (-(-7392 // 32) * 16, 58, 58)
+    q = qmatrix(8, 0, 0, 2, 3, 17)
+    assert (q.ldq, q.lds, q.ldz, q.group_size) == (32, 1, 0, 0)
+
+
+@pytest.mark.parametrize("field, value, status, needle", [
+    ("ldq", 100, 1, "ldq = 100"), ("ldq", 64, 1, "ldq = 64"), ("lds", 1, 1, "lds = 1"), ("ldz", 1, 1, "ldz = 1"),
+    ("m", -1, 1, "m = -1"), ("qweight", 0, 2, "W->qweight is NULL"), ("qweight", 4104, 2, "16-byte aligned"),
+    ("scales", 0, 2, "W->scales is NULL"), ("zeros", 0, 2, "W->zeros is NULL"), ("scales", 8193, 2, "2-byte"),
+])
+def test_quantized_gemv_checks_the_descriptor(field, value, status, needle):
+    q = qmatrix()
+    setattr(q, field, value)
+    st = _lib.load().gemv_quantized(ctypes.byref(q), 1.0, 256, 1, 0.0, 512, 1, None, 0, None)
+    assert st == status, last_error()
+    assert needle in last_error()
+
+
+def args_for(q, **kw):
+    a = _lib.Args(0, q.dtype, q.m, q.k, 1.0, 0.0, None, q.k, 256, 1, 512, 1, None, 0, None, 0, 1, 0, 0, 0,
+                  ctypes.addressof(q))
+    for k_, v in kw.items():
+        setattr(a, k_, v)
+    return a
+
+
+@pytest.mark.parametrize("change, needle", [
+    (dict(op=1), "GEMV_OP_N only"), (dict(batch=2), "single products"), (dict(dtype=2), "W->dtype"),
+    (dict(m=63), "W is 64 x 256"), (dict(A=4096), "A must be NULL"),
+])
+def test_gemv_ex_with_qweight_checks_the_problem(change, needle):
+    q = qmatrix()
+    a = args_for(q, **change)
+    assert _lib.load().gemv_ex(ctypes.byref(a), None) == 1
+    assert needle in last_error()
+
+
+def test_quick_returns_need_no_device_and_the_rest_says_there_is_none():
+    lib = _lib.load()
+    q = qmatrix(m=0)
+    assert lib.gemv_quantized(ctypes.byref(q), 1.0, None, 1, 0.0, None, 1, None, 0, None) == 0
+    q = qmatrix()
+    assert lib.gemv_quantized(ctypes.byref(q), 0.0, None, 1, 1.0, 512, 1, None, 0, None) == 0  # alpha 0, beta 1
+    st = lib.gemv_quantized(ctypes.byref(q), 1.0, 256, 1, 0.0, 512, 1, None, 0, None)
+    assert st == 6 and "no usable CUDA driver" in last_error()  # this CPU machine: the no-GPU message
+
+
+@pytest.mark.parametrize("call, needle", [
+    (lambda lib, q: lib.gemv_repack_gptq(ctypes.byref(qmatrix(mode=0)), 64, 64, 64, None, 1, None), "integer zeros"),
+    (lambda lib, q: lib.gemv_repack_gptq(ctypes.byref(qmatrix(k=250)), 64, 64, 64, None, 1, None), "multiple of 8"),
+    (lambda lib, q: lib.gemv_repack_awq(ctypes.byref(qmatrix(bits=8)), 64, 64, 64, None), "AWQ checkpoints are int4"),
+    (lambda lib, q: lib.gemv_repack_awq(ctypes.byref(qmatrix(m=60)), 64, 64, 64, None), "multiple of 8"),
+    (lambda lib, q: lib.gemv_quantize(ctypes.byref(q), 64, 255, None), "lda = 255"),
+    (lambda lib, q: lib.gemv_dequantize(ctypes.byref(q), 64, 100, None), "ldo = 100"),
+])
+def test_conversions_check_their_arguments(call, needle):
+    assert call(_lib.load(), qmatrix()) == 1
+    assert needle in last_error()
+
+
+def test_gptq_perm_is_written_only_from_g_idx():
+    q = qmatrix()
+    q.perm = 65536
+    assert _lib.load().gemv_repack_gptq(ctypes.byref(q), 64, 64, 64, None, 1, None) == 1
+    assert "perm must be NULL without g_idx" in last_error()
+    q.perm = None
+    assert _lib.load().gemv_repack_gptq(ctypes.byref(q), 64, 64, 64, 64, 1, None) == 2
+    assert "W->perm is NULL" in last_error()
+
+
+def test_python_checks_name_the_argument():
+    with pytest.raises(ValueError, match="zero_point"):
+        pygemv.QuantizedMatrix(4, 64, bits=4, group_size=32, zero_point="asym", dtype="float16")
+    with pytest.raises(ValueError, match="bits"):
+        pygemv.QuantizedMatrix(4, 64, bits=3, group_size=32, zero_point="int", dtype="float16")
+    with pytest.raises(ValueError, match="group_size"):
+        pygemv.QuantizedMatrix(4, 64, bits=4, group_size=96, zero_point="int", dtype="float16")
+    with pytest.raises(TypeError, match="float32 scales"):
+        pygemv.QuantizedMatrix(4, 64, bits=4, group_size=32, zero_point="int", dtype="float32")
+    with pytest.raises(TypeError, match="to_device"):
+        pygemv.quantize(np.zeros((4, 64), np.float16))
+    from pygemv._quant import _infer_group
+    assert _infer_group(4096, 32) == 128 and _infer_group(7392, 58) == 128 and _infer_group(100, 1) is None
+    with pytest.raises(ValueError, match="group_size="):
+        _infer_group(4096, 3)
+
+
+# ---- the registry, the heuristic and the launch plans (stand-in CUDA runtime) ------------
+
+def test_q_rows_legality_and_workspace():
+    lib = _lib.load()
+    q = qmatrix(m=64, k=7392)
+    a = args_for(q)
+    c = pygemv.Config("q_rows", 8, 32, pygemv.LOADS_ALIGNED, 4, True, 3).to_c()
+    assert lib.gemv_check_config(ctypes.byref(c), ctypes.byref(a)) == 0, last_error()
+    assert lib.gemv_workspace_size(ctypes.byref(c), ctypes.byref(a)) == 64 * 3 * 4
+    c.split_k = 1
+    assert lib.gemv_workspace_size(ctypes.byref(c), ctypes.byref(a)) == 0
+    for field, value in (("vector_loads", 0), ("vector_loads", 2), ("x_in_smem", 0)):
+        bad = pygemv.Config("q_rows", 8, 32, pygemv.LOADS_ALIGNED, 4, True, 1).to_c()
+        setattr(bad, field, value)
+        assert lib.gemv_check_config(ctypes.byref(bad), ctypes.byref(a)) == 1
+        assert "q_rows takes vector_loads = 1 and x_in_smem = 1" in last_error()
+    # Dense operations refuse quantized weights, and q_rows refuses a dense A.
+    dense = pygemv.Config("warp_per_row", 32, 8, pygemv.LOADS_ALIGNED, 2, False, 1).to_c()
+    assert lib.gemv_check_config(ctypes.byref(dense), ctypes.byref(a)) == 3
+    assert "quantized weights" in last_error()
+    c.split_k = 1
+    assert lib.gemv_check_config(ctypes.byref(c), ctypes.byref(pygemv._registry.problem_args(64, 256, "float16"))) == 3
+
+
+PROGRAM = '''
+keep = []
+rng = np.random.default_rng(SEED)
+def q_problem():
+    bits = int(rng.choice([4, 8]))
+    mode = ["symmetric", "int", "float"][rng.integers(3)]
+    group = [32, 64, 128, 1024, None][rng.integers(5)]
+    dtype = ["float16", "bfloat16"][rng.integers(2)]
+    m = int(2 ** rng.uniform(0, 15))
+    k = int(2 ** rng.uniform(0, 15))
+    W = pygemv.empty((m, k), dtype)
+    Q = pygemv.quantize(W, bits=bits, group_size=group, zero_point=mode)   # the quantize kernel's plan
+    inc = int(rng.choice([1, 1, 2]))
+    x = pygemv.empty((k * inc,), dtype).view((k,), (inc,))
+    y = pygemv.empty((m,), dtype)
+    keep.extend([W, Q, x, y])
+    return Q, x, y
+'''
+
+
+def test_quantized_plans_are_legal_through_the_api():
+    """Random formats and shapes on the stand-in runtime: quantize, the dispatcher's GEMV and
+    forced configs of every lane count, rows a thread and split, and dequantize; every plan
+    checked against the limits and every address against the buffers' extents."""
+    run("SEED = 4\n" + PROGRAM + textwrap.dedent("""
+    for i in range(300):
+        keep.clear()
+        Q, x, y = q_problem()
+        pygemv.gemv(Q, x, y)
+        pygemv.gemv(Q, x, y, alpha=0.5, beta=2.0, workspace=(0, 0))   # no workspace: one slice
+        p = int(rng.choice([1, 2, 4, 8, 16, 32]))
+        u = int(rng.choice([1, 2, 4]))
+        teams = max(1, int(rng.choice([32, 128, 512])) // p)
+        while p * teams > (512 if u == 4 else 1024):
+            teams //= 2
+        c = pygemv.Config("q_rows", p, max(teams, 32 // p), 1, u, True, int(rng.choice([1, 2, 5, 64])))
+        try:
+            pygemv.gemv(Q, x, y, config=c)
+        except pygemv.InsufficientWorkspaceError:   # slices x rows past the pool's 4 MiB
+            assert Q.shape[0] * c.split_k * 4 > pygemv.WORKSPACE_RECOMMENDED_BYTES
+        out = pygemv.empty(Q.shape, "float32")
+        keep.append(out)
+        Q.dequantize(out)
+    no_violations()
+    assert fake.gemv_fake_launches() > 900
+    """), timeout=300)
+
+
+def test_checkpoint_repack_plans_are_legal():
+    run("keep = []\n" + textwrap.dedent("""
+    class Int32Array:   # an int32 CUDA array for the importers, on the stand-in's memory
+        def __init__(self, shape):
+            self.buf = pygemv.empty((int(np.prod(shape)) * 2,), "float16")
+            self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": "<i4",
+                                             "data": (self.buf.ptr, False), "version": 3}
+    for bits, m, k, G in ((4, 64, 4096, 32), (8, 40, 384, 3), (4, 8, 8, 1)):
+        per = 32 // bits
+        qw, qz = Int32Array((k // per, m)), Int32Array((G, m // per))
+        sc = pygemv.empty((G, m), "float16")
+        Q = pygemv.QuantizedMatrix.from_gptq(qw, qz, sc, bits=bits)
+        keep.append((qw, qz, sc, Q))
+        if bits == 4:
+            aw, az = Int32Array((k, m // 8)), Int32Array((G, m // 8))
+            keep.append(pygemv.QuantizedMatrix.from_awq(aw, az, sc))
+    no_violations()
+    """), timeout=120)
+
+
+def test_heuristic_lanes_rows_and_splits():
+    """The fitted rule (dispatch.cpp, heuristic_quantized) on the stand-in H100 (132 SMs)."""
+    run(textwrap.dedent("""
+    lib = _lib.load()
+    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES):
+        q = _lib.QMatrix()
+        assert lib.gemv_qmatrix_init(ctypes.byref(q), bits, 128, 1, 1, m, k) == 0
+        a = _lib.Args(0, 1, m, k, 1.0, 0.0, None, k, 256, 1, 512, 1, None, ws, None, 0, 1, 0, 0, 0,
+                      ctypes.addressof(q))
+        c = _lib.Config()
+        assert lib.gemv_select_config_ex(ctypes.byref(a), ctypes.byref(c), None) == 0, lib.gemv_last_error()
+        return (c.threads_per_row, c.threads_per_row * c.rows_per_block, c.unroll, c.split_k)
+    assert pick(4, 4096, 4096) == (8, 512, 4, 8)
+    assert pick(4, 8192, 8192) == (8, 512, 4, 4)
+    assert pick(4, 28672, 8192) == (8, 512, 4, 1)
+    assert pick(8, 128256, 4096) == (16, 512, 4, 1)
+    assert pick(4, 1000, 4100)[:3] == (8, 256, 2)
+    assert pick(4, 8192, 28672)[3] >= 3                 # x in slices a block stages at once
+    assert pick(4, 8192, 28672, ws=0)[3] == 1           # no workspace: one slice, staged in chunks
+    """), timeout=60)

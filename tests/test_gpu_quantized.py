@@ -1,0 +1,206 @@
+"""Quantized weights on the GPU: quantize, the GPTQ and AWQ repacks and dequantize against the
+numpy references (exactly), and the quantized GEMV against the float64 product of the
+dequantized matrix within the contract's bound, for every bits x group x zero mode x dtype,
+on odd shapes, with poisoned outputs, forced configs, strided vectors and graph capture."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import pygemv
+import quant_reference as qr
+from gpu_cases import torch_dtype
+from pygemv.bench import error_bound
+
+pytestmark = pytest.mark.gpu
+
+GROUPS = (32, 64, 128, None)
+SHAPES = ((37, 300), (1, 1), (3, 4104), (130, 31))
+
+
+def weights(torch, m, k, dtype, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return torch.randn(m, k, dtype=torch_dtype(torch, dtype), device="cuda", generator=g)
+
+
+def dense(Q) -> np.ndarray:
+    out = Q.dequantize()
+    pygemv.synchronize()
+    return out.to_numpy()
+
+
+def check_gemv(torch, Q, D, dtype, *, alpha=1.0, beta=0.0, incx=1, incy=1, config=None, seed=0):
+    """Q x against the float64 product of D (the dequantized matrix): poisoned y (beta 0) or
+    random y, strided views; the gaps of a strided y are left as they were."""
+    m, k = Q.shape
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dt = torch_dtype(torch, dtype)
+    xs = torch.randn(k * incx, dtype=dt, device="cuda", generator=g)
+    ys = torch.randn(m * incy, dtype=dt, device="cuda", generator=g)
+    x, y = xs[::incx], ys[::incy]
+    if beta == 0:
+        y.fill_(float("nan"))
+    before = ys.clone()
+    y0 = y.double().cpu().numpy()
+    pygemv.gemv(Q, x, y, alpha=alpha, beta=beta, config=config)
+    torch.cuda.synchronize()
+    xd = x.double().cpu().numpy()
+    D64 = D.astype(np.float64)
+    ref = alpha * (D64 @ xd) + (beta * y0 if beta else 0)
+    mag = abs(alpha) * (np.abs(D64) @ np.abs(xd)) + (abs(beta) * np.abs(y0) if beta else 0)
+    got = y.double().cpu().numpy()
+    bad = ~(np.abs(got - ref) <= error_bound(dtype, k, np.abs(ref), mag))
+    assert not bad.any(), f"{Q} {config}: {bad.sum()} of {m} outside the bound, e.g. row {np.argmax(bad)}: " \
+                          f"{got[bad][:3]} vs {ref[bad][:3]}"
+    if incy > 1:
+        mask = torch.ones_like(ys, dtype=torch.bool)
+        mask[::incy] = False
+        assert torch.equal(ys[mask], before[mask]), "a gap of y was written"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", qr.MODES)
+@pytest.mark.parametrize("group_size", GROUPS)
+@pytest.mark.parametrize("bits", [4, 8])
+def test_every_format_quantizes_exactly_and_multiplies_within_the_bound(torch, bits, group_size, mode, dtype):
+    for i, (m, k) in enumerate(SHAPES):
+        W = weights(torch, m, k, dtype, seed=i)
+        Q = pygemv.quantize(W, bits=bits, group_size=group_size, zero_point=mode)
+        codes, S, Z = qr.quantize(W.float().cpu().numpy(), bits, group_size, mode, dtype)
+        D = qr.dequantize(codes, S, Z, bits, group_size, mode)
+        got = dense(Q)
+        # The dequantization is exact: bit for bit the reference's fp32 values.
+        assert np.array_equal(got, D), f"{Q} {m}x{k}: {np.sum(got != D)} values differ from the numpy quantizer"
+        check_gemv(torch, Q, D, dtype, seed=i)
+        check_gemv(torch, Q, D, dtype, alpha=-0.75, beta=1.5, seed=i + 100)
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
+    """Every rows-a-thread, lanes from 1 to 32, several splits, and K past what shared memory
+    stages at once (13000 columns in one slice: x staged a chunk at a time)."""
+    for (m, k), mode in zip(((77, 13000), (300, 4100), (5, 70)), qr.MODES):
+        W = weights(torch, m, k, "float16", seed=k)
+        Q = pygemv.quantize(W, bits=bits, group_size=64, zero_point=mode)
+        D = dense(Q)
+        for p, unroll, split in itertools.product((1, 4, 32), (1, 2, 4), (1, 3, 16)):
+            teams = max(1, (512 if unroll == 4 else 256) // p)
+            c = pygemv.Config("q_rows", p, teams, pygemv.LOADS_ALIGNED, unroll, True, split)
+            check_gemv(torch, Q, D, "float16", config=c, seed=p + unroll)
+
+
+def test_strided_vectors_and_graph_capture(torch):
+    W = weights(torch, 257, 1000, "bfloat16", seed=3)
+    Q = pygemv.quantize(W, bits=4, group_size=32, zero_point="float")
+    D = dense(Q)
+    check_gemv(torch, Q, D, "bfloat16", incx=3, incy=2, alpha=2.0, beta=-1.0)
+    x = torch.randn(1000, dtype=torch.bfloat16, device="cuda")
+    y = torch.empty(257, dtype=torch.bfloat16, device="cuda")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        pygemv.gemv(Q, x, y)  # warm up outside the capture
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=s):
+            pygemv.gemv(Q, x, y)
+    y.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    ref = D.astype(np.float64) @ x.double().cpu().numpy()
+    assert np.allclose(y.double().cpu().numpy(), ref, rtol=2e-2, atol=1e-2)
+
+
+def _checkpoint(rng, m, k, bits, gs):
+    codes = rng.integers(0, 2**bits, (m, k), dtype=np.uint8)
+    G = qr.groups_of(k, gs)
+    zeros = rng.integers(1, 2**bits, (m, G))  # v1 stores zero - 1: a zero of 0 does not round-trip
+    scales = (rng.random((G, m)) * 0.02 + 0.001).astype(np.float16)
+    return codes, zeros, scales
+
+
+@pytest.mark.parametrize("bits", [4, 8])
+def test_gptq_repack_matches_the_numpy_unpacker_and_awq(torch, bits):
+    rng = np.random.default_rng(bits)
+    m, k, gs = 64, 384, 128
+    codes, zeros, scales = _checkpoint(rng, m, k, bits, gs)
+    qweight, qzeros = qr.gptq_pack(codes, zeros, bits)
+    c2, z2 = qr.gptq_unpack(qweight, qzeros, bits)  # the hand-written unpacker inverts the packer
+    assert np.array_equal(c2, codes) and np.array_equal(z2, zeros)
+    t = lambda a: torch.as_tensor(a, device="cuda")  # noqa: E731
+    Q = pygemv.QuantizedMatrix.from_gptq(t(qweight), t(qzeros), t(scales), bits=bits)
+    D = qr.dequantize(codes, scales.T.astype(np.float32), zeros.astype(np.float32), bits, gs, "int")
+    assert np.array_equal(dense(Q), D)
+    check_gemv(torch, Q, D, "float16")
+    if bits == 4:  # the same weights through AWQ's packing give the same matrix
+        aq, az = qr.awq_pack(codes, zeros)
+        c3, z3 = qr.awq_unpack(aq, az)
+        assert np.array_equal(c3, codes) and np.array_equal(z3, zeros)
+        Qa = pygemv.QuantizedMatrix.from_awq(t(aq), t(az), t(scales))
+        assert np.array_equal(dense(Qa), dense(Q))
+    # v2 stores the zeros themselves.
+    qweight2, qzeros2 = qr.gptq_pack(codes, zeros, bits, zero_offset=0)
+    Q2 = pygemv.QuantizedMatrix.from_gptq(t(qweight2), t(qzeros2), t(scales), bits=bits, format="v2")
+    assert np.array_equal(dense(Q2), D)
+
+
+def test_gptq_act_order_permutes_x_not_the_result(torch):
+    rng = np.random.default_rng(7)
+    m, k, gs = 32, 512, 128
+    codes, zeros, scales = _checkpoint(rng, m, k, 4, gs)
+    order = rng.permutation(k)  # GPTQ's processing order: row order[i] is in group i // gs
+    g_idx = np.empty(k, np.int32)
+    g_idx[order] = np.arange(k) // gs
+    qweight, qzeros = qr.gptq_pack(codes, zeros, 4)
+    t = lambda a: torch.as_tensor(a, device="cuda")  # noqa: E731
+    Q = pygemv.QuantizedMatrix.from_gptq(t(qweight), t(qzeros), t(scales), t(g_idx))
+    s = scales.T.astype(np.float32)[:, g_idx]
+    D = ((codes.astype(np.float32) - zeros[:, g_idx].astype(np.float32)) * s).astype(np.float32)
+    assert np.array_equal(dense(Q), D)  # dequantize gives x's column order back
+    check_gemv(torch, Q, D, "float16")
+    bad = g_idx.copy()
+    bad[:2] = 0  # group 0 now has more than group_size rows
+    with pytest.raises(pygemv.InvalidValueError, match="g_idx"):
+        pygemv.QuantizedMatrix.from_gptq(t(qweight), t(qzeros), t(scales), t(bad))
+
+
+def test_bad_input_is_refused_and_writes_nothing(torch):
+    W = weights(torch, 40, 96, "float16", seed=1)
+    Q = pygemv.quantize(W, bits=4, group_size=32)
+    x = torch.randn(96, dtype=torch.float16, device="cuda")
+    y = torch.full((40,), 3.0, dtype=torch.float16, device="cuda")
+    with pytest.raises(TypeError, match="x has dtype bfloat16"):
+        pygemv.gemv(Q, x.bfloat16(), y)
+    with pytest.raises(ValueError, match="x must have shape"):
+        pygemv.gemv(Q, x[:95], y)
+    with pytest.raises(ValueError, match="op N only"):
+        pygemv.gemv(Q, x, y, trans=True)
+    with pytest.raises(pygemv.NotSupportedError, match="q_rows"):
+        pygemv.gemv(W, x, y, config=pygemv.Config("q_rows", 32, 8, 1, 2, True, 1))
+    with pytest.raises(ValueError, match="group_size"):
+        pygemv.quantize(W, group_size=48)
+    with pytest.raises(TypeError, match="float32"):
+        pygemv.quantize(W.float())
+    torch.cuda.synchronize()
+    assert bool((y == 3.0).all())
+
+
+def test_more_than_2_to_the_31_codes(torch):
+    """64-bit indexing: 65539 x 32832 int8 codes (2.15e9), per-row symmetric; rows checked
+    against the numpy quantizer of the same rows."""
+    m, k = 65539, 32832
+    W = weights(torch, m, k, "float16", seed=11)
+    Q = pygemv.quantize(W, bits=8, group_size=None, zero_point="symmetric")
+    x = torch.randn(k, dtype=torch.float16, device="cuda")
+    y = torch.full((m,), float("nan"), dtype=torch.float16, device="cuda")
+    pygemv.gemv(Q, x, y)
+    torch.cuda.synchronize()
+    rows = np.r_[0:4, m // 2:m // 2 + 4, m - 4:m]
+    codes, S, Z = qr.quantize(W[torch.as_tensor(rows, device="cuda")].float().cpu().numpy(), 8, None, "symmetric", "float16")
+    D = qr.dequantize(codes, S, Z, 8, None, "symmetric").astype(np.float64)
+    xd = x.double().cpu().numpy()
+    ref = D @ xd
+    got = y[rows].double().cpu().numpy()
+    assert np.all(np.abs(got - ref) <= error_bound("float16", k, np.abs(ref), np.abs(D) @ np.abs(xd)))
+    del Q, W
+    torch.cuda.empty_cache()
