@@ -204,3 +204,33 @@ def test_more_than_2_to_the_31_codes(torch):
     assert np.all(np.abs(got - ref) <= error_bound("float16", k, np.abs(ref), np.abs(D) @ np.abs(xd)))
     del Q, W
     torch.cuda.empty_cache()
+
+
+def test_c_entry_points_quantize_and_multiply(torch):
+    """The C calls a program without Python makes: gemv_qmatrix_init, gemv_quantize,
+    gemv_quantized, gemv_dequantize, on buffers the caller allocates."""
+    import ctypes
+    from pygemv import _lib
+    lib = _lib.load()
+    m, k = 100, 1000
+    W = weights(torch, m, k, "float16", seed=5)
+    q = _lib.QMatrix()
+    assert lib.gemv_qmatrix_init(ctypes.byref(q), 4, 64, 1, _lib.DTYPES["float16"], m, k) == 0
+    codes = torch.empty(m * q.ldq, dtype=torch.uint8, device="cuda")
+    scales = torch.empty(m * q.lds, dtype=torch.float16, device="cuda")
+    zeros = torch.empty(m * q.ldz, dtype=torch.float16, device="cuda")
+    q.qweight, q.scales, q.zeros = codes.data_ptr(), scales.data_ptr(), zeros.data_ptr()
+    assert lib.gemv_quantize(ctypes.byref(q), W.data_ptr(), k, None) == 0
+    out = torch.empty(m, k, dtype=torch.float32, device="cuda")
+    assert lib.gemv_dequantize(ctypes.byref(q), out.data_ptr(), k, None) == 0
+    x = torch.randn(k, dtype=torch.float16, device="cuda")
+    y = torch.full((m,), float("nan"), dtype=torch.float16, device="cuda")
+    torch.cuda.synchronize()
+    assert lib.gemv_quantized(ctypes.byref(q), 1.0, x.data_ptr(), 1, 0.0, y.data_ptr(), 1, None, 0, None) == 0
+    torch.cuda.synchronize()
+    codes_ref, S, Z = qr.quantize(W.float().cpu().numpy(), 4, 64, "int", "float16")
+    D = qr.dequantize(codes_ref, S, Z, 4, 64, "int")
+    assert np.array_equal(out.cpu().numpy(), D)
+    ref = D.astype(np.float64) @ x.double().cpu().numpy()
+    mag = np.abs(D.astype(np.float64)) @ np.abs(x.double().cpu().numpy())
+    assert np.all(np.abs(y.double().cpu().numpy() - ref) <= error_bound("float16", k, np.abs(ref), mag))

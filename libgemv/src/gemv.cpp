@@ -383,6 +383,22 @@ gemv_status_t run(const gemv_args_t &a, const gemv_config_t *config) {
     return st;
 }
 
+
+// Checked arguments, or the status of the first check that fails.
+gemv_status_t run_checked(const gemv_args_t &in, const gemv_config_t *config) {
+    clear_error();
+    gemv_args_t a;
+    gemv_status_t st = read_args(&in, &a);
+    if (st == GEMV_STATUS_SUCCESS) st = guarded("gemv", [&] { return run(a, config); });
+    // A failed launch is a real problem; a rejected argument is the caller's to handle.
+    if (st != GEMV_STATUS_SUCCESS)
+        log_message(st == GEMV_STATUS_CUDA_ERROR ? GEMV_LOG_ERROR : GEMV_LOG_INFO, "call failed: %s (%s)",
+                    gemv_status_string(st), gemv_last_error());
+    return st;
+}
+
+} // namespace
+
 gemv_args_t blas_args(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A, int64_t lda,
                       int64_t stride_a, const void *x, int64_t incx, int64_t stride_x, float beta, void *y,
                       int64_t incy, int64_t stride_y, int64_t batch, void *workspace, size_t workspace_bytes,
@@ -410,21 +426,6 @@ gemv_args_t blas_args(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, fl
     a.stride_y = stride_y;
     return a;
 }
-
-// Checked arguments, or the status of the first check that fails.
-gemv_status_t run_checked(const gemv_args_t &in, const gemv_config_t *config) {
-    clear_error();
-    gemv_args_t a;
-    gemv_status_t st = read_args(&in, &a);
-    if (st == GEMV_STATUS_SUCCESS) st = guarded("gemv", [&] { return run(a, config); });
-    // A failed launch is a real problem; a rejected argument is the caller's to handle.
-    if (st != GEMV_STATUS_SUCCESS)
-        log_message(st == GEMV_STATUS_CUDA_ERROR ? GEMV_LOG_ERROR : GEMV_LOG_INFO, "call failed: %s (%s)",
-                    gemv_status_string(st), gemv_last_error());
-    return st;
-}
-
-} // namespace
 
 gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out) {
     // 0.4's layout ends before qweight: its fields are read, qweight stays NULL.

@@ -363,6 +363,12 @@ gemv_status_t check_qmatrix_pointers(const gemv_qmatrix_t &w, const char *name, 
 // then the checks of values alone (sizes, lda, increments, batch, strides, enums).
 gemv_status_t read_args(const gemv_args_t *in, gemv_args_t *out);
 
+// The gemv_args_t of a BLAS-shaped call (gemv.cpp): every field set, flags 0, qweight NULL.
+gemv_args_t blas_args(gemv_op_t op, gemv_dtype_t dtype, int64_t m, int64_t k, float alpha, const void *A, int64_t lda,
+                      int64_t stride_a, const void *x, int64_t incx, int64_t stride_x, float beta, void *y,
+                      int64_t incy, int64_t stride_y, int64_t batch, void *workspace, size_t workspace_bytes,
+                      gemv_stream_t stream);
+
 // One Problem from checked arguments (gemv.cpp); no checks.
 Problem make_problem(const gemv_args_t &a);
 

@@ -229,22 +229,8 @@ gemv_status_t gemv_quantized(const gemv_qmatrix_t *W, float alpha, const void *x
     clear_error();
     if (!W) return set_error("W is NULL"), GEMV_STATUS_INVALID_POINTER;
     if (W->struct_size != sizeof(gemv_qmatrix_t)) return check_qmatrix(W, "W");
-    gemv_args_t a{};
-    a.struct_size = sizeof a;
-    a.op = GEMV_OP_N;
-    a.dtype = W->dtype;
-    a.m = W->m;
-    a.k = W->k;
-    a.alpha = alpha;
-    a.beta = beta;
-    a.x = x;
-    a.incx = incx;
-    a.y = y;
-    a.incy = incy;
-    a.workspace = workspace;
-    a.workspace_bytes = workspace_bytes;
-    a.stream = stream;
-    a.batch = 1;
+    gemv_args_t a = blas_args(GEMV_OP_N, (gemv_dtype_t)W->dtype, W->m, W->k, alpha, nullptr, std::max<int64_t>(1, W->k), 0,
+                              x, incx, 0, beta, y, incy, 0, 1, workspace, workspace_bytes, stream);
     a.qweight = W;
     return gemv_ex(&a, nullptr);
 }
