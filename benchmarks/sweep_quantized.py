@@ -1,5 +1,6 @@
-"""Every q_rows config family on the quantized benchmark's shapes, beside the dispatcher's
-choice: what the heuristic (dispatch.cpp, heuristic_quantized) is fit to.
+"""Every q_rows config family (and q_mma's, for int4 fp16 without float zeros) on the
+quantized benchmark's shapes, beside the dispatcher's choice: what the heuristic
+(dispatch.cpp, heuristic_quantized) is fit to. A q_mma entry reads ("mma", warps, split, threads).
 
     python benchmarks/sweep_quantized.py --json sweep.json [--shapes 8192x8192,...] [--formats int4-g128]
 """
@@ -68,6 +69,13 @@ def main() -> int:
                 best[(p, unroll, split, threads)] = time_config(c)
             except pygemv.GemvError:
                 continue
+        if bits == 4 and dtype == "float16" and zp != "float":  # the tensor-core operation too
+            for warps, split in itertools.product((1, 2, 4, 8), (1, 2, 4, 8, 16, 32)):
+                c = pygemv.Config("q_mma", 32, warps, 1, 1, True, split)
+                try:
+                    best[("mma", warps, split, 32 * warps)] = time_config(c)
+                except pygemv.GemvError:
+                    continue
         top = sorted(best.items(), key=lambda kv: kv[1])[:5]
         row = {"format": name, "m": m, "k": k, "weight_bytes": Q0.nbytes, "auto_us": auto,
                "best": [{"p": c[0], "unroll": c[1], "split": c[2], "threads": c[3], "us": t} for c, t in top],

@@ -87,7 +87,7 @@ def main() -> int:
     qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
                          for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
     for dtype in ("float16", "bfloat16"):
-        for bits, mode, gs in ((4, "symmetric", 32), (4, "int", 128), (4, "float", None), (8, "symmetric", None),
+        for bits, mode, gs in ((4, "symmetric", 32), (4, "int", 128), (4, "symmetric", 256), (4, "float", None), (8, "symmetric", None),
                                (8, "int", 64), (8, "float", 32)):
             for m, k in ((7, 33), (33, 129), (5, 4097), (3, 13000)):
                 W = pygemv.to_device(rng.standard_normal((m, k)).astype(np.float32), dtype)
@@ -95,7 +95,9 @@ def main() -> int:
                 D = Q.dequantize().to_numpy().astype(np.float64)
                 dx = pygemv.to_device(rng.standard_normal(k).astype(np.float32), dtype)
                 ref = D @ dx.to_numpy().astype(np.float64)
-                for config in qconfigs:
+                mma = [pygemv.Config("q_mma", 32, w, 1, 1, True, s) for w, s in ((1, 1), (4, 3), (8, 1))]
+                mma_runs = bits == 4 and dtype == "float16" and mode != "float" and (gs is None or gs >= 128)
+                for config in qconfigs + (mma if mma_runs else []):
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)
                     pygemv.gemv(Q, dx, dy, config=config, workspace=ws_arg)
                     out = dy.to_numpy().astype(np.float64)

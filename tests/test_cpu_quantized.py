@@ -236,6 +236,7 @@ def test_quantized_plans_are_legal_through_the_api():
     forced configs of every lane count, rows a thread and split, and dequantize; every plan
     checked against the limits and every address against the buffers' extents."""
     run("SEED = 4\n" + PROGRAM + textwrap.dedent("""
+    ran_mma = 0
     for i in range(300):
         keep.clear()
         Q, x, y = q_problem()
@@ -247,15 +248,23 @@ def test_quantized_plans_are_legal_through_the_api():
         while p * teams > (512 if u == 4 else 1024):
             teams //= 2
         c = pygemv.Config("q_rows", p, max(teams, 32 // p), 1, u, True, int(rng.choice([1, 2, 5, 64])))
-        try:
-            pygemv.gemv(Q, x, y, config=c)
-        except pygemv.InsufficientWorkspaceError:   # slices x rows past the pool's 4 MiB
-            assert Q.shape[0] * c.split_k * 4 > pygemv.WORKSPACE_RECOMMENDED_BYTES
+        mma = pygemv.Config("q_mma", 32, int(rng.choice([1, 4, 8])), 1, 1, True, c.split_k)
+        for forced in (c, mma):
+            try:
+                pygemv.gemv(Q, x, y, config=forced)
+            except pygemv.InsufficientWorkspaceError:   # slices x rows past the pool's 4 MiB
+                assert Q.shape[0] * c.split_k * 4 > pygemv.WORKSPACE_RECOMMENDED_BYTES
+            except pygemv.NotSupportedError:            # q_mma: int4, fp16, no float zeros
+                assert forced is mma and not (Q.bits == 4 and Q.dtype == "float16" and Q.zero_point != "float"
+                                              and (Q.group_size is None or Q.group_size >= 128))
+            else:
+                ran_mma += forced is mma
         out = pygemv.empty(Q.shape, "float32")
         keep.append(out)
         Q.dequantize(out)
     no_violations()
     assert fake.gemv_fake_launches() > 900
+    assert ran_mma > 20, ran_mma
     """), timeout=300)
 
 
@@ -283,19 +292,40 @@ def test_heuristic_lanes_rows_and_splits():
     """The fitted rule (dispatch.cpp, heuristic_quantized) on the stand-in H100 (132 SMs)."""
     run(textwrap.dedent("""
     lib = _lib.load()
-    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES):
+    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES, dtype=2, mode=1):
         q = _lib.QMatrix()
-        assert lib.gemv_qmatrix_init(ctypes.byref(q), bits, 128, 1, 1, m, k) == 0
-        a = _lib.Args(0, 1, m, k, 1.0, 0.0, None, k, 256, 1, 512, 1, None, ws, None, 0, 1, 0, 0, 0,
+        assert lib.gemv_qmatrix_init(ctypes.byref(q), bits, 128, mode, dtype, m, k) == 0
+        a = _lib.Args(0, dtype, m, k, 1.0, 0.0, None, k, 256, 1, 512, 1, None, ws, None, 0, 1, 0, 0, 0,
                       ctypes.addressof(q))
         c = _lib.Config()
         assert lib.gemv_select_config_ex(ctypes.byref(a), ctypes.byref(c), None) == 0, lib.gemv_last_error()
-        return (c.threads_per_row, c.threads_per_row * c.rows_per_block, c.unroll, c.split_k)
-    assert pick(4, 4096, 4096) == (8, 512, 4, 8)
-    assert pick(4, 8192, 8192) == (8, 512, 4, 4)
-    assert pick(4, 28672, 8192) == (8, 512, 4, 1)
-    assert pick(8, 128256, 4096) == (16, 512, 4, 1)
-    assert pick(4, 1000, 4100)[:3] == (8, 256, 2)
-    assert pick(4, 8192, 28672)[3] >= 3                 # x in slices a block stages at once
-    assert pick(4, 8192, 28672, ws=0)[3] == 1           # no workspace: one slice, staged in chunks
+        return (pygemv.variant(c.variant).name, c.threads_per_row, c.threads_per_row * c.rows_per_block, c.unroll,
+                c.split_k)
+    # Every format: q_rows.
+    assert pick(4, 4096, 4096) == ("q_rows", 8, 512, 4, 8)
+    assert pick(4, 8192, 8192) == ("q_rows", 8, 512, 4, 4)
+    assert pick(4, 28672, 8192) == ("q_rows", 8, 512, 4, 1)
+    assert pick(8, 128256, 4096, dtype=1) == ("q_rows", 16, 512, 4, 1)
+    assert pick(4, 4096, 4096, dtype=1, mode=2)[0] == "q_rows"
+    assert pick(4, 1000, 4100)[:4] == ("q_rows", 8, 256, 2)
+    assert pick(4, 8192, 28672)[4] >= 3                 # x in slices a block stages at once
+    assert pick(4, 8192, 28672, ws=0)[4] == 1           # no workspace: one slice, staged in chunks
+    # fp16 int4, groups of 128 up, symmetric or integer zeros, up to 12288 rows: tensor cores,
+    # 4 warps (64 rows a block), K split into about 512 blocks in all.
+    assert pick(4, 4096, 4096, dtype=1) == ("q_mma", 32, 128, 1, 8)
+    assert pick(4, 4096, 4096, dtype=1, mode=0) == ("q_mma", 32, 128, 1, 8)
+    assert pick(4, 11008, 10944, dtype=1) == ("q_mma", 32, 128, 1, 4)
+    assert pick(4, 1000, 4100, dtype=1) == ("q_mma", 32, 128, 1, 16)   # 32 wanted, half the 33 steps
+    assert pick(4, 1000, 4100, dtype=1, ws=1 << 14)[4] == 4            # as many slices as the workspace holds
+    assert pick(4, 28672, 8192, dtype=1)[0] == "q_rows"                # more rows: q_rows
+    assert pick(4, 8192, 28672, dtype=1)[0] == "q_rows"                # a longer K: q_rows
+    assert pick(4, 4096, 4096, dtype=1, ws=0)[4] == 1
+    assert pick(4, 4096, 4096, dtype=1, mode=2)[0] == "q_rows"      # float zeros
+    q32 = _lib.QMatrix()
+    assert lib.gemv_qmatrix_init(ctypes.byref(q32), 4, 32, 1, 1, 4096, 4096) == 0
+    a32 = _lib.Args(0, 1, 4096, 4096, 1.0, 0.0, None, 4096, 256, 1, 512, 1, None, 1 << 22, None, 0, 1, 0, 0, 0,
+                    ctypes.addressof(q32))
+    c = _lib.Config()
+    assert lib.gemv_select_config_ex(ctypes.byref(a32), ctypes.byref(c), None) == 0
+    assert pygemv.variant(c.variant).name == "q_rows"           # groups of 32: q_rows
     """), timeout=60)

@@ -20,16 +20,17 @@ def test_registry_is_complete_and_consistent():
     for v in vs:
         lo, hi = v.threads_per_row
         assert lo & (lo - 1) == 0 and hi & (hi - 1) == 0 and lo <= hi
-        assert v.unrolls == (1, 2, 4)
+        assert v.unrolls == ((1,) if v.name == "q_mma" else (1, 2, 4))  # q_mma: a warp per 16 rows
         assert v.needs_workspace == (v.split_k[1] > 1)  # every operation that splits takes a workspace
         # Quantized weights: fp16/bf16 activations (the scales' type), int4 and int8.
-        assert v.dtypes == (("float16", "bfloat16") if v.quantized else ("float32", "float16", "bfloat16"))
-        assert v.weight_bits == ((4, 8) if v.name == "q_rows" else ())
-        assert v.batched == (v.name not in ("row_stream", "q_rows"))  # these walk one matrix's rows
+        assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",)}.get(
+            v.name, ("float32", "float16", "bfloat16"))
+        assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,)}.get(v.name, ())
+        assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma"))  # these walk one matrix's rows
         assert v.stages_x == (v.op == "N")  # the column kernels read x as a broadcast
     # Each op has its operations; filtering by op and weights partitions the registry.
     assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass"}
-    assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows"}
+    assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma"}
     assert len(pygemv.variants("N")) + len(pygemv.variants("T")) + len(pygemv.variants("N", quantized=True)) == len(vs)
     with pytest.raises(ValueError, match="op: expected 'N' or 'T'"):
         pygemv.variants("C")

@@ -81,7 +81,7 @@ def test_every_format_quantizes_exactly_and_multiplies_within_the_bound(torch, b
 def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
     """Every rows-a-thread, lanes from 1 to 32, several splits, and K past what shared memory
     stages at once (13000 columns in one slice: x staged a chunk at a time)."""
-    for (m, k), mode in zip(((77, 13000), (300, 4100), (5, 70)), qr.MODES):
+    for (m, k), mode in zip(((77, 13000), (300, 4100), (5, 70), (1000, 12300)), qr.MODES + ("int",)):
         W = weights(torch, m, k, "float16", seed=k)
         Q = pygemv.quantize(W, bits=bits, group_size=64, zero_point=mode)
         D = dense(Q)
@@ -89,6 +89,13 @@ def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
             teams = max(1, (512 if unroll == 4 else 256) // p)
             c = pygemv.Config("q_rows", p, teams, pygemv.LOADS_ALIGNED, unroll, True, split)
             check_gemv(torch, Q, D, "float16", config=c, seed=p + unroll)
+        if bits == 4 and mode != "float":  # the tensor-core operation (groups of 128 up): warps x splits
+            for gs in (128, 256, None):
+                Qm = pygemv.quantize(W, bits=4, group_size=gs, zero_point=mode)
+                Dm = dense(Qm)
+                for warps, split in itertools.product((1, 4, 8), (1, 3, 16)):
+                    c = pygemv.Config("q_mma", 32, warps, pygemv.LOADS_ALIGNED, 1, True, split)
+                    check_gemv(torch, Qm, Dm, "float16", config=c, seed=warps + split)
 
 
 def test_strided_vectors_and_graph_capture(torch):

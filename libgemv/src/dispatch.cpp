@@ -204,6 +204,21 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
 // chunk are split further when the workspace allows; one slice always runs (x is then
 // staged a chunk at a time).
 gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
+    // int4, fp16, symmetric or integer zeros in groups of 128 up, at most 12288 rows and
+    // columns: tensor cores (q_mma), 4 warps a block (64 rows), K split into about 512 blocks
+    // in all. Fit to the sweep (benchmarks/results/h100-2026-11-23-s6-sweep-qmma.txt) and the
+    // benchmark: 4096^2 8.0 against 9.4 us in q_rows, 11008 x 10944 38 against 49, 5003 x 7392
+    // 14 against 23, 1000 x 4100 5.5 against 6.2; 8192^2 and 7392 x 8192 about 10% slower.
+    // With more rows or a longer K, q_rows was as fast or faster (8192 x 28672: 77 against 57).
+    if (pb.qw.bits == 4 && pb.dtype() == GEMV_DTYPE_F16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT &&
+        (pb.qw.group_size == 0 || pb.qw.group_size >= 128) && pb.m <= 12288 && pb.k <= kQMaxSlice) {
+        const int64_t steps = (pb.k + 127) / 128, tiles = (pb.m + 63) / 64;
+        const int64_t want = pow2_round(512.0 / (double)tiles);
+        const int split = (int)std::clamp<int64_t>(std::min(want, std::max<int64_t>(1, steps / 2)), 1, 1024);
+        gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA, 32, 4, kLoadsAligned, 1, 1, split);
+        while (c.split_k > 1 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k = c.split_k > 2 ? c.split_k / 2 : 1;
+        return c;
+    }
     const int64_t codes = q_pack_codes(pb.qw.bits), packs = (pb.k + codes - 1) / codes;
     const int p = (int)std::min<int64_t>(pb.qw.bits == 4 ? 8 : 16, pow2_floor(std::max<int64_t>(1, packs / 2)));
     // Fewer rows a block on smaller matrices, for more blocks (1000 x 4100 int4: 256

@@ -278,6 +278,7 @@ cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t stream);
 cudaError_t launch_qrows(const QLaunch &L, cudaStream_t stream);
+cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream);
 // y = beta*y (y = 0 when beta == 0) over every output of the map.
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t stream, bool pdl);
 // y_g = alpha * sum_{s<splits} acc[s*G + g] + beta*y_g (G = n * batch), summed in slice order.

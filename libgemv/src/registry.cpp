@@ -274,23 +274,29 @@ gemv_status_t stream_launch(const Operation &op, const gemv_config_t &c, const P
 
 // ---- op N, quantized weights: the quantized rows (qrows.cu) ------------------------------
 
-// Columns a K slice: a multiple of the pack's codes.
-int64_t q_slice_len(const Problem &pb, int s) {
-    const int64_t codes = q_pack_codes(pb.qw.bits), packs = (pb.k + codes - 1) / codes;
-    return (packs + s - 1) / s * codes;
+// Columns a K slice: a multiple of the operation's granule (q_rows: a pack's codes; q_mma: a
+// step of 128 columns, so that a step lies in one group).
+int64_t q_granule(const Operation &op, const Problem &pb) {
+    return op.info.variant == GEMV_VARIANT_Q_MMA ? 128 : q_pack_codes(pb.qw.bits);
 }
-int q_slices(const Problem &pb, int s) { return slices(pb.k, q_slice_len(pb, s)); }
+int64_t q_slice_len(const Operation &op, const Problem &pb, int s) {
+    const int64_t g = q_granule(op, pb), units = (pb.k + g - 1) / g;
+    return (units + s - 1) / s * g;
+}
+int q_slices(const Operation &op, const Problem &pb, int s) { return slices(pb.k, q_slice_len(op, pb, s)); }
 
 // Any range-valid config runs any quantized problem: a slice longer than shared memory
 // holds is staged a chunk at a time.
 gemv_status_t q_can_implement(const Operation &, const gemv_config_t &, const Problem &) { return GEMV_STATUS_SUCCESS; }
 
-size_t q_workspace(const Operation &, const gemv_config_t &c, const Problem &pb) {
-    const int s = q_slices(pb, c.split_k);
+size_t q_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const int s = q_slices(op, pb, c.split_k);
     return s > 1 ? float_bytes((unsigned __int128)pb.m * (unsigned)s) : 0;
 }
 
-gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+// The launch of a quantized operation: its args, slices and one wave of blocks over row
+// tiles of rows_per_tile rows (a block stages its slice of x once and walks tiles).
+QLaunch q_plan(const Operation &op, const gemv_config_t &c, const Problem &pb, int64_t rows_per_tile) {
     const gemv_qmatrix_t &w = pb.qw;
     QLaunch L{};
     L.dtype = pb.dtype();
@@ -311,7 +317,7 @@ gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Proble
     a.ldz = w.ldz;
     a.incx = pb.incx;
     a.incy = pb.incy;
-    a.slice = q_slice_len(pb, c.split_k);
+    a.slice = q_slice_len(op, pb, c.split_k);
     a.chunk = kQMaxSlice;
     a.gs_log2 = w.group_size ? log2_int(w.group_size) : 62;
     a.p_log2 = log2_int(c.threads_per_row);
@@ -319,17 +325,44 @@ gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Proble
     a.alpha = pb.alpha;
     a.beta = pb.beta;
     a.pdl = pb.pdl;
-    L.splits = q_slices(pb, c.split_k);
+    L.splits = q_slices(op, pb, c.split_k);
     a.acc = L.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
-    // One wave: a block stages its slice of x once and walks row tiles.
     const int threads = c.threads_per_row * c.rows_per_block;
-    const int64_t tiles = (pb.m + (int64_t)c.rows_per_block * c.unroll - 1) / ((int64_t)c.rows_per_block * c.unroll);
+    const int64_t tiles = (pb.m + rows_per_tile - 1) / rows_per_tile;
     const int per_sm = std::max(1, std::min(2048 / threads, (int)(228 * 1024 / std::max<size_t>(1024, q_smem_bytes(a.slice)))));
     L.blocks = std::min<int64_t>(tiles, (int64_t)sm_count(pb.device) * per_sm / L.splits + 1);
-    cudaError_t err = launch_qrows(L, pb.stream);
-    if (err == cudaSuccess && a.acc)
-        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
+    return L;
+}
+
+gemv_status_t q_finish(const Operation &op, const QLaunch &L, cudaError_t err, const Problem &pb) {
+    if (err == cudaSuccess && L.args.acc)
+        err = launch_splitk_reduce(pb.dtype(), L.args.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
+gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * c.unroll);
+    return q_finish(op, L, launch_qrows(L, pb.stream), pb);
+}
+
+// Tensor cores: a warp per 16 rows, a step of 128 columns in one group. Float zeros (fma(q,
+// s, z) per code) and groups under 128 stay on q_rows.
+gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
+    if (pb.qw.zero_mode == GEMV_QZERO_FLOAT) {
+        set_error("%s computes symmetric and integer zeros; float zeros (fma(q, s, z)) take q_rows", op.info.name);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    if (pb.qw.group_size != 0 && pb.qw.group_size < 128) {
+        set_error("%s takes groups of 128 columns or more (or one a row); group_size = %d takes q_rows", op.info.name,
+                  pb.qw.group_size);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t qmma_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * 16);
+    return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 
 // ---- op T: the column operations (columns.cu) --------------------------------------------
@@ -403,6 +436,11 @@ constexpr gemv_variant_info_t info(int id, const char *name, const char *desc, i
     return {sizeof(gemv_variant_info_t), id, name, desc, pmin, pmax, rmin, rmax, smin, smax, kUnroll124,
             deterministic, workspace, op, types, batched, op == GEMV_OP_N, weight_bits};
 }
+// An operation without a loads-in-flight choice: unroll is 1.
+constexpr gemv_variant_info_t one_unroll(gemv_variant_info_t i) {
+    i.unroll_mask = 1 << 1;
+    return i;
+}
 constexpr Operation rows(gemv_variant_info_t i, SplitMode split) {
     return {i, rows_can_implement, rows_workspace, rows_launch, split};
 }
@@ -411,6 +449,9 @@ constexpr Operation stream(gemv_variant_info_t i) {
 }
 constexpr Operation quantized_rows(gemv_variant_info_t i) {
     return {i, q_can_implement, q_workspace, q_launch, kSplitTwoPass};
+}
+constexpr Operation quantized_mma(gemv_variant_info_t i) {
+    return {i, qmma_can_implement, q_workspace, qmma_launch, kSplitTwoPass};
 }
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
     return {i, columns_can_implement, columns_workspace, columns_launch, split};
@@ -439,6 +480,8 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_rows(info(GEMV_VARIANT_Q_ROWS, "q_rows", "op N, int4/int8 weights: p lanes a team of `unroll` rows, 16-byte code packs, x staged as fp32; split_k slices reduced in fixed order",
                         1, 32, 1, 1024, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0,
                         (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))),
+    quantized_mma(one_unroll(info(GEMV_VARIANT_Q_MMA, "q_mma", "op N, int4 weights with symmetric or integer zeros, fp16: mma.sync tensor cores, a warp per 16 rows, rows_per_block warps; split_k slices reduced in fixed order",
+                                  32, 32, 1, 8, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4))),
 };
 // clang-format on
 
@@ -500,7 +543,7 @@ gemv_status_t validate_config(const gemv_config_t &c) {
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.unroll < 1 || c.unroll > 4 || !((v->unroll_mask >> c.unroll) & 1)) {
-        set_error("config.unroll = %d: must be 1, 2 or 4", c.unroll);
+        set_error("config.unroll = %d: %s takes %s", c.unroll, v->name, v->unroll_mask == (1 << 1) ? "1" : "1, 2 or 4");
         return GEMV_STATUS_INVALID_VALUE;
     }
     if ((int64_t)p * r > max_block_threads(c.unroll)) {
@@ -530,8 +573,9 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                   v->name, c.vector_loads, c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    // Packed codes are whole aligned 16-byte packs, and x is always staged (as fp32).
-    if (c.variant == GEMV_VARIANT_Q_ROWS && (c.vector_loads != kLoadsAligned || !c.x_in_smem)) {
+    // Packed codes are whole aligned 16-byte packs, and x is always staged.
+    if ((c.variant == GEMV_VARIANT_Q_ROWS || c.variant == GEMV_VARIANT_Q_MMA) &&
+        (c.vector_loads != kLoadsAligned || !c.x_in_smem)) {
         set_error("config: %s takes vector_loads = 1 and x_in_smem = 1 (vector_loads = %d, x_in_smem = %d)", v->name,
                   c.vector_loads, c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;

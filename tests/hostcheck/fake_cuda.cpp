@@ -674,26 +674,41 @@ cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t) {
     return cudaSuccess;
 }
 
+namespace {
+cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPlan &p, int max_threads, size_t x_bytes);
+}
+
 cudaError_t launch_qrows(const QLaunch &L, cudaStream_t) {
-    const char *kernel = "qrows";
+    if (L.args.p_log2 > 5 || (unsigned)(L.args.teams << L.args.p_log2) != qrow_plan(L).block.x)
+        violation(world(), "qrows: block is not teams << p_log2 (p <= 32)");
+    return check_quantized("qrows", L, qrow_plan(L), max_block_threads(L.rows), sizeof(float));
+}
+
+cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
+    if (L.bits != 4 || L.dtype != GEMV_DTYPE_F16 || L.zero_mode == GEMV_QZERO_FLOAT || L.rows != 1)
+        violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only");
+    if (qmma_plan(L).block.x != (unsigned)L.args.teams * 32)
+        violation(world(), "qmma: block is not 32 x warps");
+    return check_quantized("qmma", L, qmma_plan(L), 1024, 2); // x staged as fp16
+}
+
+namespace {
+cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPlan &p, int max_threads, size_t x_bytes) {
     World &w = world();
     std::lock_guard<std::mutex> lock(w.mutex);
     const QArgs &a = L.args;
-    const LaunchPlan p = qrow_plan(L);
-    check_plan(w, kernel, p, max_block_threads(L.rows));
+    check_plan(w, kernel, p, max_threads);
     log_launch(w, kernel, p, a.acc);
     const int64_t codes = q_pack_codes(L.bits), kpad = (a.k + codes - 1) / codes * codes;
     if (a.m < 1 || a.k < 1 || (L.bits != 4 && L.bits != 8) || (L.rows != 1 && L.rows != 2 && L.rows != 4))
         return violation(w, "%s: m %lld, k %lld, bits %d, rows %d", kernel, (long long)a.m, (long long)a.k, L.bits,
                          L.rows),
                cudaSuccess;
-    if (p.block.x != (unsigned)(a.teams << a.p_log2) || a.p_log2 > 5)
-        violation(w, "%s: block %u is not teams << p_log2 (p <= 32)", kernel, p.block.x);
     if (a.slice < 1 || a.slice % codes || a.chunk < codes || a.chunk % codes || (int64_t)(L.splits - 1) * a.slice >= kpad ||
         (__int128)L.splits * a.slice < kpad)
         violation(w, "%s: %d slices of %lld (chunks of %lld) do not tile the %lld packed columns in packs", kernel,
                   L.splits, (long long)a.slice, (long long)a.chunk, (long long)kpad);
-    if (p.dynamic_smem < (size_t)std::min(a.slice, a.chunk) * sizeof(float) && p.dynamic_smem < (size_t)kpad * 4)
+    if (p.dynamic_smem < (size_t)std::min({a.slice, a.chunk, kpad}) * x_bytes)
         violation(w, "%s: %zu bytes of shared memory do not hold a staged chunk", kernel, p.dynamic_smem);
     if (!aligned16(a.q) || a.ldq % 16 || a.ldq < kpad * L.bits / 8)
         violation(w, "%s: code rows not 16-byte aligned or shorter than the packed row", kernel);
@@ -712,6 +727,7 @@ cudaError_t launch_qrows(const QLaunch &L, cudaStream_t) {
     if ((L.splits > 1) != (a.acc != nullptr)) violation(w, "%s: partials without a split, or a split without", kernel);
     return cudaSuccess;
 }
+} // namespace
 
 cudaError_t launch_qconvert(const QConvertArgs &a, cudaStream_t) {
     const char *kernel = "qconvert";

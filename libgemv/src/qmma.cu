@@ -1,0 +1,175 @@
+// Kernel family "quantized tensor-core rows" (variant q_mma): y = alpha * W x + beta * y for
+// int4 weights with symmetric or integer zeros in groups of 128 or more (or one a row) and
+// fp16 activations, on mma.sync (m16n8k16, fp16 in, fp32 accumulation).
+//
+// W is the MMA's A (16 rows a warp), x its B (every column of B is x, so every column of D
+// holds the 16 rows' dot products). Codes become exact fp16 (q - z) with one LOP3 and one
+// HADD2/HFMA2 a pair, straight from the natural layout (docs/quantized.md): a pair is two
+// codes of one word, 4 apart, and x is staged in that same pair order, which the MMA allows
+// (any column order works while A and B agree). About 1.7 instructions a code against
+// q_rows' 3.5, each byte of W loaded by one thread.
+#include "common.cuh"
+
+namespace libgemv {
+
+namespace {
+
+__device__ __forceinline__ void mma_16816(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                          uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#endif
+}
+
+constexpr int kPairsPadded = 18; // a pack's 16 x pairs, padded: the quad's 4 packs hit 4 bank pairs
+
+__device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
+__device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2 *>(&u); }
+
+// The 4 pairs of word u (codes (0,4), (1,5), (2,6), (3,7)) minus the zero, exactly, as fp16:
+// LOP3 puts two nibbles under 0x6400 (1024 + q, or 1024 + 16 q for the high nibbles).
+struct ZeroAdd {
+    __half2 low, high; // (-(1024 + z)) and (-(64 + z)), both halves
+};
+__device__ __forceinline__ void word_pairs(uint32_t u, const ZeroAdd &z, uint32_t (&p)[4]) {
+    const __half2 sixteenth = __float2half2_rn(1.f / 16.f);
+    const uint32_t h = u >> 8;
+    p[0] = as_u32(__hadd2(as_h2((u & 0x000F000Fu) | 0x64006400u), z.low));
+    p[1] = as_u32(__hfma2(as_h2((u & 0x00F000F0u) | 0x64006400u), sixteenth, z.high));
+    p[2] = as_u32(__hadd2(as_h2((h & 0x000F000Fu) | 0x64006400u), z.low));
+    p[3] = as_u32(__hfma2(as_h2((h & 0x00F000F0u) | 0x64006400u), sixteenth, z.high));
+}
+
+__device__ __forceinline__ ZeroAdd zero_add(float z) {
+    return {__float2half2_rn(-(1024.f + z)), __float2half2_rn(-(64.f + z))};
+}
+
+// x staged in the codes' pair order: pair j of pack p (word j / 4, codes j % 4 and j % 4 + 4)
+// at xs2[p * kPairsPadded + j], through perm; zero past K and past the n staged columns, up
+// to whole steps of 4 packs (a quad's packs past the slice read zero codes and zero x).
+__device__ __forceinline__ void stage_x_pairs(uint32_t *xs2, const QArgs &a, int64_t k0, int n) {
+    const __half *x = static_cast<const __half *>(a.x);
+    const int64_t end = min(k0 + n, a.k);
+    auto at = [&](int64_t c) {
+        return c < end ? load_readonly(x + (a.perm ? (int64_t)a.perm[c] : c) * a.incx) : __float2half(0.f);
+    };
+    const int packs = (n / 32 + 3) / 4 * 4;
+    for (int i = threadIdx.x; i < packs * 16; i += blockDim.x) {
+        const int p = i >> 4, j = i & 15;
+        const int64_t c = k0 + p * 32 + (j >> 2) * 8 + (j & 3);
+        xs2[p * kPairsPadded + j] = as_u32(__halves2half2(at(c), at(c + 4)));
+    }
+}
+
+// A warp owns 16 rows; thread (g, t) reads pack 4s + t of rows g and g + 8 at step s (the quad
+// covers 128 columns a step, every byte loaded once), and its 16 pairs a row feed 8 MMAs.
+// Which columns a pair holds does not matter to the MMA as long as x's pair holds the same
+// ones, so x is staged in the codes' order and the natural layout needs no byte shuffles.
+// A step lies in one group (groups of 128 or more, slices of whole steps): its sum is
+// scaled once.
+template <int ZMODE> __global__ void __launch_bounds__(256) gemv_qmma_kernel(const QArgs a) {
+    extern __shared__ float4 smem4[];
+    uint32_t *xs2 = reinterpret_cast<uint32_t *>(smem4);
+    constexpr int STEP = 128;
+    pdl_prologue(a.pdl);
+    const int64_t kpad = (a.k + 31) / 32 * 32;
+    const int64_t k0 = (int64_t)blockIdx.y * a.slice, k1 = min(k0 + a.slice, kpad);
+    const bool staged_once = k1 - k0 <= a.chunk;
+    if (staged_once) {
+        stage_x_pairs(xs2, a, k0, (int)(k1 - k0));
+        __syncthreads();
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t tile_rows = (int64_t)warps * 16;
+    const __half *sc = static_cast<const __half *>(a.scales), *zc = static_cast<const __half *>(a.zeros);
+    for (int64_t tile = (int64_t)blockIdx.x * tile_rows; tile < a.m; tile += (int64_t)gridDim.x * tile_rows) {
+        const int64_t row0 = tile + (int64_t)warp * 16;
+        const int64_t r0 = min(row0 + g, a.m - 1), r1 = min(row0 + g + 8, a.m - 1);
+        const uint4 *q0 = reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq);
+        const uint4 *q1 = reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq);
+        float acc0 = 0.f, acc1 = 0.f;
+        for (int64_t c0 = k0; c0 < k1; c0 += a.chunk) {
+            const int n = (int)min(a.chunk, k1 - c0), packs = n / 32, steps = (n + STEP - 1) / STEP;
+            if (!staged_once) {
+                __syncthreads();
+                stage_x_pairs(xs2, a, c0, n);
+                __syncthreads();
+            }
+            if (row0 >= a.m) continue;
+            const int64_t pk0 = c0 / 32;
+            // Step s's codes (zero past the slice) and its group's scale and zero, two steps
+            // ahead of their use.
+            auto load_step = [&](int st, uint4 &w0, uint4 &w1, __half2 &p0, __half2 &p1) {
+                const int p = st * 4 + t;
+                const bool in = st < steps && p < packs;
+                w0 = in ? load_a_pack(q0 + pk0 + p) : make_uint4(0, 0, 0, 0);
+                w1 = in ? load_a_pack(q1 + pk0 + p) : make_uint4(0, 0, 0, 0);
+                const int64_t gi = (c0 + (int64_t)min(st, steps - 1) * STEP) >> a.gs_log2;
+                const __half zsym = __float2half(8.f);
+                p0 = __halves2half2(load_readonly(sc + r0 * a.lds + gi), ZMODE == GEMV_QZERO_INT ? load_readonly(zc + r0 * a.ldz + gi) : zsym);
+                p1 = __halves2half2(load_readonly(sc + r1 * a.lds + gi), ZMODE == GEMV_QZERO_INT ? load_readonly(zc + r1 * a.ldz + gi) : zsym);
+            };
+            uint4 w0, w1, n0, n1, m0, m1;
+            __half2 s0, s1, ns0, ns1, ms0, ms1;
+            load_step(0, w0, w1, s0, s1);
+            load_step(1, n0, n1, ns0, ns1);
+            for (int st = 0; st < steps; ++st) {
+                load_step(st + 2, m0, m1, ms0, ms1);
+                const ZeroAdd z0 = zero_add(__high2float(s0)), z1 = zero_add(__high2float(s1));
+                uint32_t a0[16], a1[16]; // pairs of rows g and g + 8
+                word_pairs(w0.x, z0, *reinterpret_cast<uint32_t(*)[4]>(a0 + 0));
+                word_pairs(w0.y, z0, *reinterpret_cast<uint32_t(*)[4]>(a0 + 4));
+                word_pairs(w0.z, z0, *reinterpret_cast<uint32_t(*)[4]>(a0 + 8));
+                word_pairs(w0.w, z0, *reinterpret_cast<uint32_t(*)[4]>(a0 + 12));
+                word_pairs(w1.x, z1, *reinterpret_cast<uint32_t(*)[4]>(a1 + 0));
+                word_pairs(w1.y, z1, *reinterpret_cast<uint32_t(*)[4]>(a1 + 4));
+                word_pairs(w1.z, z1, *reinterpret_cast<uint32_t(*)[4]>(a1 + 8));
+                word_pairs(w1.w, z1, *reinterpret_cast<uint32_t(*)[4]>(a1 + 12));
+                const uint2 *xp = reinterpret_cast<const uint2 *>(xs2 + (st * 4 + t) * kPairsPadded);
+                float c[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    const uint2 b = xp[i];
+                    mma_16816(c, a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1], b.x, b.y);
+                }
+                acc0 = fmaf(__low2float(s0), c[0], acc0);
+                acc1 = fmaf(__low2float(s1), c[2], acc1);
+                w0 = n0, w1 = n1, s0 = ns0, s1 = ns1;
+                n0 = m0, n1 = m1, ns0 = ms0, ns1 = ms1;
+            }
+        }
+        if (row0 >= a.m) continue;
+        if (t == 0) {
+            const int64_t rows[2] = {row0 + g, row0 + g + 8};
+            const float sums[2] = {acc0, acc1};
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+                if (rows[i] >= a.m) continue;
+                if (a.acc) {
+                    a.acc[(int64_t)blockIdx.y * a.m + rows[i]] = sums[i];
+                } else {
+                    __half *yp = static_cast<__half *>(a.y) + rows[i] * a.incy;
+                    float v = a.alpha * sums[i];
+                    if (a.beta != 0.f) v = fmaf(a.beta, __half2float(*yp), v);
+                    *yp = __float2half_rn(v);
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream) {
+    const LaunchPlan p = qmma_plan(L);
+    if (L.zero_mode == GEMV_QZERO_INT)
+        return launch_kernel(gemv_qmma_kernel<GEMV_QZERO_INT>, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
+    return launch_kernel(gemv_qmma_kernel<GEMV_QZERO_SYMMETRIC>, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl,
+                         L.args);
+}
+
+} // namespace libgemv
