@@ -118,9 +118,10 @@ typedef enum gemv_variant {
     GEMV_VARIANT_Q_ROWS = 9,           /* op N, quantized weights (gemv_qmatrix_t): p lanes a row team, `unroll`
                                         * rows a thread, 16-byte loads of packed codes, x staged as fp32; K split
                                         * into split_k slices reduced in fixed order */
-    GEMV_VARIANT_Q_MMA = 10,           /* op N, int4 weights, symmetric or integer zeros, fp16: tensor cores
-                                        * (mma.sync, fp32 accumulation), a warp per 16 rows, rows_per_block
-                                        * warps a block; split_k slices reduced in fixed order */
+    GEMV_VARIANT_Q_MMA = 10,           /* op N, int4 weights, symmetric or integer zeros in groups of 128 up
+                                        * (or per row), fp16: tensor cores (mma.sync, fp32 accumulation), a
+                                        * warp per 16 rows, rows_per_block warps a block; split_k slices
+                                        * reduced in fixed order */
 } gemv_variant_t;
 
 #define GEMV_VARIANT_COUNT 11
