@@ -383,7 +383,8 @@ GEMV_API gemv_status_t gemv_quantized(const gemv_qmatrix_t *W, float alpha, cons
  *              over min = min(a, 0) and max = max(a, 0);
  *   FLOAT      s = (max - min) / (2^bits - 1), z = min, q = rint((a - z) / s);
  * s and z are rounded to dtype first, and q is computed from the rounded values, in fp32;
- * a group of zeros gets s = 0 (q = z or the midpoint). W->perm must be NULL. */
+ * a group of zeros gets s = 0 (q = z, the midpoint, or 0 with float zeros). W->perm must
+ * be NULL. */
 GEMV_API gemv_status_t gemv_quantize(const gemv_qmatrix_t *W, const void *A, int64_t lda, gemv_stream_t stream);
 
 /* Repacks a GPTQ checkpoint's tensors (device memory, as stored) into W (bits 4 or 8,
@@ -394,7 +395,8 @@ GEMV_API gemv_status_t gemv_quantize(const gemv_qmatrix_t *W, const void *A, int
  * "v1" format (zero - 1 stored), 0 for "v2". g_idx (NULL without act-order), K int32:
  * the group of each row of qweight; then W->perm must hold K int32, and is written with
  * the order that makes groups contiguous (each group must have group_size rows, the last
- * one the rest). With g_idx the call reads it to the host first, so it synchronises. K must be a multiple of 32 / bits: 8 (int4) or 4 (int8); so must M. */
+ * one the rest). With g_idx the call reads it to the host first, so it synchronises. K and
+ * M must be multiples of 32 / bits: 8 (int4) or 4 (int8). */
 GEMV_API gemv_status_t gemv_repack_gptq(const gemv_qmatrix_t *W, const int32_t *qweight, const int32_t *qzeros,
                                         const void *scales, const int32_t *g_idx, int zero_offset,
                                         gemv_stream_t stream);
