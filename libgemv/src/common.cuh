@@ -155,6 +155,22 @@ cudaError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size
     return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
+// The quantized operations (qrows.cu, qmma.cu): entry c of x through perm (act-order), and a
+// row's finished sum, stored as its slice partial (split K) or as y = alpha * sum + beta * y.
+template <typename T> __device__ __forceinline__ T q_x_at(const QArgs &a, int64_t c) {
+    return load_readonly(static_cast<const T *>(a.x) + (a.perm ? (int64_t)a.perm[c] : c) * a.incx);
+}
+template <typename T> __device__ __forceinline__ void q_store_row(const QArgs &a, int64_t row, float sum) {
+    if (a.acc) {
+        a.acc[(int64_t)blockIdx.y * a.m + row] = sum;
+    } else {
+        T *yp = static_cast<T *>(a.y) + row * a.incy;
+        float v = a.alpha * sum;
+        if (a.beta != 0.f) v = fmaf(a.beta, to_f32(*yp), v);
+        *yp = from_f32<T>(v);
+    }
+}
+
 // One 16-byte pack of x: shared memory when staged, else the read-only path.
 template <bool XSMEM> __device__ __forceinline__ uint4 load_x_pack(const uint4 *p) {
     if constexpr (XSMEM) {

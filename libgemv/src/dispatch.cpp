@@ -194,6 +194,12 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     return make_config(GEMV_VARIANT_T_COLUMNS, 32, 8, 0, 1, 0, 1); // scalar: runs every op T problem
 }
 
+// A quantized config with as many of its K slices as the workspace holds (one needs none).
+gemv_config_t within_workspace(gemv_config_t c, const Problem &pb) {
+    while (c.split_k > 1 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k = c.split_k > 2 ? c.split_k / 2 : 1;
+    return c;
+}
+
 // Quantized weights (q_rows). Fit to a sweep of lanes, rows a thread, splits and block
 // sizes on 7 shapes of the H100 (benchmarks/results/h100-2026-11-23-s6-sweep-quantized.txt):
 // the best configs had 8 lanes a row for int4 and 16 for int8 (a lane's pack is 32 or 16
@@ -216,8 +222,7 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
         const int64_t want = pow2_round(512.0 / (double)tiles);
         const int split = (int)std::clamp<int64_t>(std::min(want, std::max<int64_t>(1, steps / 2)), 1, 1024);
         gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA, 32, 4, kLoadsAligned, 1, 1, split);
-        while (c.split_k > 1 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k = c.split_k > 2 ? c.split_k / 2 : 1;
-        return c;
+        return within_workspace(c, pb);
     }
     const int64_t codes = q_pack_codes(pb.qw.bits), packs = (pb.k + codes - 1) / codes;
     const int p = (int)std::min<int64_t>(pb.qw.bits == 4 ? 8 : 16, pow2_floor(std::max<int64_t>(1, packs / 2)));
@@ -232,8 +237,7 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     const int64_t by_work = std::max<int64_t>(1, packs / (2 * p));
     const int split = (int)std::clamp<int64_t>(std::max(by_chunk, std::min(by_wave, by_work)), 1, 1024);
     gemv_config_t c = make_config(GEMV_VARIANT_Q_ROWS, p, teams, kLoadsAligned, rows, 1, split);
-    while (c.split_k > 1 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k = c.split_k > 2 ? c.split_k / 2 : 1;
-    return c;
+    return within_workspace(c, pb);
 }
 
 // A config moved into op's ranges: the nearest legal threads and rows, split-K on or off.

@@ -309,6 +309,10 @@ struct Operation {
     // Queue the kernels on pb.stream; c has passed can_implement.
     gemv_status_t (*launch)(const Operation &op, const gemv_config_t &c, const Problem &pb);
     int split_mode; // 0 none, 1 atomic, 2 two-pass
+    // Operations whose kernels fix how they read: bit l set, vector_loads = l is allowed
+    // (0: any the op allows); with stages_x_always, x_in_smem must be 1.
+    uint32_t loads_mask = 0;
+    bool stages_x_always = false;
 
     bool serves(const Problem &pb) const; // op, storage types, batch
 };

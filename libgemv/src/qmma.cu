@@ -51,11 +51,8 @@ __device__ __forceinline__ ZeroAdd zero_add(float z) {
 // at xs2[p * kPairsPadded + j], through perm; zero past K and past the n staged columns, up
 // to whole steps of 4 packs (a quad's packs past the slice read zero codes and zero x).
 __device__ __forceinline__ void stage_x_pairs(uint32_t *xs2, const QArgs &a, int64_t k0, int n) {
-    const __half *x = static_cast<const __half *>(a.x);
     const int64_t end = min(k0 + n, a.k);
-    auto at = [&](int64_t c) {
-        return c < end ? load_readonly(x + (a.perm ? (int64_t)a.perm[c] : c) * a.incx) : __float2half(0.f);
-    };
+    auto at = [&](int64_t c) { return c < end ? q_x_at<__half>(a, c) : __float2half(0.f); };
     const int packs = (n / 32 + 3) / 4 * 4;
     for (int i = threadIdx.x; i < packs * 16; i += blockDim.x) {
         const int p = i >> 4, j = i & 15;
@@ -144,20 +141,8 @@ template <int ZMODE> __global__ void __launch_bounds__(256) gemv_qmma_kernel(con
         }
         if (row0 >= a.m) continue;
         if (t == 0) {
-            const int64_t rows[2] = {row0 + g, row0 + g + 8};
-            const float sums[2] = {acc0, acc1};
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-                if (rows[i] >= a.m) continue;
-                if (a.acc) {
-                    a.acc[(int64_t)blockIdx.y * a.m + rows[i]] = sums[i];
-                } else {
-                    __half *yp = static_cast<__half *>(a.y) + rows[i] * a.incy;
-                    float v = a.alpha * sums[i];
-                    if (a.beta != 0.f) v = fmaf(a.beta, __half2float(*yp), v);
-                    *yp = __float2half_rn(v);
-                }
-            }
+            if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
+            if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
         }
     }
 }

@@ -46,13 +46,11 @@ template <typename T, int BITS, int ZMODE>
 __device__ __forceinline__ void stage_x(float *xs, const QArgs &a, int64_t k0, int n) {
     constexpr int CODES = 128 / BITS;
     const int packs = n / CODES;
-    const T *x = static_cast<const T *>(a.x);
     for (int j = threadIdx.x; j < n; j += blockDim.x) {
         const int64_t c = k0 + j;
         float v = 0.f;
         if (c < a.k) {
-            const int64_t src = a.perm ? (int64_t)a.perm[c] : c;
-            v = to_f32(load_readonly(x + src * a.incx));
+            v = to_f32(q_x_at<T>(a, c));
             if constexpr (BITS == 4 && ZMODE != GEMV_QZERO_FLOAT) v *= pow16_neg(nibble_exp((int)(c & 7)));
         }
         xs[((j % CODES) / 4 * packs + j / CODES) * 4 + (j & 3)] = v;
@@ -209,16 +207,7 @@ __global__ void __launch_bounds__(max_block_threads(ROWS)) gemv_qrows_kernel(con
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const int64_t row = row0 + r;
-            if (lane == r % P && row < a.m) {
-                if (a.acc) {
-                    a.acc[(int64_t)blockIdx.y * a.m + row] = acc[r];
-                } else {
-                    T *yp = static_cast<T *>(a.y) + row * a.incy;
-                    float v = a.alpha * acc[r];
-                    if (a.beta != 0.f) v = fmaf(a.beta, to_f32(*yp), v);
-                    *yp = from_f32<T>(v);
-                }
-            }
+            if (lane == r % P && row < a.m) q_store_row<T>(a, row, acc[r]);
         }
     }
 }

@@ -85,12 +85,6 @@ gemv_status_t check_qmatrix_pointers(const gemv_qmatrix_t &w, const char *name, 
 
 namespace {
 
-// The device and stream a conversion runs on, after the value and pointer checks.
-gemv_status_t conversion_device(cudaStream_t stream, int *device) {
-    gemv_status_t st = current_device(device);
-    if (st == GEMV_STATUS_SUCCESS) st = check_stream_device(stream, *device);
-    return st;
-}
 
 struct Source {
     const void *p;
@@ -112,6 +106,20 @@ gemv_status_t check_sources(const std::vector<Source> &sources, int device) {
         }
     }
     return GEMV_STATUS_SUCCESS;
+}
+
+// A conversion's pointers, in the contract's order: W's and the sources' NULLs and
+// alignment, then the device and the stream, then that each is memory of that device.
+gemv_status_t check_conversion_pointers(const gemv_qmatrix_t &w, const std::vector<Source> &sources,
+                                        cudaStream_t stream) {
+    gemv_status_t st;
+    if ((st = check_qmatrix_pointers(w, "W", -1)) != GEMV_STATUS_SUCCESS) return st;
+    if ((st = check_sources(sources, -1)) != GEMV_STATUS_SUCCESS) return st;
+    int device = 0;
+    if ((st = current_device(&device)) != GEMV_STATUS_SUCCESS) return st;
+    if ((st = check_stream_device(stream, device)) != GEMV_STATUS_SUCCESS) return st;
+    if ((st = check_qmatrix_pointers(w, "W", device)) != GEMV_STATUS_SUCCESS) return st;
+    return check_sources(sources, device);
 }
 
 gemv_status_t launch_conversion(const QConvertArgs &a, cudaStream_t stream, const char *what) {
@@ -175,15 +183,10 @@ gemv_status_t repack(QConvert kind, const gemv_qmatrix_t *W, const int32_t *qwei
     if (w.m == 0 || w.k == 0) return GEMV_STATUS_SUCCESS;
     if (kind == QConvert::kGptq && g_idx && !w.perm)
         return set_error("W->perm is NULL: with g_idx it must point to k int32"), GEMV_STATUS_INVALID_POINTER;
-    if ((st = check_qmatrix_pointers(w, "W", -1)) != GEMV_STATUS_SUCCESS) return st;
     std::vector<Source> sources = {{qweight, "qweight", 4}, {qzeros, "qzeros", 4}, {scales, "scales", 2}};
     if (g_idx) sources.push_back({g_idx, "g_idx", 4});
-    if ((st = check_sources(sources, -1)) != GEMV_STATUS_SUCCESS) return st;
-    int device = 0;
     cudaStream_t stream = reinterpret_cast<cudaStream_t>(s);
-    if ((st = conversion_device(stream, &device)) != GEMV_STATUS_SUCCESS) return st;
-    if ((st = check_qmatrix_pointers(w, "W", device)) != GEMV_STATUS_SUCCESS) return st;
-    if ((st = check_sources(sources, device)) != GEMV_STATUS_SUCCESS) return st;
+    if ((st = check_conversion_pointers(w, sources, stream)) != GEMV_STATUS_SUCCESS) return st;
     if (g_idx && (st = gptq_perm(w, g_idx, stream)) != GEMV_STATUS_SUCCESS) return st;
     QConvertArgs a{};
     a.kind = kind;
@@ -193,6 +196,34 @@ gemv_status_t repack(QConvert kind, const gemv_qmatrix_t *W, const int32_t *qwei
     a.src_s = scales;
     a.zero_offset = zero_offset;
     return launch_conversion(a, stream, what);
+}
+
+// Quantize (dense = A, the call's dtype, lda) or dequantize (dense = out, fp32, ldo): the
+// checks in the contract's order, then the conversion on stream.
+gemv_status_t convert_dense(QConvert kind, const gemv_qmatrix_t *W, const void *dense, int64_t ld, gemv_stream_t s) {
+    const bool quantize = kind == QConvert::kQuantize;
+    const char *name = quantize ? "A" : "out", *ld_name = quantize ? "lda" : "ldo";
+    const uintptr_t esz = quantize ? 2 : 4;
+    gemv_status_t st = check_qmatrix(W, "W");
+    if (st != GEMV_STATUS_SUCCESS) return st;
+    const gemv_qmatrix_t &w = *W;
+    if (ld < std::max<int64_t>(1, w.k)) {
+        set_error("%s = %lld: must be >= max(1, k) = %lld", ld_name, (long long)ld, (long long)std::max<int64_t>(1, w.k));
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    if ((__int128)w.m * ld * (int64_t)esz > (__int128)INT64_MAX)
+        return set_error("%s spans more than 2^63 bytes", name), GEMV_STATUS_INVALID_VALUE;
+    if (quantize && w.perm)
+        return set_error("W->perm must be NULL: quantize keeps A's column order"), GEMV_STATUS_INVALID_VALUE;
+    if (w.m == 0 || w.k == 0) return GEMV_STATUS_SUCCESS;
+    cudaStream_t stream = reinterpret_cast<cudaStream_t>(s);
+    if ((st = check_conversion_pointers(w, {{dense, name, esz}}, stream)) != GEMV_STATUS_SUCCESS) return st;
+    QConvertArgs a{};
+    a.kind = kind;
+    a.w = w;
+    a.dense = dense;
+    a.ld_dense = ld;
+    return launch_conversion(a, stream, quantize ? "launching quantize" : "launching dequantize");
 }
 
 } // namespace
@@ -237,32 +268,7 @@ gemv_status_t gemv_quantized(const gemv_qmatrix_t *W, float alpha, const void *x
 
 gemv_status_t gemv_quantize(const gemv_qmatrix_t *W, const void *A, int64_t lda, gemv_stream_t s) {
     clear_error();
-    return guarded("gemv_quantize", [&]() -> gemv_status_t {
-        gemv_status_t st = check_qmatrix(W, "W");
-        if (st != GEMV_STATUS_SUCCESS) return st;
-        const gemv_qmatrix_t &w = *W;
-        if (lda < std::max<int64_t>(1, w.k)) {
-            set_error("lda = %lld: must be >= max(1, k) = %lld", (long long)lda, (long long)std::max<int64_t>(1, w.k));
-            return GEMV_STATUS_INVALID_VALUE;
-        }
-        if ((__int128)w.m * lda * 2 > (__int128)INT64_MAX)
-            return set_error("A spans more than 2^63 bytes"), GEMV_STATUS_INVALID_VALUE;
-        if (w.perm) return set_error("W->perm must be NULL: quantize keeps A's column order"), GEMV_STATUS_INVALID_VALUE;
-        if (w.m == 0 || w.k == 0) return GEMV_STATUS_SUCCESS;
-        if ((st = check_qmatrix_pointers(w, "W", -1)) != GEMV_STATUS_SUCCESS) return st;
-        if ((st = check_sources({{A, "A", 2}}, -1)) != GEMV_STATUS_SUCCESS) return st;
-        int device = 0;
-        cudaStream_t stream = reinterpret_cast<cudaStream_t>(s);
-        if ((st = conversion_device(stream, &device)) != GEMV_STATUS_SUCCESS) return st;
-        if ((st = check_qmatrix_pointers(w, "W", device)) != GEMV_STATUS_SUCCESS) return st;
-        if ((st = check_sources({{A, "A", 2}}, device)) != GEMV_STATUS_SUCCESS) return st;
-        QConvertArgs a{};
-        a.kind = QConvert::kQuantize;
-        a.w = w;
-        a.dense = A;
-        a.ld_dense = lda;
-        return launch_conversion(a, stream, "launching quantize");
-    });
+    return guarded("gemv_quantize", [&] { return convert_dense(QConvert::kQuantize, W, A, lda, s); });
 }
 
 gemv_status_t gemv_repack_gptq(const gemv_qmatrix_t *W, const int32_t *qweight, const int32_t *qzeros,
@@ -282,31 +288,7 @@ gemv_status_t gemv_repack_awq(const gemv_qmatrix_t *W, const int32_t *qweight, c
 
 gemv_status_t gemv_dequantize(const gemv_qmatrix_t *W, float *out, int64_t ldo, gemv_stream_t s) {
     clear_error();
-    return guarded("gemv_dequantize", [&]() -> gemv_status_t {
-        gemv_status_t st = check_qmatrix(W, "W");
-        if (st != GEMV_STATUS_SUCCESS) return st;
-        const gemv_qmatrix_t &w = *W;
-        if (ldo < std::max<int64_t>(1, w.k)) {
-            set_error("ldo = %lld: must be >= max(1, k) = %lld", (long long)ldo, (long long)std::max<int64_t>(1, w.k));
-            return GEMV_STATUS_INVALID_VALUE;
-        }
-        if ((__int128)w.m * ldo * 4 > (__int128)INT64_MAX)
-            return set_error("out spans more than 2^63 bytes"), GEMV_STATUS_INVALID_VALUE;
-        if (w.m == 0 || w.k == 0) return GEMV_STATUS_SUCCESS;
-        if ((st = check_qmatrix_pointers(w, "W", -1)) != GEMV_STATUS_SUCCESS) return st;
-        if ((st = check_sources({{out, "out", 4}}, -1)) != GEMV_STATUS_SUCCESS) return st;
-        int device = 0;
-        cudaStream_t stream = reinterpret_cast<cudaStream_t>(s);
-        if ((st = conversion_device(stream, &device)) != GEMV_STATUS_SUCCESS) return st;
-        if ((st = check_qmatrix_pointers(w, "W", device)) != GEMV_STATUS_SUCCESS) return st;
-        if ((st = check_sources({{out, "out", 4}}, device)) != GEMV_STATUS_SUCCESS) return st;
-        QConvertArgs a{};
-        a.kind = QConvert::kDequantize;
-        a.w = w;
-        a.dense = out;
-        a.ld_dense = ldo;
-        return launch_conversion(a, stream, "launching dequantize");
-    });
+    return guarded("gemv_dequantize", [&] { return convert_dense(QConvert::kDequantize, W, out, ldo, s); });
 }
 
 } // extern "C"

@@ -444,14 +444,18 @@ constexpr gemv_variant_info_t one_unroll(gemv_variant_info_t i) {
 constexpr Operation rows(gemv_variant_info_t i, SplitMode split) {
     return {i, rows_can_implement, rows_workspace, rows_launch, split};
 }
+// The row stream reads 16-byte packs (aligned or realigned) and always stages x (it is
+// stored with its wrap).
 constexpr Operation stream(gemv_variant_info_t i) {
-    return {i, stream_can_implement, no_workspace, stream_launch, kNoSplit};
+    return {i, stream_can_implement, no_workspace, stream_launch, kNoSplit, (1u << kLoadsAligned) | (1u << kLoadsRealigned),
+            true};
 }
+// Packed codes are whole aligned 16-byte packs, and x is always staged.
 constexpr Operation quantized_rows(gemv_variant_info_t i) {
-    return {i, q_can_implement, q_workspace, q_launch, kSplitTwoPass};
+    return {i, q_can_implement, q_workspace, q_launch, kSplitTwoPass, 1u << kLoadsAligned, true};
 }
 constexpr Operation quantized_mma(gemv_variant_info_t i) {
-    return {i, qmma_can_implement, q_workspace, qmma_launch, kSplitTwoPass};
+    return {i, qmma_can_implement, q_workspace, qmma_launch, kSplitTwoPass, 1u << kLoadsAligned, true};
 }
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
     return {i, columns_can_implement, columns_workspace, columns_launch, split};
@@ -567,16 +571,11 @@ gemv_status_t validate_config(const gemv_config_t &c) {
         set_error("config.x_in_smem = 1: %s does not stage x (it must be 0)", v->name);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    // The row stream reads 16-byte packs and always stages x (it is stored with its wrap).
-    if (c.variant == GEMV_VARIANT_ROW_STREAM && (c.vector_loads == kLoadsScalar || !c.x_in_smem)) {
-        set_error("config: %s takes vector_loads = 1 or 2 and x_in_smem = 1 (vector_loads = %d, x_in_smem = %d)",
-                  v->name, c.vector_loads, c.x_in_smem);
-        return GEMV_STATUS_INVALID_VALUE;
-    }
-    // Packed codes are whole aligned 16-byte packs, and x is always staged.
-    if ((c.variant == GEMV_VARIANT_Q_ROWS || c.variant == GEMV_VARIANT_Q_MMA) &&
-        (c.vector_loads != kLoadsAligned || !c.x_in_smem)) {
-        set_error("config: %s takes vector_loads = 1 and x_in_smem = 1 (vector_loads = %d, x_in_smem = %d)", v->name,
+    // Operations that fix how they read (the row stream, the quantized ones).
+    const Operation &op = kRegistry[c.variant];
+    if ((op.loads_mask && !((op.loads_mask >> c.vector_loads) & 1)) || (op.stages_x_always && !c.x_in_smem)) {
+        set_error("config: %s takes vector_loads = %s and x_in_smem = %d (vector_loads = %d, x_in_smem = %d)", v->name,
+                  op.loads_mask == (1u << kLoadsAligned) ? "1" : "1 or 2", op.stages_x_always ? 1 : 0,
                   c.vector_loads, c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;
     }
