@@ -11,7 +11,7 @@ from . import _checks, _lib
 
 UNROLLS = (1, 2, 4)
 # gemv_loads_t: Config.vector_loads
-LOADS_SCALAR, LOADS_ALIGNED, LOADS_REALIGNED = 0, 1, 2
+LOADS_SCALAR, LOADS_ALIGNED, LOADS_REALIGNED, LOADS_PHASED = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,9 @@ class Config:
     vector_loads : int
         How A and x are read (``gemv_loads_t``): 0 one element a load; 1 16-byte packs of
         16-byte aligned rows; 2 (op N) 16-byte packs of rows that start anywhere, realigned
-        in the kernel. ``True``/``False`` read as 1/0.
+        in the kernel; 3 (op N row kernels, single products, ``x_in_smem``, p >= 2) 16-byte
+        packs of rows that start anywhere, each block walking rows of one 16-byte phase with
+        x staged in it. ``True``/``False`` read as 1/0.
     unroll : int
         Loads in flight per thread: 1, 2 or 4.
     x_in_smem : bool
@@ -101,7 +103,7 @@ class Variant:
         rows = _pow2_range(*self.rows_per_block)
         splits = [s for s in split_ks if self.split_k[0] <= s <= self.split_k[1]] or [self.split_k[0]]
         smems = (False, True) if self.stages_x else (False,)
-        loads = (LOADS_ALIGNED, LOADS_REALIGNED, LOADS_SCALAR) if self.op == "N" else (LOADS_ALIGNED, LOADS_SCALAR)
+        loads = (LOADS_ALIGNED, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCALAR) if self.op == "N" else (LOADS_ALIGNED, LOADS_SCALAR)
         for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, loads, smems, splits):
             c = Config(self.name, p, r, vec, u, smem, s)
             if validate(c):

@@ -38,7 +38,7 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
     splits = [s for s in (2, 3, 16, 64) if v.split_k[0] <= s <= v.split_k[1]] or [1]
     out = []
     smems = (False, True) if v.stages_x else (False,)
-    loads = (pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR) if v.op == "N" else (
+    loads = (pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR) if v.op == "N" else (
         pygemv.LOADS_ALIGNED, pygemv.LOADS_SCALAR)
     for i, (vec, unroll, smem) in enumerate(itertools.product(loads, v.unrolls, smems)):
         cap = 512 if unroll == 4 else 1024
@@ -47,7 +47,8 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
         p, ok_rows = legal[i % len(legal)]
         r = ok_rows[(i // len(legal) + i) % len(ok_rows)]
         c = pygemv.Config(v.name, p, r, vec, unroll, smem, splits[i % len(splits)])
-        if pygemv._registry.validate(c):  # the row stream takes 16-byte loads and a staged x only
+        # The row stream takes 16-byte loads and a staged x only; phased rows a staged x.
+        if pygemv._registry.validate(c):
             out.append(c)
     return out
 

@@ -52,16 +52,17 @@ def test_realigned_loads_of_a_strided_x_need_it_staged():
     assert ok(staged, k=63, incx=2) and ok(staged, k=63, incx=-3, a_ptr=A + 6)
 
 
-def test_realigned_loads_are_op_n_only_and_loads_take_0_to_2():
+def test_realigned_and_phased_loads_are_op_n_only_and_loads_take_0_to_3():
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 2))
+    assert pygemv._registry.validate(Config("block_per_row", 128, 1, 3, x_in_smem=True))
     assert not pygemv._registry.validate(Config("t_columns", 16, 16, 2))
-    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 3))
+    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 4, x_in_smem=True))
     assert not pygemv._registry.validate(Config("block_per_row", 128, 1, -1))
     # True/False (the 0.2 spelling) still read as aligned/scalar.
     assert Config("warp_per_row", 32, 8, True).vector_loads == 1
     assert Config("warp_per_row", 32, 8, False).vector_loads == 0
     names = {v.name: v for v in pygemv.variants()}
-    assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2}
+    assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2, 3}
     assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1}
 
 
@@ -78,6 +79,10 @@ def fit_table(tmp_path):
         Entry("float16", 1, 65536, C("splitk_twopass", 128, 1, 1, 2, False, 64), 4.0, 5.0),
         # realigned rows
         Entry("float16", 4096, 4097, C("block_per_row", 256, 2, 2, 2), 20.0, 21.0),
+        # a warp a row on rows of 33 packs
+        Entry("float16", 16, 257, C("warp_per_row", 32, 4, 2, 1), 1.46, 1.46),
+        # phased rows (rows of 514 bytes, 33 MB)
+        Entry("float16", 65536, 257, C("rows_per_warp", 8, 128, 3, 1, True), 15.8, 15.8),
     ])
 
 
@@ -88,6 +93,8 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         # The issue's case: beyond the grid's largest M, K between grid points, 384 packs a row
         # for 512 threads. Nothing else in reach: the heuristic decides.
         assert t.lookup(40000, 3072, "float16") is None
+        # Up to a warp a row, idle lanes are allowed: 32 lanes on rows of 28 packs.
+        assert t.lookup(31, 219, "float16")[0].threads_per_row == 32
         # A config with idle threads at its own shape stays where it was measured.
         assert t.lookup(4, 1024, "float16")[0].threads_per_row == 256
         assert t.lookup(4, 960, "float16")[0].threads_per_row == 256
@@ -97,22 +104,30 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         # Realigned entries serve rows of the same (misaligned) kind, any phase.
         assert t.lookup(4096, 4099, "float16", lda=4099, a_ptr=A + 6)[0].vector_loads == 2
         assert t.lookup(4096, 4096, "float16", lda=4099)[0].vector_loads == 2
+        # ... up to twice their matrix where the heuristic reads such rows phased (2048 rows
+        # and 32 MB and more): beyond, the heuristic decides.
+        assert t.lookup(5792, 5793, "float16")[0].vector_loads == 2      # 1.99x its elements
+        assert t.lookup(8191, 8191, "float16") is None                   # 4x: phased rows instead
+        assert t.lookup(2000, 8193, "float16")[0].vector_loads == 2      # < 2048 rows: not phased
+        # A phased entry serves its own shape and longer rows, but not shorter rows outside
+        # the phased regime (under 512 bytes here).
+        assert t.lookup(65536, 257, "float16")[0].vector_loads == 3
+        assert t.lookup(50000, 300, "float16")[0].vector_loads == 3
+        assert t.lookup(50084, 153, "float16") is None
 
 
 # ---- the heuristic and dispatch (stand-in runtime) -------------------------------------------
 
-def test_heuristic_takes_realigned_loads_on_rows_that_are_not_16_byte_aligned():
+def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_aligned():
     run("""
     buf = pygemv.empty(1 << 22, "float16")
     base = buf.ptr
-    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, incx=1):
+    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, incx=1, **kw):
         return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 21) + x_off,
-                                    incx=incx, use_table=False)
+                                    incx=incx, use_table=False, **kw)
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         assert pick(4096, 4096, dtype).vector_loads == 1
-        for (m, k, lda, a_off, x_off) in [(4559, 10455, None, 0, 0), (8191, 8191, None, 0, 0),
-                                          (16384, 8193 if es == 2 else 8195, None, 0, 0),
-                                          (7, 107041, None, 0, 0), (181524, 126, None, 0, 0),
+        for (m, k, lda, a_off, x_off) in [(7, 107041, None, 0, 0), (181524, 126, None, 0, 0),
                                           (1000, 1024, 1025, 0, 0), (1000, 1024, None, es, 0),
                                           (64, 32768, None, 0, es)]:  # x too long to stage
             if m * (lda or k) * es > (1 << 22) * 2 - (1 << 21) * 2:
@@ -125,6 +140,24 @@ def test_heuristic_takes_realigned_loads_on_rows_that_are_not_16_byte_aligned():
         # A strided x: realigned with x staged while x fits shared memory.
         c = pick(64, 1001, dtype, incx=2)
         assert c.vector_loads == 2 and c.x_in_smem, c
+    # Matrices of 2048 rows and 32 MB and more whose rows of 512 bytes and more (fp32: over 3.5 KB)
+    # start anywhere: phased, lanes a row by the row's loads (choosing reads no memory: the
+    # small buffer serves).
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k, lda, a_off, p, r, u in [(4559, 10455, None, 0, 128, es, 1), (16384, 8193, None, 0, 128, es, 1),
+                                          (9000, 2048, 2049, 0, 128, es, 1), (9000, 2048, None, es, 128, es, 1),
+                                          (20000, 1001, None, 0, 32, 32, 1), (70000, 129 if es == 4 else 257, None, 0, 8, 128, 1)]:
+            c = pick(m, k, dtype, lda, a_off)
+            if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased
+                assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, c)
+                continue
+            assert c.vector_loads == pygemv.LOADS_PHASED and c.x_in_smem, (dtype, m, k, lda, a_off, c)
+            assert (c.threads_per_row, c.rows_per_block, c.unroll) == (p, r, u), (dtype, m, k, c)
+        # Under 2048 rows or 32 MB, rows under 512 bytes, aligned rows and batches: not phased.
+        for m, k, kw in [(500, 3001, {}), (1024, 4097, {}), (4096, 1001, {}), (100000, 101, {}), (8192, 8192, {}),
+                         (4096, 2049, {"batch": 2, "stride_a": 4096 * 2049, "stride_y": 4096})]:
+            c = pick(m, k, dtype, **kw)
+            assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, kw, c)
     # Few long misaligned rows split K with realigned loads (7 x 107041 ran 0.23x cuBLAS scalar).
     c = pick(7, 107041, "float16")
     assert c.variant == "splitk_twopass" and c.vector_loads == 2, c

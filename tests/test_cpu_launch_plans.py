@@ -99,7 +99,7 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
                 keep.clear()
                 p = problem()
             c = pygemv.Config(v.name, int(rng.choice(pow2s(*v.threads_per_row))), int(rng.choice(pow2s(*v.rows_per_block))),
-                              int(rng.integers(3 if v.op == "N" else 2)), int(rng.choice(v.unrolls)),
+                              int(rng.integers(4 if v.op == "N" else 2)), int(rng.choice(v.unrolls)),
                               bool(rng.integers(2)) and v.stages_x,
                               int(rng.choice(pow2s(max(1, v.split_k[0]), v.split_k[1]))))
             if not pygemv._registry.validate(c):
@@ -112,6 +112,38 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
             counts[(v.name, st)] = counts.get((v.name, st), 0) + 1
     ran = {name for (name, st) in counts if st == 0}
     assert ran == {v.name for v in dense}, counts
+    no_violations()
+    """), timeout=300)
+
+
+def test_phased_rows_plans_cover_every_class_in_one_capped_wave():
+    """Phased rows (vector_loads = 3) forced on misaligned and aligned single products: the
+    grid is whole classes of rows of one 16-byte phase (a multiple of the period), capped at
+    a wave, with x in a phase in shared memory; batches are refused, launching nothing."""
+    run("keep = []\nSEED = 23\n" + PROBLEMS + textwrap.dedent("""
+    lib = _lib.load()
+    P = pygemv.LOADS_PHASED
+    configs = [pygemv.Config(v, p, r, P, u, True, s) for v, p, r, u, s in
+               [("rows_per_warp", 2, 64, 4, 1), ("rows_per_warp", 8, 128, 1, 1), ("warp_per_row", 32, 32, 2, 1),
+                ("block_per_row", 128, 2, 1, 1), ("block_per_row", 512, 2, 2, 1), ("splitk_twopass", 64, 2, 2, 4),
+                ("splitk_atomic", 32, 2, 1, 3)]]
+    ran = refused = 0
+    for i in range(700):
+        keep.clear()
+        p = problem()
+        if p["trans"]:
+            continue
+        c = configs[i % len(configs)]
+        before = fake.gemv_fake_launches()
+        st = lib.gemv_ex(ctypes.byref(args(p)), ctypes.byref(c.to_c()))
+        assert st in (0, 3, 4), (c, p, st, lib.gemv_last_error())
+        if st:
+            assert fake.gemv_fake_launches() == before, "a refused call launched"
+            if p["batch"] > 1:
+                assert "single products" in lib.gemv_last_error().decode()
+        ran += st == 0
+        refused += st != 0
+    assert ran > 100 and refused > 20, (ran, refused)
     no_violations()
     """), timeout=300)
 

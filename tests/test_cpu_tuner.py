@@ -80,7 +80,8 @@ def test_search_space_is_legal_and_conditional(m, k, dtype):
     assert space.variants and "splitk_atomic" not in space.variants  # deterministic only, like dispatch
     es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
     aligned = m == 1 or k * es % 16 == 0
-    assert space.vector_loads == [pygemv.LOADS_ALIGNED if aligned else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR]
+    vector = [pygemv.LOADS_ALIGNED] if aligned else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED]
+    assert space.vector_loads == vector + [pygemv.LOADS_SCALAR]
     n_valid = 0
     for c in space.configs():
         v = pygemv.variant(c.variant)
@@ -220,7 +221,10 @@ def test_generic_seeds_are_valid_and_match_the_load_width(vector_loads):
     assert seeds and len({config_key(c) for c in seeds}) == len(seeds)
     for c in seeds:
         assert validate(c), c
-        assert c.vector_loads == vector_loads  # no trial of a small budget spent on the other width
+        # No trial of a small budget spent on the other width; rows that start anywhere also
+        # try phased rows.
+        assert c.vector_loads == vector_loads or (vector_loads == 2 and c.vector_loads == 3), c
+    assert any(c.vector_loads == 3 for c in seeds) == (vector_loads == 2)
     # A shape with 16-byte rows takes every aligned seed into its space; odd K takes the
     # realigned and the scalar ones.
     space = build_space(4096, 4096 if vector_loads == 1 else 4097, "float16")

@@ -1,5 +1,5 @@
-"""GPU correctness of realigned 16-byte loads (issue 14): every row operation, forced with
-vector_loads = 2, and the dispatcher, over every alignment phase of A, x and y (element
+"""GPU correctness of 16-byte loads of rows that start anywhere (issue 14): every row
+operation, forced with vector_loads = 2 (realigned) and 3 (phased), and the dispatcher, over every alignment phase of A, x and y (element
 offsets 0..15 bytes), K and lda in every residue mod 8, split-K slices, strided x staged in
 shared memory and batches; float64 reference, the contract's bound, poisoned outputs and
 untouched gaps (gpu_cases)."""
@@ -21,7 +21,17 @@ def realigned_configs(k: int) -> list[pygemv.Config]:
             C("warp_per_row", 32, 4, R, 2), C("block_per_row", 128, 2, R, 4), C("block_per_row", 64, 1, R, 1),
             C("splitk_twopass", 64, 2, R, 2, False, 3), C("splitk_atomic", 32, 2, R, 1, False, 5),
             C("warp_per_row", 32, 8, R, 2, True), C("rows_per_warp", 4, 16, R, 4, True),
-            C("row_stream", 1, 64, R, 1, True), C("row_stream", 4, 32, R, 2, True), C("row_stream", 32, 8, R, 4, True)]
+            C("row_stream", 1, 64, R, 1, True), C("row_stream", 4, 32, R, 2, True), C("row_stream", 32, 8, R, 4, True),
+            *phased_configs()]
+
+
+def phased_configs() -> list[pygemv.Config]:
+    """Phased rows (vector_loads = 3) in every row kernel that takes them, every unroll."""
+    C, P = pygemv.Config, pygemv.LOADS_PHASED
+    return [C("rows_per_warp", 2, 64, P, 4, True), C("rows_per_warp", 8, 16, P, 1, True),
+            C("warp_per_row", 32, 4, P, 2, True), C("block_per_row", 128, 2, P, 4, True),
+            C("block_per_row", 64, 1, P, 1, True), C("block_per_row", 512, 2, P, 2, True),
+            C("splitk_twopass", 64, 2, P, 2, True, 3), C("splitk_atomic", 32, 2, P, 1, True, 5)]
 
 
 def stream_configs() -> list[pygemv.Config]:
@@ -69,6 +79,28 @@ def test_short_rows_long_rows_and_split_k_at_every_phase(torch, dtype, m, k):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k, pad", [(9000, 37, 0), (20011, 9, 5), (4099, 1001, 3), (3, 12285, 0), (1, 5, 0)])
+def test_phased_rows_walk_many_steps_of_every_phase_class(torch, dtype, m, k, pad):
+    """Phased rows where each block walks many rows of its class (the grid is one wave),
+    rows of one pack or less, the largest x that fits, a single row; A at every phase, NaN in
+    the gaps and around A, strided x."""
+    buf, ws = workspace(torch)
+    phases = 16 // ES[dtype]
+    C, P = pygemv.Config, pygemv.LOADS_PHASED
+    configs = phased_configs() + [C("warp_per_row", 32, 1, P, 1, True), C("rows_per_warp", 2, 512, P, 2, True)]
+    failures, runs = [], 0
+    for a_off in range(0, phases, 3 if m > 5000 else 1):
+        case = Case(lda_pad=pad, a_off=a_off, x_off=(a_off * 5) % phases, y_off=a_off % 3,
+                    alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2], incx=(1, -2)[a_off % 2])
+        p = Problem(torch, m, k, dtype, case, seed=a_off)
+        f, r = check_all_configs(torch, p, configs, ws)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+    assert runs > 2 * len(range(0, phases, 3 if m > 5000 else 1))  # phased configs ran, not only the dispatcher
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 def test_strided_x_is_staged_for_realigned_rows(torch, dtype):
     buf, ws = workspace(torch)
     failures = []
@@ -81,11 +113,14 @@ def test_strided_x_is_staged_for_realigned_rows(torch, dtype):
     assert not failures, "\n".join(failures)
 
 
-def test_dispatch_takes_realigned_loads_on_misaligned_rows(torch):
+def test_dispatch_takes_phased_or_realigned_loads_on_misaligned_rows(torch):
+    """With the shipped table: phased rows on large matrices beyond the tuned grid, realigned
+    (split K, the row stream) on few long rows and short rows."""
     for dtype in DTYPES:
-        for m, k in ((4559, 10455), (8191, 8191), (7, 107041), (181524, 126)):
+        for m, k, loads in ((4559, 10455, pygemv.LOADS_PHASED), (8191, 8191, pygemv.LOADS_PHASED),
+                            (7, 107041, pygemv.LOADS_REALIGNED), (181524, 126, pygemv.LOADS_REALIGNED)):
             c = pygemv.select_config(m, k, dtype)
-            assert c.vector_loads == pygemv.LOADS_REALIGNED, (dtype, m, k, c)
+            assert c.vector_loads == loads, (dtype, m, k, c)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

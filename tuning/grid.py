@@ -5,7 +5,9 @@ shape is more than one step from a tuned one in either axis), every pair whose m
 fits in 64 MiB (beyond that every config that streams well is at the read ceiling and
 the largest tuned shapes stand for them), plus the common LLM projection shapes and two tall-skinny ones (NAMED_SHAPES).
 Rows that forbid 16-byte loads (K * size not a multiple of 16) run other configs, so the
-default grid also tunes odd K (3, 17, 257, 4097, 65537) for every M of the grid.
+default grid also tunes such K for every M of the grid: odd K (3, 17, 257, 4097, 65537),
+whose rows take 8 phases (16-bit) or 4 (fp32), and K of 2 and 4 mod 8 (18, 260, 4102),
+whose 16-bit rows take 4 and 2.
 The quick grid steps by 16 instead of 4 and leaves odd K to the heuristic.
 """
 from __future__ import annotations
@@ -20,6 +22,8 @@ LLM_SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (11008, 4096), (4096, 
 # benchmarks/NOTES.md section 9). Both are shapes of the benchmark suite.
 SKEWED_SHAPES = [(1048576, 32), (131072, 128)]
 NAMED_SHAPES = LLM_SHAPES + SKEWED_SHAPES
+# K whose rows are not 16-byte multiples, in every phase period (see the module doc).
+UNALIGNED_K = (3, 17, 18, 257, 260, 4097, 4102, 65537)
 
 
 def log_grid(step: int, top: int = 1 << 20, cap_bytes: int = CAP_BYTES, dtype: str = "float16") -> list[tuple[int, int]]:
@@ -39,7 +43,7 @@ def odd_k(ms: list[int], ks: tuple[int, ...], cap_bytes: int = CAP_BYTES) -> lis
 def default_grid(dtype: str) -> list[tuple[int, int]]:
     shapes = log_grid(4, dtype="float16")  # the same shapes for every dtype
     ms = sorted({m for m, _ in shapes})
-    return shapes + [s for s in NAMED_SHAPES if s not in shapes] + odd_k(ms, (3, 17, 257, 4097, 65537))
+    return shapes + [s for s in NAMED_SHAPES if s not in shapes] + odd_k(ms, UNALIGNED_K)
 
 
 def quick_grid(dtype: str) -> list[tuple[int, int]]:

@@ -22,18 +22,18 @@ SPLITS = (2, 4, 8, 16, 32, 64)
 
 def search_space(m: int, k: int, dtype: str, ws_bytes: int):
     """Configs worth timing, from the registry: blocks of 64..512 threads; 16-byte loads
-    (aligned where the rows allow, else realigned); the deterministic
+    (aligned where the rows allow, else realigned or phased); the deterministic
     split-K only (the dispatcher never picks atomics), with unroll 2 or 4, x read through
     the cache, at most 2 rows a block and split factors from SPLITS."""
     vec_ok = pygemv.can_implement(pygemv.Config("warp_per_row", 32, 8, pygemv.LOADS_ALIGNED), m, k, dtype)[0]
-    loads = pygemv.LOADS_ALIGNED if vec_ok else pygemv.LOADS_REALIGNED
+    loads = {pygemv.LOADS_ALIGNED} if vec_ok else {pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED}
     for v in pygemv.variants("N"):
         if not v.deterministic:
             continue
         split = v.split_k[1] > 1
         for c in v.configs(split_ks=SPLITS):
             threads = c.threads_per_row * c.rows_per_block
-            if not 64 <= threads <= 512 or c.vector_loads != loads:
+            if not 64 <= threads <= 512 or c.vector_loads not in loads:
                 continue
             if split and (c.unroll == 1 or c.x_in_smem or c.rows_per_block > 2 or c.threads_per_row < 32):
                 continue

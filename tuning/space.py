@@ -105,10 +105,12 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
     """
     es = _lib.DTYPE_SIZES[dtype]
     # 16-byte loads: aligned when every row starts 16-byte aligned (dense rows), else
-    # realigned in the kernel; scalar loads stay in the space for tiny rows.
+    # realigned in the kernel or phased (x staged in the rows' phase: x_in_smem, drawn
+    # alongside, must be 1); scalar loads stay in the space for tiny rows.
     vec_ok = m == 1 or (k * es) % 16 == 0
     loads = -(-k * es // 16)
-    space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED if vec_ok else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR])
+    vector = [pygemv.LOADS_ALIGNED] if vec_ok else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED]
+    space = Space(m, k, dtype, [], vector + [pygemv.LOADS_SCALAR])
     # op N: the op T operations are not tuned yet (the heuristic decides them).
     for var in pygemv.variants("N"):
         if deterministic_only and not var.deterministic:

@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #define GEMV_VERSION_MAJOR 0
-#define GEMV_VERSION_MINOR 5
+#define GEMV_VERSION_MINOR 6
 #define GEMV_VERSION_PATCH 0
 #define GEMV_STRINGIFY_(x) #x
 #define GEMV_STRINGIFY(x) GEMV_STRINGIFY_(x)
@@ -133,6 +133,9 @@ typedef enum gemv_loads {
     GEMV_LOADS_REALIGNED16 = 2, /* op N: 16-byte packs of A rows that start anywhere (a scalar head
                                  * up to each row's 16-byte boundary; x shifted into the row's
                                  * phase in registers); x contiguous or staged in shared memory */
+    GEMV_LOADS_PHASED16 = 3,    /* op N row kernels, single products: rows grouped by their 16-byte
+                                 * phase, each block staging x once in its group's phase, so every
+                                 * pack of A and of x is one aligned load; x_in_smem must be 1 */
 } gemv_loads_t;
 
 /* Extensible structs (gemv_config_t, gemv_args_t, gemv_variant_info_t) start with
@@ -150,7 +153,7 @@ typedef struct gemv_config {
     int32_t variant;         /* gemv_variant_t */
     int32_t threads_per_row; /* p, a power of two */
     int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block */
-    int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 16-byte aligned rows, 2 16-byte realigned rows */
+    int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 aligned, 2 realigned, 3 phased rows */
     int32_t unroll;          /* loads in flight per thread: 1, 2 or 4 */
     int32_t x_in_smem;       /* 1: stage x in shared memory once per block, 0: read x through the cache */
     int32_t split_k;         /* split-K variants: number of K slices (2..1024); others: 1 */

@@ -113,13 +113,39 @@ __device__ __forceinline__ void pdl_prologue(bool pdl) {
 // is where writes land (the prefetch never fills L1).
 template <typename T>
 __device__ __noinline__ void prefetch_first_rows(const T *A, int64_t m, int64_t lda, int64_t row0, int rows,
-                                                 int64_t row_bytes, int lines) {
+                                                 int row_step, int64_t row_bytes, int lines) {
     for (int i = threadIdx.x; i < lines; i += blockDim.x) {
-        const int r = i % rows, line = i / rows;
-        if (row0 + r < m && (int64_t)line * 128 < row_bytes)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const char *>(A + (row0 + r) * lda) +
-                                                          line * 128));
+        const int64_t row = row0 + (int64_t)(i % rows) * row_step;
+        const int line = i / rows;
+        if (row < m && (int64_t)line * 128 < row_bytes)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(reinterpret_cast<const char *>(A + row * lda) + line * 128));
     }
+}
+
+// The rows a block walks: rows_per_block at a time, grid-stride. Phased rows (period > 1)
+// walk the rows of class blockIdx.x % period only (row = v * period + class for v < rows),
+// so all of a block's rows share one 16-byte phase.
+struct RowWalk {
+    int64_t first, step, rows; // in v, the index within the class
+    int period, cls;
+    __device__ __forceinline__ int64_t row(int64_t v) const { return v * period + cls; }
+};
+template <int LOADS> __device__ __forceinline__ RowWalk row_walk(const RowArgs &args) {
+    RowWalk w;
+    if constexpr (LOADS == kLoadsPhased) {
+        w.period = args.period;
+        w.cls = (int)(blockIdx.x % (unsigned)w.period);
+        w.first = (int64_t)(blockIdx.x / (unsigned)w.period) * args.rows_per_block;
+        w.step = (int64_t)(gridDim.x / (unsigned)w.period) * args.rows_per_block;
+        w.rows = args.rows > w.cls ? (args.rows - w.cls + w.period - 1) / w.period : 0;
+    } else {
+        w.period = 1;
+        w.cls = 0;
+        w.first = (int64_t)blockIdx.x * args.rows_per_block;
+        w.step = (int64_t)gridDim.x * args.rows_per_block;
+        w.rows = args.rows;
+    }
+    return w;
 }
 
 // The start of every row kernel: prefetch, wait for the previous kernel, release the next.
@@ -128,12 +154,13 @@ __device__ __noinline__ void prefetch_first_rows(const T *A, int64_t m, int64_t 
 // call costs the 16-bit unroll-4 row-group kernels an 8-byte register save (ptxas warns),
 // measured harmless. It takes scalars: a reference to the kernel's parameter struct moved
 // the whole struct to local memory (1.5-3.6x slower).
-template <typename T> __device__ __forceinline__ void row_kernel_prologue(const RowArgs &args) {
+template <typename T, int LOADS> __device__ __forceinline__ void row_kernel_prologue(const RowArgs &args) {
     if (args.prefetch_lines > 0 && (int64_t)blockIdx.y * gridDim.x + blockIdx.x < args.prefetch_blocks) {
         const int64_t k0 = (int64_t)blockIdx.y * args.k_chunk;
-        prefetch_first_rows(static_cast<const T *>(args.A) + k0, args.m, args.lda,
-                            (int64_t)blockIdx.x * args.rows_per_block, args.rows_per_block,
-                            min(args.k - k0, args.k_chunk) * (int64_t)sizeof(T), args.prefetch_lines);
+        const RowWalk w = row_walk<LOADS>(args);
+        prefetch_first_rows(static_cast<const T *>(args.A) + k0, args.m, args.lda, w.row(w.first),
+                            args.rows_per_block, w.period, min(args.k - k0, args.k_chunk) * (int64_t)sizeof(T),
+                            args.prefetch_lines);
     }
     pdl_prologue(args.pdl);
 }
@@ -210,7 +237,7 @@ template <typename T> __device__ __forceinline__ uint4 shift_pack(const uint4 &l
 //                   first 16-byte boundary, then aligned packs of a; x (incx == 1, any
 //                   element-aligned address) is read as the two aligned packs around
 //                   each pack's elements and shifted into a's phase in registers.
-// A scalar tail covers what no whole pack does.
+// A scalar tail covers what no whole pack does. Phased rows: phased_dot.
 template <typename T, int LOADS, int UNROLL, bool XSMEM>
 __device__ __forceinline__ float thread_dot(const T *__restrict__ a, const T *__restrict__ x,
                                             int64_t incx, int64_t n, int lane, int p) {
@@ -296,6 +323,70 @@ __device__ __forceinline__ float thread_dot(const T *__restrict__ a, const T *__
     return acc;
 }
 
+// Zeroes the elements of a pack outside [lo, hi).
+template <typename T> __device__ __forceinline__ uint4 keep_elements(const uint4 &v, int lo, int hi) {
+    uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        if constexpr (sizeof(T) == 4) {
+            w[i] = i >= lo && i < hi ? w[i] : 0u;
+        } else {
+            w[i] &= (2 * i >= lo && 2 * i < hi ? 0xffffu : 0u) | (2 * i + 1 >= lo && 2 * i + 1 < hi ? 0xffff0000u : 0u);
+        }
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Elements [lo, hi) of the aligned pack at p, the others zero. Element by element where
+// the pack reaches outside A's extent [begin, end): the first row of an A that does not
+// start aligned, and the last row. Nothing outside A is read.
+template <typename T>
+__device__ __forceinline__ uint4 load_edge_pack(const T *p, int lo, int hi, const T *begin, const T *end) {
+    if (p >= begin && p + kPack<T> <= end) return keep_elements<T>(load_a_pack(reinterpret_cast<const uint4 *>(p)), lo, hi);
+    uint32_t w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int i = 0; i < kPack<T>; ++i) {
+        if (i < lo || i >= hi) continue;
+        if constexpr (sizeof(T) == 4) w[i] = __float_as_uint(load_a(p + i));
+        else w[i / 2] |= (uint32_t)__ldg(reinterpret_cast<const unsigned short *>(p) + i) << (16 * (i % 2));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Partial dot product of one thread over a phased row (kLoadsPhased, p >= 2): the row
+// a[0, n) is packs 0..last of the aligned stream from a - b (b = a's phase in elements),
+// and xs is x staged so that its pack c goes with A's pack c, zero outside the row
+// (stage_x_phased). The inner packs are one aligned load of each, as for aligned rows; the
+// two edge packs, with the elements outside the row zeroed, are loaded first (by lanes 0
+// and 1) and added last. n fits shared memory, so pack indices are 32-bit: about the
+// registers of aligned rows.
+template <typename T, int UNROLL>
+__device__ __forceinline__ float phased_dot(const T *__restrict__ a, const T *__restrict__ xs, int n, int lane, int p,
+                                            const T *begin, const T *end) {
+    constexpr int N = kPack<T>;
+    const int b = (int)((reinterpret_cast<uintptr_t>(a) & 15) / sizeof(T));
+    const int last = (b + n - 1) / N;
+    const uint4 *av = reinterpret_cast<const uint4 *>(a - b);
+    const uint4 *xv = reinterpret_cast<const uint4 *>(xs);
+    uint4 edge = make_uint4(0u, 0u, 0u, 0u);
+    if (lane == 0) edge = load_edge_pack<T>(a - b, b, last == 0 ? b + n : N, begin, end);
+    else if (lane == 1 && last > 0) edge = load_edge_pack<T>(a - b + last * N, 0, b + n - last * N, begin, end);
+    float acc = 0.f;
+    int c = 1 + lane; // packs 1 .. last - 1
+    for (; c + (UNROLL - 1) * p < last; c += UNROLL * p) {
+        uint4 ra[UNROLL], rx[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) ra[u] = load_a_pack(av + c + u * p);
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) rx[u] = xv[c + u * p];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) acc = dot_pack<T>(ra[u], rx[u], acc);
+    }
+    for (; c < last; c += p) acc = dot_pack<T>(load_a_pack(av + c), xv[c], acc);
+    if (lane == 0 || (lane == 1 && last > 0)) acc = dot_pack<T>(edge, xv[lane == 0 ? 0 : last], acc);
+    return acc;
+}
+
 // Sum over aligned groups of p lanes (p a power of two <= 32); every lane of the warp
 // must call it. Fixed butterfly order, so results are reproducible.
 __device__ __forceinline__ float group_sum(float v, int p) {
@@ -303,11 +394,41 @@ __device__ __forceinline__ float group_sum(float v, int p) {
     return v;
 }
 
+// Copy x[0, n) (stride incx) to xs[0, n) in shared memory with U loads in flight a thread.
+// One at a time, each element a thread copies cost a round trip to L2 (the compiler cannot
+// move a load past the previous store): 32 for fp16 x of 8192 in 256 threads.
+template <typename T, int U> __device__ __forceinline__ void copy_x(const T *x, int64_t incx, int64_t n, T *xs) {
+    const int64_t t = blockDim.x;
+    int64_t j = threadIdx.x;
+    for (; j + (U - 1) * t < n; j += U * t) {
+        T v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) v[u] = load_readonly(x + (j + u * t) * incx);
+#pragma unroll
+        for (int u = 0; u < U; ++u) xs[j + u * t] = v[u];
+    }
+    for (; j < n; j += t) xs[j] = load_readonly(x + j * incx);
+}
+
 // Stage x[0, n) (strided) into shared memory as a contiguous, 16-byte aligned array.
 template <typename T>
 __device__ __forceinline__ const T *stage_x(const T *x, int64_t incx, int64_t n, void *smem) {
     T *xs = static_cast<T *>(smem);
-    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) xs[j] = x[j * incx];
+    copy_x<T, sizeof(T) == 4 ? 2 : 4>(x, incx, n, xs); // fp32 rows of 2 packs kept 32 registers with 2, not 4
+    __syncthreads();
+    return xs;
+}
+
+// Stage x[0, n) for phased rows of phase b: at elements [b, b + n) of whole packs, zero
+// around it (the edge packs multiply zeroed elements of A by these zeros).
+template <typename T>
+__device__ __forceinline__ const T *stage_x_phased(const T *x, int64_t incx, int64_t n, int b, void *smem) {
+    T *xs = static_cast<T *>(smem);
+    const int64_t end = (b + n + kPack<T> - 1) / kPack<T> * kPack<T>;
+    const int pad = (int)(end - b - n); // < kPack
+    if (threadIdx.x < b) xs[threadIdx.x] = from_f32<T>(0.f);
+    if (threadIdx.x < pad) xs[b + n + threadIdx.x] = from_f32<T>(0.f);
+    copy_x<T, 8>(x, incx, n, xs + b); // every block stages at its start: fp16 8192^2 2.56 -> 2.68 TB/s with 8
     __syncthreads();
     return xs;
 }
@@ -321,18 +442,23 @@ template <typename T> struct RowSlice {
     int64_t n; // elements in the slice
 };
 
-template <typename T, bool XSMEM>
-__device__ __forceinline__ RowSlice<T> row_slice(const RowArgs &args, void *smem) {
+// Phased rows stage x in the phase b of the rows the block walks (all share it).
+template <typename T, int LOADS, bool XSMEM>
+__device__ __forceinline__ RowSlice<T> row_slice(const RowArgs &args, const RowWalk &w, void *smem) {
     const int64_t k0 = (int64_t)blockIdx.y * args.k_chunk;
     RowSlice<T> s;
     s.n = min(args.k - k0, args.k_chunk);
     s.x = static_cast<const T *>(args.x) + k0 * args.incx;
     s.incx = args.incx;
-    if constexpr (XSMEM) {
+    s.A = static_cast<const T *>(args.A) + k0;
+    if constexpr (LOADS == kLoadsPhased) {
+        const int b = (int)((reinterpret_cast<uintptr_t>(s.A + w.cls * args.lda) & 15) / sizeof(T));
+        s.x = stage_x_phased(s.x, s.incx, s.n, b, smem);
+        s.incx = 1;
+    } else if constexpr (XSMEM) {
         s.x = stage_x(s.x, s.incx, s.n, smem);
         s.incx = 1;
     }
-    s.A = static_cast<const T *>(args.A) + k0;
     return s;
 }
 
@@ -357,6 +483,17 @@ __device__ __forceinline__ const T *row_a(const RowArgs &args, const RowSlice<T>
 template <typename T>
 __device__ __forceinline__ const T *row_x(const RowArgs &args, const RowSlice<T> &s, const RowPos &rp) {
     return s.x + rp.b * args.stride_x;
+}
+
+// Row rp's dot product over the slice, by the launch's load mode.
+template <typename T, int LOADS, int UNROLL, bool XSMEM>
+__device__ __forceinline__ float row_dot(const RowArgs &args, const RowSlice<T> &s, const RowPos &rp, int lane, int p) {
+    if constexpr (LOADS == kLoadsPhased) {
+        const T *A = static_cast<const T *>(args.A);
+        return phased_dot<T, UNROLL>(row_a(args, s, rp), s.x, (int)s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
+    } else {
+        return thread_dot<T, LOADS, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
+    }
 }
 
 template <typename T, bool BATCHED>
@@ -393,8 +530,8 @@ template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
 }
 
 // Instantiates Family::launch<T, LOADS, UNROLL, XSMEM, BATCHED> for the launch's
-// compile-time choices: 3 dtypes x 3 x 3 x 2 x 2 = 108 kernels a family, the bound on
-// build time.
+// compile-time choices: 3 dtypes x (3 x 3 x 2 x 2 + 3 phased) = 117 kernels a family, the
+// bound on build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
         using T = typename decltype(tag)::type;
@@ -419,6 +556,9 @@ template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, c
         case kLoadsScalar: return with_smem(std::integral_constant<int, kLoadsScalar>{});
         case kLoadsAligned: return with_smem(std::integral_constant<int, kLoadsAligned>{});
         case kLoadsRealigned: return with_smem(std::integral_constant<int, kLoadsRealigned>{});
+        case kLoadsPhased: // single products, x staged (can_implement): 9 kernels, not 36
+            if (!L.x_in_smem || L.args.rows != L.args.m) return cudaErrorInvalidValue;
+            return with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::true_type{}, std::false_type{});
         default: return cudaErrorInvalidValue;
         }
     });

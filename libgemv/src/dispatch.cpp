@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "internal.h"
+#include "launch_plan.h"
 
 namespace libgemv {
 
@@ -91,11 +92,46 @@ bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     return runs(*out, pb);
 }
 
+} // namespace
+
+// Phased rows (rows that do not start 16-byte aligned; each block walks rows of one phase
+// with x staged in it) where they were measured to win (benchmarks/sweep_phased.py, the
+// retune and the random draws on the H100, benchmarks/results/h100-2026-11-23-s7-*): single
+// products of at least 2048 rows and 32 MB, with rows that fit shared memory and are 512
+// bytes and more for 16-bit types (shorter: the row stream), longer than the row stream
+// takes (3.5 KB) for fp32 (fp32 282737 x 338: 0.97x cuBLAS phased, 1.07x streamed; 32361 x
+// 863: 1.05x against 1.09x; 93085 x 995: 1.00x phased, 0.83x realigned). On smaller matrices a block's
+// staging of x is paid back over too few rows (fp16 4096 x 4097: 19.0 us phased, 14.7
+// realigned; 1024 x 4097: 6.9 against 4.9).
+bool phased_regime(const Problem &pb) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype());
+    return pb.op == GEMV_OP_N && !pb.batched() && !pb.quantized() && pb.m >= 2048 && !rows_aligned16(pb) &&
+           pb.k * esz >= (esz == 4 ? 3585 : 512) && mul_sat(mul_sat(pb.m, pb.lda), esz) >= (32 << 20) &&
+           staged_x_bytes(pb.k, (size_t)esz, kLoadsPhased) <= max_x_smem_bytes(128);
+}
+
+namespace {
+
+// The phased config (fit to the same measurements): lanes a row by its 16-byte loads, 128
+// for rows of 256 and more (256-thread blocks, 512 for fp32), a warp from 64 (256-thread
+// blocks below 8192 rows, else 1024), else 8 (1024-thread blocks); one load in flight a
+// thread (fp16 16384 x 8193: 95.6 us against 106.5 realigned; fp32 3737 x 9949 ran 0.80x
+// cuBLAS with four).
+bool phased_config(const Problem &pb, gemv_config_t *out) {
+    if (!phased_regime(pb)) return false;
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
+    const int p = loads >= 256 ? 128 : loads >= 64 ? 32 : 8;
+    const int threads = p == 128 ? (esz == 4 ? 512 : 256) : p == 32 ? (pb.m < 8192 ? 256 : 1024) : 1024;
+    const int variant = p == 128 ? GEMV_VARIANT_BLOCK_PER_ROW : p == 32 ? GEMV_VARIANT_WARP_PER_ROW : GEMV_VARIANT_ROWS_PER_WARP;
+    *out = make_config(variant, p, threads / p, kLoadsPhased, 1, 1, 1);
+    return runs(*out, pb);
+}
+
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
-    gemv_config_t stream;
-    if (stream_config(pb, sm_count, &stream)) return stream;
+    gemv_config_t chosen;
+    if (phased_config(pb, &chosen) || stream_config(pb, sm_count, &chosen)) return chosen;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
 

@@ -84,6 +84,9 @@ struct RowArgs {
     int prefetch_lines;     // 128-byte lines of its first rows a block asks L2 for before it waits,
     int64_t prefetch_blocks; // in blocks of the first wave only (linear block index below this)
     int pdl;                 // launched with PDL: wait for the previous kernel first
+    // Phased rows (kLoadsPhased): rows period apart share their 16-byte phase. Block b takes
+    // rows of class b % period only, and stages x once in that class's phase. 1 otherwise.
+    int period;
     Epilogue epilogue;
 };
 
@@ -95,12 +98,21 @@ struct RowLaunch {
     bool x_in_smem;
     int splits; // grid.y
     bool pdl;
+    int64_t max_blocks; // grid.x cap (a multiple of args.period), 0 for one block a row step
     RowArgs args;
 };
 
 // How a row kernel reads A and x (gemv_config_t.vector_loads, gemv_loads_t).
 constexpr int kLoadsScalar = GEMV_LOADS_SCALAR, kLoadsAligned = GEMV_LOADS_ALIGNED16,
-              kLoadsRealigned = GEMV_LOADS_REALIGNED16;
+              kLoadsRealigned = GEMV_LOADS_REALIGNED16, kLoadsPhased = GEMV_LOADS_PHASED16;
+
+// Rows of a matrix whose 16-byte phases repeat every phase_period(...) rows: the smallest
+// P with P * lda * esz a multiple of 16 (1, 2, 4, 8 or 16).
+inline int phase_period(int64_t lda, size_t esz) {
+    int p = 1;
+    while (((uint64_t)lda * esz * (uint64_t)p) % 16 != 0) p *= 2;
+    return p;
+}
 
 inline size_t dtype_size(gemv_dtype_t t) { return t == GEMV_DTYPE_F32 ? 4 : 2; }
 
@@ -124,8 +136,10 @@ constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
 // fp32. They are held to the same occupancy (32 and 42 registers; at most 8 bytes spill).
 // Realigned rows (two x packs and a shift a pack, the head and tail loaded up front) take
 // 50-64 registers; held to 40 they spilled 16-76 bytes, to 32 (batched) 40-52: they stay
-// as compiled.
+// as compiled. Phased rows fit 32 and 40 without a spill when held to them (left alone,
+// ptxas took 50-76).
 constexpr int min_blocks_per_sm(int unroll, bool batched, int loads) {
+    if (loads == GEMV_LOADS_PHASED16) return unroll <= 2 ? 2 : 3;
     return !batched || loads == GEMV_LOADS_REALIGNED16 ? 0 : unroll <= 2 ? 2 : 3;
 }
 
@@ -134,6 +148,9 @@ constexpr int64_t kSliceGranule = 8;
 // Every row of every product starts 16-byte aligned (registry.cpp).
 struct Problem;
 bool rows_aligned16(const Problem &pb);
+// Where the heuristic reads rows that do not start 16-byte aligned as phased rows: large
+// single products (dispatch.cpp). The table does not stretch smaller entries over them.
+bool phased_regime(const Problem &pb);
 // Elements of each K slice when k is split s ways (registry.cpp): a multiple of kSliceGranule.
 int64_t split_slice_len(int64_t k, int s);
 

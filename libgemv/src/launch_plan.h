@@ -17,20 +17,34 @@ struct LaunchPlan {
 };
 
 // Shared-memory bytes for staging a slice of x (16-byte multiple), 0 without staging.
-inline size_t x_smem_bytes(const RowLaunch &L) {
-    if (!L.x_in_smem) return 0;
-    const size_t b = (size_t)L.args.k_chunk * dtype_size(L.dtype);
+// Phased rows stage it shifted by up to one pack less an element.
+inline size_t staged_x_bytes(int64_t elements, size_t esz, int loads) {
+    const size_t b = (size_t)elements * esz + (loads == kLoadsPhased ? 16 - esz : 0);
     return (b + 15) & ~size_t(15);
+}
+inline size_t x_smem_bytes(const RowLaunch &L) {
+    return L.x_in_smem ? staged_x_bytes(L.args.k_chunk, dtype_size(L.dtype), L.loads) : 0;
 }
 
 // Row kernels: p * rows_per_block threads a block; blocks along the rows of all products
 // (grid.x, a grid-stride loop past the hardware limit, so any M and batch); K slices
-// (grid.y). The row-block kernel keeps one float a warp for its reduction.
+// (grid.y). The row-block kernel keeps one float a warp for its reduction. Phased rows:
+// period classes of rows, the same number of blocks each (grid.x a multiple of period), at
+// most max_blocks in all, so each block's staging of x serves many rows.
 inline LaunchPlan row_plan(const RowLaunch &L) {
     const RowArgs &a = L.args;
-    const int64_t blocks = (a.rows + a.rows_per_block - 1) / a.rows_per_block;
+    const int period = std::max(1, a.period);
+    const int64_t class_rows = (a.rows + period - 1) / period;
+    int64_t per_class = std::min<int64_t>((class_rows + a.rows_per_block - 1) / a.rows_per_block, 0x7fffffff / period);
+    if (L.max_blocks > 0 && per_class > L.max_blocks / period) {
+        // As many blocks as give each the same number of steps (ceil(steps / cap)): fewer
+        // blocks, and no wave of a few blocks at the end.
+        const int64_t cap = std::max<int64_t>(1, L.max_blocks / period), steps = (per_class + cap - 1) / cap;
+        per_class = (per_class + steps - 1) / steps;
+    }
+    const int64_t blocks = per_class * period;
     const bool row_block = a.p_log2 > 5;
-    return {dim3((unsigned)std::min<int64_t>(blocks, 0x7fffffff), (unsigned)L.splits),
+    return {dim3((unsigned)blocks, (unsigned)L.splits),
             dim3((unsigned)(a.rows_per_block << a.p_log2)), x_smem_bytes(L),
             row_block ? kMaxWarpsPerBlock * sizeof(float) : 0};
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "internal.h"
+#include "launch_plan.h"
 
 namespace libgemv {
 
@@ -88,10 +89,16 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
                   "in shared memory instead", name, (long long)pb.incx);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
+    if (c.vector_loads == kLoadsPhased && pb.batched()) {
+        set_error("%s with vector_loads = 3 (phased rows) computes single products; vector_loads = 2 realigns "
+                  "the rows of a batch", name);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
     if (c.x_in_smem) {
-        if ((size_t)chunk * esz > max_x_smem_bytes(c.threads_per_row)) {
-            set_error("%s with x_in_smem: a slice of x is %lld bytes, more than the %zu a block may stage", name,
-                      (long long)(chunk * esz), max_x_smem_bytes(c.threads_per_row));
+        const size_t staged = staged_x_bytes(chunk, esz, c.vector_loads);
+        if (staged > max_x_smem_bytes(c.threads_per_row)) {
+            set_error("%s with x_in_smem: a slice of x takes %zu bytes staged, more than the %zu a block may stage",
+                      name, staged, max_x_smem_bytes(c.threads_per_row));
             return GEMV_STATUS_NOT_SUPPORTED;
         }
         // A block stages one x and walks rows of several products: only one x may exist.
@@ -155,7 +162,16 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     const int threads = a.rows_per_block << a.p_log2;
     const int blocks_per_sm = std::clamp(2048 / threads, 1, 32); // resident at most (sm_90)
     const int64_t first_wave = (int64_t)sm_count(pb.device) * blocks_per_sm;
-    const int64_t blocks = (a.rows + a.rows_per_block - 1) / a.rows_per_block * L.splits;
+    a.period = 1;
+    if (c.vector_loads == kLoadsPhased) {
+        // One wave of blocks (by threads and by the staged x), each staging x once for the
+        // rows of its phase class it walks.
+        a.period = phase_period(pb.lda, esz);
+        const size_t per_block = x_smem_bytes(L) + 1024; // and the 1 KB an SM reserves a block
+        const int by_smem = (int)std::max<size_t>(1, (228 * 1024) / per_block);
+        L.max_blocks = std::max<int64_t>(a.period, (int64_t)sm_count(pb.device) * std::min(blocks_per_sm, by_smem));
+    }
+    const int64_t blocks = (int64_t)row_plan(L).grid.x * L.splits;
     const bool pdl = pb.pdl && (blocks <= first_wave || (int64_t)a.rows_per_block * a.k_chunk * (int64_t)esz >= 4096);
     L.pdl = pdl;
     a.pdl = pdl;
@@ -556,11 +572,18 @@ gemv_status_t validate_config(const gemv_config_t &c) {
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Realigned rows are a row-kernel path: a column kernel's pack spans columns, not a row.
-    const int max_loads = v->op == GEMV_OP_N ? kLoadsRealigned : kLoadsAligned;
+    const int max_loads = v->op == GEMV_OP_N ? kLoadsPhased : kLoadsAligned;
     if (c.vector_loads < 0 || c.vector_loads > max_loads) {
         set_error("config.vector_loads = %d: %s takes %s", c.vector_loads, v->name,
-                  max_loads == kLoadsRealigned ? "0 (scalar), 1 (16-byte, aligned rows) or 2 (16-byte, realigned rows)"
-                                               : "0 (scalar) or 1 (16-byte, aligned rows)");
+                  max_loads == kLoadsPhased ? "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows) or 3 "
+                                              "(16-byte, phased rows)"
+                                            : "0 (scalar) or 1 (16-byte, aligned rows)");
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    // Phased rows read x staged in their phase, and lanes 0 and 1 of a row take its edges.
+    if (c.vector_loads == kLoadsPhased && (!c.x_in_smem || p < 2)) {
+        set_error("config.vector_loads = 3 (phased rows) stages x in the rows' phase and takes 2 threads a row or more: "
+                  "x_in_smem must be 1 and threads_per_row >= 2 (x_in_smem = %d, threads_per_row = %d)", c.x_in_smem, p);
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.x_in_smem != 0 && c.x_in_smem != 1) {

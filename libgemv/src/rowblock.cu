@@ -17,25 +17,25 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(U
     const int local_row = threadIdx.x >> args.p_log2;
     const int warp = threadIdx.x >> 5;
     const int warps_per_row = p >> 5;
-    row_kernel_prologue<T>(args);
-    const RowSlice<T> s = row_slice<T, XSMEM>(args, smem);
-    // row0 is block-uniform, so every thread reaches every barrier.
-    for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.rows;
-         row0 += (int64_t)gridDim.x * args.rows_per_block) {
-        const int64_t row = row0 + local_row;
+    row_kernel_prologue<T, LOADS>(args);
+    const RowWalk w = row_walk<LOADS>(args);
+    const RowSlice<T> s = row_slice<T, LOADS, XSMEM>(args, w, smem);
+    // v0 is block-uniform, so every thread reaches every barrier.
+    for (int64_t v0 = w.first; v0 < w.rows; v0 += w.step) {
+        const int64_t v = v0 + local_row, row = w.row(v);
         float dot = 0.f;
-        if (row < args.rows) {
+        if (v < w.rows) {
             const RowPos rp = row_pos<BATCHED>(args, row);
-            dot = thread_dot<T, LOADS, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
+            dot = row_dot<T, LOADS, UNROLL, XSMEM>(args, s, rp, lane, p);
         }
         dot = group_sum(dot, 32);
         if ((threadIdx.x & 31) == 0) warp_sums[warp] = dot;
         __syncthreads();
         if ((warp & (warps_per_row - 1)) == 0) { // first warp of its row
             const int l = threadIdx.x & 31;
-            float v = l < warps_per_row ? warp_sums[warp + l] : 0.f;
-            v = group_sum(v, 32);
-            if (l == 0 && row < args.rows) write_row<T, BATCHED>(args, row, v);
+            float sum = l < warps_per_row ? warp_sums[warp + l] : 0.f;
+            sum = group_sum(sum, 32);
+            if (l == 0 && v < w.rows) write_row<T, BATCHED>(args, row, sum);
         }
         __syncthreads(); // warp_sums is reused by the next step
     }

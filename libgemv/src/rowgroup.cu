@@ -15,19 +15,19 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(U
     const int p = 1 << args.p_log2;
     const int lane = threadIdx.x & (p - 1);
     const int local_row = threadIdx.x >> args.p_log2;
-    row_kernel_prologue<T>(args);
-    const RowSlice<T> s = row_slice<T, XSMEM>(args, smem);
+    row_kernel_prologue<T, LOADS>(args);
+    const RowWalk w = row_walk<LOADS>(args);
+    const RowSlice<T> s = row_slice<T, LOADS, XSMEM>(args, w, smem);
     // Every lane stays in the loop (rows past M contribute 0) so the shuffles see full warps.
-    for (int64_t row0 = (int64_t)blockIdx.x * args.rows_per_block; row0 < args.rows;
-         row0 += (int64_t)gridDim.x * args.rows_per_block) {
-        const int64_t row = row0 + local_row;
+    for (int64_t v0 = w.first; v0 < w.rows; v0 += w.step) {
+        const int64_t v = v0 + local_row, row = w.row(v);
         float dot = 0.f;
-        if (row < args.rows) {
+        if (v < w.rows) {
             const RowPos rp = row_pos<BATCHED>(args, row);
-            dot = thread_dot<T, LOADS, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
+            dot = row_dot<T, LOADS, UNROLL, XSMEM>(args, s, rp, lane, p);
         }
         dot = group_sum(dot, p);
-        if (lane == 0 && row < args.rows) write_row<T, BATCHED>(args, row, dot);
+        if (lane == 0 && v < w.rows) write_row<T, BATCHED>(args, row, dot);
     }
 }
 

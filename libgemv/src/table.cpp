@@ -388,16 +388,27 @@ int64_t row_loads(const gemv_config_t &c, int64_t k, gemv_dtype_t dtype) {
 }
 
 // Whether an entry's config, tuned at its own shape, fits pb: it runs pb within the
-// workspace, and a config that gave each thread of a row a load at its own shape does so
-// at pb's. A neighbour tuned on longer rows may give a row more threads than it has loads:
+// workspace, and a config of more than a warp a row that gave each thread of a row a load at
+// its own shape does so at pb's. A neighbour tuned on longer rows may give a row more threads than it has loads:
 // one 512-thread block on a row of 384 16-byte packs ran 0.66x cuBLAS, where the
 // heuristic's own choice fits. Such an entry is passed over for the next one, then the
 // heuristic. (A config with idle threads at its own shape was measured best there: it stays.)
+// Nor does an entry of rows that do not start aligned stretch to a matrix of more than
+// twice its elements in the heuristic's phased regime: the grid stops at 64 MB, and the
+// realigned configs tuned there ran large misaligned matrices slower than phased rows
+// (fp16 8191 x 8191: 54.6 us with the 4096 x 4097 entry, 50.1 phased).
 bool fits(const TableEntry &e, const Problem &pb) {
     const gemv_config_t &c = e.config;
     if (can_implement(c, pb) != GEMV_STATUS_SUCCESS || workspace_needed(c, pb) > pb.workspace_bytes) return false;
     if (pb.op != GEMV_OP_N) return true;
-    return c.threads_per_row <= row_loads(c, pb.k, pb.dtype()) || c.threads_per_row > row_loads(c, e.k, e.dtype);
+    // A phased entry does not stretch to shorter rows outside the heuristic's phased regime
+    // (fp16 50084 x 153 ran 0.97x cuBLAS with the 65536 x 257 entry's config).
+    if (c.vector_loads == kLoadsPhased && pb.k < e.k && !phased_regime(pb)) return false;
+    if (!e.dense16 && (double)pb.m * pb.k > 2.0 * (double)e.m * e.k && phased_regime(pb)) return false;
+    // Idle lanes within a warp cost little: the held-out shapes ran a warp a row on 18-28
+    // packs (fp16 31 x 219: 1.76 us) where the heuristic took 3.18.
+    return c.threads_per_row <= 32 || c.threads_per_row <= row_loads(c, pb.k, pb.dtype()) ||
+           c.threads_per_row > row_loads(c, e.k, e.dtype);
 }
 } // namespace
 

@@ -1,0 +1,49 @@
+"""Compare pygemv's time case by case between two pygemv-bench JSON files of the same cases
+(for example before and after a tune): the ratio after/before, the cases whose config
+changed, and those slower by more than a margin.
+
+    python benchmarks/compare_bench.py before.json after.json [--margin 0.02]
+"""
+import argparse
+import json
+import math
+import sys
+
+
+def cases(path):
+    out = {}
+    for c in json.load(open(path))["cases"]:
+        out[(c.get("group", ""), c["dtype"], c.get("op", "N"), c.get("batch", 1), c["m"], c["k"])] = c
+    return out
+
+
+def config(c):
+    c = c["config"]
+    return (f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} v={int(c['vector_loads'])} "
+            f"u={c['unroll']} s={int(c['x_in_smem'])} k={c['split_k']}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("--margin", type=float, default=0.02, help="slower than before by more than this counts")
+    args = ap.parse_args()
+    a, b = cases(args.before), cases(args.after)
+    keys = [k for k in a if k in b]
+    rows = sorted(((b[k]["pygemv"]["median_us"] / a[k]["pygemv"]["median_us"], k) for k in keys), reverse=True)
+    for r, k in rows:
+        changed = config(a[k]) != config(b[k])
+        if changed or r > 1 + args.margin:
+            print(f"{r:6.3f}  {k[1]:8s} {k[4]:>8d}x{k[5]:<8d} {a[k]['pygemv']['median_us']:9.2f} -> "
+                  f"{b[k]['pygemv']['median_us']:9.2f} us  {config(a[k])}" + (f"  ->  {config(b[k])}" if changed else ""))
+    geo = math.exp(sum(math.log(r) for r, _ in rows) / len(rows))
+    worse = sum(r > 1 + args.margin for r, _ in rows)
+    print(f"{len(rows)} cases: after/before time geomean {geo:.4f}, max {rows[0][0]:.3f}, min {rows[-1][0]:.3f}; "
+          f"{worse} slower by more than {args.margin:.0%}; "
+          f"{sum(config(a[k]) != config(b[k]) for k in keys)} with another config")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
