@@ -5,15 +5,11 @@ reference first). The data behind the heuristic's phased-rows rule (libgemv/src/
 
     python benchmarks/sweep_phased.py --json sweep.json [--shapes float16:8191x8191,...]
 """
-import argparse
 import itertools
-import json
 import sys
 
 import pygemv
-from pygemv._cublas import WORKSPACE_BYTES, Cublas
-from pygemv.tuning.measure import GpuContext, GpuMeasure
-from pygemv import timing
+from config_sweep import parse_args, shapes_of, sweep
 
 # The issue's misaligned pairs (with their aligned shapes), then the random draws' slow
 # misaligned shapes of medium rows, then smaller matrices and long rows that need split K.
@@ -41,58 +37,14 @@ def phased_configs(m: int, k: int, es: int):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--json", default="")
-    ap.add_argument("--shapes", default="", help="dtype:MxK,... instead of the default shapes")
-    ap.add_argument("--aligned-too", action="store_true", help="phased configs on aligned rows as well")
-    args = ap.parse_args()
-    shapes = [(d, *(int(v) for v in s.split("x"))) for d, s in (t.split(":") for t in args.shapes.split(","))] \
-        if args.shapes else SHAPES
-    ctx = GpuContext.create()
-    cws = pygemv.empty((WORKSPACE_BYTES // 4,), "float32")
-    cublas = Cublas(cws.ptr)
-    cublas.set_stream(ctx.stream)
-    out = []
-    for dtype, m, k in shapes:
-        meas = GpuMeasure(m, k, dtype, ctx, repeats=7, target_ms=0.5)
-        buf = meas.buf
-        cb = {}
-        for entry in cublas.entry_points(dtype, 1):
-            def call(i, s, entry=entry):
-                cublas.gemv(entry, dtype, m, k, buf.a(i), k, buf.xp(i), buf.yp(i))
-            cb[entry] = timing.time_graph(call, meas.sets, ctx.stream, repeats=7, target_ms=0.5).median_us
-        row = {"dtype": dtype, "m": m, "k": k, "cublas_us": min(cb.values()), "cublas": cb}
-        for label, cfg in (("dispatch", meas.dispatch()), ("heuristic", meas.heuristic())):
-            row[label] = {"us": meas.time_us(cfg), "config": cfg.as_dict()}
-        results = []
-        aligned = (k * pygemv._lib.DTYPE_SIZES[dtype]) % 16 == 0
-        for cfg in ([] if aligned and not args.aligned_too else phased_configs(m, k, pygemv._lib.DTYPE_SIZES[dtype])):
-            if not meas.legal(cfg)[0]:
-                continue
-            ok, why = meas.check(cfg)
-            if not ok:
-                print(f"WRONG {dtype} {m}x{k} {cfg}: {why}", flush=True)
-                results.append({"us": None, "config": cfg.as_dict(), "wrong": why})
-                continue
-            results.append({"us": meas.time_us(cfg), "config": cfg.as_dict()})
-        meas.close()
-        timed = sorted((r for r in results if r["us"]), key=lambda r: r["us"])
-        row["phased"] = timed
-        row["wrong"] = [r for r in results if r["us"] is None]
-        gb = m * k * pygemv._lib.DTYPE_SIZES[dtype] / 1e3
-        cu, d = row["cublas_us"], row["dispatch"]
-        line = (f"{dtype:8s} {m:>7d}x{k:<6d} cuBLAS {cu:8.2f}  dispatch {d['us']:8.2f} ({cu / d['us']:.2f}x, "
-                f"{gb / d['us']:.0f} GB/s, {d['config']['variant']} v={d['config']['vector_loads']})")
-        if timed:
-            c = timed[0]["config"]
-            line += (f"  phased {timed[0]['us']:8.2f} ({cu / timed[0]['us']:.2f}x, {gb / timed[0]['us']:.0f} GB/s, "
-                     f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} u={c['unroll']} "
-                     f"s={c['split_k']})")
-        print(line, flush=True)
-        out.append(row)
-        if args.json:  # after every shape: a run cut short keeps what it measured
-            with open(args.json, "w") as f:
-                json.dump(out, f, indent=1)
+    args = parse_args(__doc__, lambda ap: ap.add_argument("--aligned-too", action="store_true",
+                                                          help="phased configs on aligned rows as well"))
+
+    def candidates(dtype, m, k):
+        es = pygemv._lib.DTYPE_SIZES[dtype]
+        return [] if (k * es) % 16 == 0 and not args.aligned_too else phased_configs(m, k, es)
+
+    sweep(shapes_of(args.shapes, SHAPES), candidates, "phased", args.json)
     return 0
 
 

@@ -5,16 +5,11 @@ heuristic's row-stream rule (libgemv/src/dispatch.cpp).
 
     python benchmarks/sweep_row_stream.py --json sweep.json [--shapes float16:158044x1306,...]
 """
-import argparse
 import itertools
-import json
 import sys
 
 import pygemv
-from pygemv import _lib
-from pygemv._cublas import WORKSPACE_BYTES, Cublas
-from pygemv.tuning.measure import GpuContext, GpuMeasure
-from pygemv import timing
+from config_sweep import parse_args, shapes_of, sweep
 
 # The slowest shapes of random seed 1 (0.3.0), then a K ladder of 64 MiB fp16/fp32 matrices
 # with rows that are not 16-byte multiples, then aligned short rows of the suite.
@@ -26,59 +21,16 @@ SHAPES = ([("float16", 158044, 1306), ("float16", 12141, 35), ("float32", 239193
           + [("float16", 1048576, 32), ("float16", 131072, 128), ("float16", 65536, 256), ("float32", 1048576, 16)])
 
 
+def stream_configs(dtype: str, m: int, k: int):
+    """Every row-stream config of 64..512 threads, unroll 1, 2, 4 and 1..32 lanes a row."""
+    for threads, unroll, p in itertools.product((64, 128, 256, 512), (1, 2, 4), (1, 4, 16, 32)):
+        if p <= threads and not (unroll == 4 and threads > 512):
+            yield pygemv.Config("row_stream", p, threads // p, 2, unroll, True, 1)
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--json", default="")
-    ap.add_argument("--shapes", default="", help="dtype:MxK,... instead of the default shapes")
-    args = ap.parse_args()
-    shapes = [(d, *(int(v) for v in s.split("x"))) for d, s in (t.split(":") for t in args.shapes.split(","))] \
-        if args.shapes else SHAPES
-    ctx = GpuContext.create()
-    cws = pygemv.empty((WORKSPACE_BYTES // 4,), "float32")
-    cublas = Cublas(cws.ptr)
-    cublas.set_stream(ctx.stream)
-    out = []
-    for dtype, m, k in shapes:
-        meas = GpuMeasure(m, k, dtype, ctx, repeats=7, target_ms=0.5)
-        buf = meas.buf
-        cb = {}
-        for entry in cublas.entry_points(dtype, 1):
-            def call(i, s, entry=entry):
-                cublas.gemv(entry, dtype, m, k, buf.a(i), k, buf.xp(i), buf.yp(i))
-            cb[entry] = timing.time_graph(call, meas.sets, ctx.stream, repeats=7, target_ms=0.5).median_us
-        row = {"dtype": dtype, "m": m, "k": k, "cublas_us": min(cb.values()), "cublas": cb}
-        for label, cfg in (("dispatch", meas.dispatch()), ("heuristic", meas.heuristic())):
-            row[label] = {"us": meas.time_us(cfg), "config": cfg.as_dict()}
-        results = []
-        for threads, unroll, p in itertools.product((64, 128, 256, 512), (1, 2, 4), (1, 4, 16, 32)):
-            if p > threads or (unroll == 4 and threads > 512):
-                continue
-            cfg = pygemv.Config("row_stream", p, threads // p, 2, unroll, True, 1)
-            if not meas.legal(cfg)[0]:
-                continue
-            ok, why = meas.check(cfg)
-            if not ok:
-                print(f"WRONG {dtype} {m}x{k} {cfg}: {why}", flush=True)
-                results.append({"us": None, "config": cfg.as_dict(), "wrong": why})
-                continue
-            results.append({"us": meas.time_us(cfg), "config": cfg.as_dict()})
-        meas.close()
-        timed = sorted((r for r in results if r["us"]), key=lambda r: r["us"])
-        row["stream"] = timed
-        row["wrong"] = [r for r in results if r["us"] is None]
-        best = timed[0] if timed else None
-        cu = row["cublas_us"]
-        line = (f"{dtype:8s} {m:>8d}x{k:<6d} cuBLAS {cu:8.2f}  dispatch {row['dispatch']['us']:8.2f} "
-                f"({cu / row['dispatch']['us']:.2f}x, {row['dispatch']['config']['variant']})")
-        if best:
-            c = best["config"]
-            line += (f"  stream {best['us']:8.2f} ({cu / best['us']:.2f}x, t={c['threads_per_row'] * c['rows_per_block']}"
-                     f" u={c['unroll']} p={c['threads_per_row']})")
-        print(line, flush=True)
-        out.append(row)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
+    args = parse_args(__doc__)
+    sweep(shapes_of(args.shapes, SHAPES), stream_configs, "stream", args.json)
     return 0
 
 
