@@ -48,14 +48,14 @@ def generic_seeds(vector_loads: int) -> list[pygemv.Config]:
     if int(vector_loads) == pygemv.LOADS_ALIGNED:
         return out
     # Rows that start anywhere (realigned, or scalar): the seeds but the widest row blocks,
-    # and the phased configs that won benchmarks/sweep_phased.py beside the realigned ones.
-    P = pygemv.LOADS_PHASED
-    phased = [C("block_per_row", 128, 2, P, 1, True), C("block_per_row", 128, 2, P, 4, True),
-              C("warp_per_row", 32, 32, P, 1, True), C("rows_per_warp", 8, 128, P, 1, True)]
-    if int(vector_loads) != pygemv.LOADS_REALIGNED:
-        phased = []
-    return [C(c.variant, c.threads_per_row, c.rows_per_block, int(vector_loads), c.unroll, c.x_in_smem, c.split_k)
-            for c in out if c.threads_per_row < 256] + phased
+    # and beside realigned ones the phased configs that won benchmarks/sweep_phased.py.
+    seeds = [C(c.variant, c.threads_per_row, c.rows_per_block, int(vector_loads), c.unroll, c.x_in_smem, c.split_k)
+             for c in out if c.threads_per_row < 256]
+    if int(vector_loads) == pygemv.LOADS_REALIGNED:
+        P = pygemv.LOADS_PHASED
+        seeds += [C("block_per_row", 128, 2, P, 1, True), C("block_per_row", 128, 2, P, 4, True),
+                  C("warp_per_row", 32, 32, P, 1, True), C("rows_per_warp", 8, 128, P, 1, True)]
+    return seeds
 
 
 def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int = 2) -> list[pygemv.Config]:

@@ -121,6 +121,8 @@ inline size_t dtype_size(gemv_dtype_t t) { return t == GEMV_DTYPE_F32 ? 4 : 2; }
 // static shared memory. The row-block kernel keeps one float a warp for its reduction;
 // a slice that fills all 48 KB fails to launch there (cudaErrorInvalidValue).
 constexpr size_t kMaxSmemBytes = 48 * 1024;
+// Shared memory an SM holds (sm_90), for the one-wave grids of kernels that stage x.
+constexpr size_t kSmemPerSm = 228 * 1024;
 constexpr int kMaxWarpsPerBlock = 32;
 constexpr size_t max_x_smem_bytes(int threads_per_row) {
     return threads_per_row > 32 ? kMaxSmemBytes - kMaxWarpsPerBlock * sizeof(float) : kMaxSmemBytes;

@@ -168,7 +168,7 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
         // rows of its phase class it walks.
         a.period = phase_period(pb.lda, esz);
         const size_t per_block = x_smem_bytes(L) + 1024; // and the 1 KB an SM reserves a block
-        const int by_smem = (int)std::max<size_t>(1, (228 * 1024) / per_block);
+        const int by_smem = (int)std::max<size_t>(1, kSmemPerSm / per_block);
         L.max_blocks = std::max<int64_t>(a.period, (int64_t)sm_count(pb.device) * std::min(blocks_per_sm, by_smem));
     }
     const int64_t blocks = (int64_t)row_plan(L).grid.x * L.splits;
@@ -345,7 +345,7 @@ QLaunch q_plan(const Operation &op, const gemv_config_t &c, const Problem &pb, i
     a.acc = L.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
     const int threads = c.threads_per_row * c.rows_per_block;
     const int64_t tiles = (pb.m + rows_per_tile - 1) / rows_per_tile;
-    const int per_sm = std::max(1, std::min(2048 / threads, (int)(228 * 1024 / std::max<size_t>(1024, q_smem_bytes(a.slice)))));
+    const int per_sm = std::max(1, std::min(2048 / threads, (int)(kSmemPerSm / std::max<size_t>(1024, q_smem_bytes(a.slice)))));
     L.blocks = std::min<int64_t>(tiles, (int64_t)sm_count(pb.device) * per_sm / L.splits + 1);
     return L;
 }
