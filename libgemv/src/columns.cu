@@ -45,6 +45,14 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
     const int col = threadIdx.x & (c_threads - 1);
     const int lane = threadIdx.x >> args.c_log2;
     const int lanes = args.row_lanes;
+    if (args.prefetch_lines > 0 &&
+        ((int64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x < args.prefetch_blocks) {
+        const int64_t j0 = (int64_t)blockIdx.x * c_threads * V;          // the block's first tile
+        const int64_t rows = min((int64_t)lanes * UNROLL, args.m_chunk); // its first step
+        prefetch_first_rows(static_cast<const T *>(args.A) + j0, args.m, args.lda, (int64_t)blockIdx.y * args.m_chunk,
+                            (int)rows, 1, min(args.k - j0, (int64_t)c_threads * V) * (int64_t)sizeof(T),
+                            args.prefetch_lines);
+    }
     pdl_prologue(args.pdl);
     const int64_t r_begin = (int64_t)blockIdx.y * args.m_chunk;
     const int64_t r_end = min(args.m, r_begin + args.m_chunk);

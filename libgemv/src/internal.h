@@ -179,6 +179,10 @@ struct ColumnArgs {
     int c_log2; // threads across the tile's columns = 1 << c_log2
     int row_lanes;
     int pdl;
+    // 128-byte lines of its first tile's first rows a block asks L2 for before it waits on
+    // the previous kernel (0: none), in blocks of the first wave only (linear index below).
+    int prefetch_lines;
+    int64_t prefetch_blocks;
 };
 
 struct ColumnLaunch {
