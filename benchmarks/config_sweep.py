@@ -34,7 +34,7 @@ def sweep(shapes, candidates, key: str, json_path: str = "") -> list[dict]:
     out = []
     for dtype, m, k in shapes:
         meas = GpuMeasure(m, k, dtype, ctx, repeats=7, target_ms=0.5)
-        buf = meas.buf
+        buf = meas.case.buf
         cb = {}
         for entry in cublas.entry_points(dtype, 1):
             def call(i, s, entry=entry):

@@ -145,28 +145,52 @@ def check_pygemv(buf: Buffers, call0, ref=None) -> tuple[bool, str]:
     return bad == 0, f"{bad} of {len(ref)} checked rows outside the error bound"
 
 
+class Case:
+    """The rotating inputs of one problem (op, batch, M, K, dtype; alpha = 1, beta = 0, dense
+    rows and dense batch strides), the gemv_args_t of each set, and the float64 reference of
+    set 0's first outputs: what the benchmark and the tuner both time."""
+
+    def __init__(self, m, k, dtype, *, l2, ws, stream, torch=None, trans=False, batch=1):
+        self.m, self.k, self.dtype, self.trans, self.batch = m, k, dtype, trans, batch
+        es = _lib.DTYPE_SIZES[dtype]
+        nx, ny = (m, k) if trans else (k, m)
+        self.moved = batch * (m * k + nx + ny) * es  # A and x read once, y written once (beta = 0)
+        self.sets = timing.rotation_sets(self.moved, l2)
+        # A batch is one run of batch * M rows, x and y runs of batch vectors.
+        self.buf = Buffers(batch * m, k, dtype, self.sets, torch, nx=batch * nx, ny=batch * ny)
+        op = _lib.OP_T if trans else _lib.OP_N
+        self.args = [_lib.Args(op, _lib.DTYPES[dtype], m, k, 1.0, 0.0, self.buf.a(i), k, self.buf.xp(i), 1,
+                               self.buf.yp(i), 1, ws[0], ws[1], stream, _lib.FLAG_TRUSTED_POINTERS, batch, m * k, nx, ny)
+                     for i in range(self.sets)]
+        self.ref = reference_t(self.buf, m) if trans else reference(self.buf, rows=min(m, 256))
+
+    def call(self, config=None):
+        """``call(i, stream)``: one gemv on set i (``config``: a ``_lib.Config``, or None to dispatch)."""
+        lib = _lib.load()
+        c = None if config is None else ctypes.byref(config)
+
+        def run(i, s):
+            self.args[i].stream = s
+            st = lib.gemv_ex(ctypes.byref(self.args[i]), c)
+            if st:
+                _lib.check(st, "gemv")
+        run.keep = config  # the config outlives every call
+        return run
+
+    def check(self, config=None) -> tuple[bool, str]:
+        run = self.call(config)
+        return check_pygemv(self.buf, lambda: run(0, 0), self.ref)
+
+
 def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None, trans=False, batch=1) -> dict:
     """One case (op, batch, M, K, dtype): pygemv checked, then timed beside the peers."""
     lib = _lib.load()
     es = _lib.DTYPE_SIZES[dtype]
+    case = Case(m, k, dtype, l2=l2, ws=ws, stream=stream, torch=torch, trans=trans, batch=batch)
+    buf, args, sets, moved = case.buf, case.args, case.sets, case.moved
     nx, ny = (m, k) if trans else (k, m)
-    moved = batch * (m * k + nx + ny) * es  # A and x read once, y written once (beta = 0)
-    sets = timing.rotation_sets(moved, l2)
-    # A batch is one run of batch * M rows, x and y runs of batch vectors: dense strides.
-    buf = Buffers(batch * m, k, dtype, sets, torch, nx=batch * nx, ny=batch * ny)
-    code = _lib.DTYPES[dtype]
-    op = _lib.OP_T if trans else _lib.OP_N
-    args = [_lib.Args(op, code, m, k, 1.0, 0.0, buf.a(i), k, buf.xp(i), 1, buf.yp(i), 1, ws[0], ws[1],
-                      stream, _lib.FLAG_TRUSTED_POINTERS, batch, m * k, nx, ny) for i in range(sets)]
-
-    def pygemv_call(i, s):
-        args[i].stream = s
-        st = lib.gemv_ex(ctypes.byref(args[i]), None)
-        if st:
-            _lib.check(st, "gemv")
-
-    ref = reference_t(buf, m) if trans else reference(buf, rows=min(m, 256))
-    ok, why = check_pygemv(buf, lambda: pygemv_call(0, 0), ref)
+    pygemv_call = case.call()
+    ok, why = case.check()
     if not ok:
         raise AssertionError(f"pygemv wrong on {dtype} {'T' if trans else 'N'} {m}x{k} batch {batch}: {why}")
     cfg = _lib.Config()

@@ -26,26 +26,32 @@ class FakeMeasure:
     ``best``. Legality is the real registry's; ``wrong`` configs fail the check; a ``lucky``
     config reads fast once, then at its true cost."""
 
-    def __init__(self, m, k, dtype, best, wrong=(), lucky=None, interrupt_after=None):
+    def __init__(self, m, k, dtype, best, wrong=(), lucky=None, interrupt_after=None, op="N", batch=1):
         self.m, self.k, self.dtype, self.best = m, k, dtype, best
+        self.op, self.batch = op, batch
+        nx, ny = (m, k) if op == "T" else (k, m)
+        self.problem = dict(trans=op == "T", batch=batch, stride_a=m * k, stride_x=nx, stride_y=ny)
         self.wrong = {config_key(c) for c in wrong}
         self.lucky = config_key(lucky) if lucky else None
         self.interrupt_after = interrupt_after
         self.timed, self.checked, self.illegal = [], [], []
 
     def heuristic(self):
+        if self.op == "T":
+            return C("t_columns", 32, 8, self.k % 8 == 0, 1)
         return C("warp_per_row", 32, 4, self.k % 8 == 0, 1)
 
     def legal(self, c):
-        ok, why = pygemv.can_implement(c, self.m, self.k, self.dtype)
-        if ok and pygemv.workspace_size(c, self.m, self.k, self.dtype) > pygemv.WORKSPACE_RECOMMENDED_BYTES:
+        ok, why = pygemv.can_implement(c, self.m, self.k, self.dtype, **self.problem)
+        if ok and (pygemv.workspace_size(c, self.m, self.k, self.dtype, **self.problem) >
+                   pygemv.WORKSPACE_RECOMMENDED_BYTES):
             ok, why = False, "workspace"
         if not ok:
             self.illegal.append(c)
         return ok, why
 
     def check(self, c):
-        assert pygemv.can_implement(c, self.m, self.k, self.dtype)[0], "an illegal config reached the GPU"
+        assert pygemv.can_implement(c, self.m, self.k, self.dtype, **self.problem)[0], "an illegal config reached the GPU"
         self.checked.append(c)
         return config_key(c) not in self.wrong, "3 of 256 rows outside the bound"
 
@@ -69,7 +75,7 @@ BEST = C("block_per_row", 128, 2, True, 2)
 
 
 def tune(measure, trials, storage="sqlite:///:memory:", seeds=(), name="t"):
-    space = build_space(measure.m, measure.k, measure.dtype)
+    space = build_space(measure.m, measure.k, measure.dtype, op=measure.op, batch=measure.batch)
     return tune_shape(measure, space, storage=storage, study_name=name, trials=trials, seeds=seeds)
 
 
@@ -229,3 +235,143 @@ def test_generic_seeds_are_valid_and_match_the_load_width(vector_loads):
     # realigned and the scalar ones.
     space = build_space(4096, 4096 if vector_loads == 1 else 4097, "float16")
     assert all(space.params(c) is not None for c in seeds)
+
+
+@pytest.mark.parametrize("m, k, dtype", [(1, 1, "float32"), (4096, 4096, "float16"), (1048576, 16, "float32"),
+                                         (256, 65536, "bfloat16"), (1000, 1001, "float16")])
+def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
+    """op T searches the column operations: c of 2..64 threads across a tile (no more than
+    the row's packs), split-M slices of 8 rows or more, 16-byte loads only for aligned rows,
+    and x_in_smem never drawn (the column kernels read x as a broadcast)."""
+    space = build_space(m, k, dtype, op="T")
+    assert space.op == "T" and set(space.variants) <= {"t_columns", "t_splitm_twopass"} and space.variants
+    assert space.no_staging == set(space.variants)
+    es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    aligned = (m == 1) or k * es % 16 == 0
+    assert space.vector_loads == ([pygemv.LOADS_ALIGNED] if aligned else []) + [pygemv.LOADS_SCALAR]
+    assert ("t_splitm_twopass" in space.variants) == (m >= 16)
+    configs = list(space.configs())
+    n_valid = 0
+    for c in configs:
+        # Unroll is drawn on its own: 4 of it with a block over 512 threads is pruned by legal().
+        assert not c.x_in_smem and (validate(c) or (c.unroll == 4 and c.threads_per_row * c.rows_per_block > 512)), c
+        n_valid += validate(c)
+        assert 2 <= c.threads_per_row <= 64 and 32 <= c.threads_per_row * c.rows_per_block <= 1024
+        if c.split_k > 1:
+            assert c.split_k * 8 <= m
+        params = space.params(c)
+        assert params is not None and "x_in_smem" not in params
+    assert n_valid > 0
+    assert space.params(C("t_columns", 4, 64, True, 4, True)) is None  # staged x: outside the space
+    assert space.params(C("warp_per_row", 32, 4, True, 1)) is None       # an op N operation
+
+
+def test_batched_space_leaves_out_what_serves_single_products_only():
+    """A strided batch: no row stream and no phased rows (single products only); op T keeps
+    both column operations."""
+    n = build_space(100000 // 64, 35, "float16", batch=64)
+    assert "row_stream" not in n.variants and n.batch == 64
+    assert pygemv.LOADS_PHASED not in n.vector_loads and pygemv.LOADS_REALIGNED in n.vector_loads
+    assert "row_stream" in build_space(100000, 35, "float16").variants
+    # A single row per product: product 1's row starts where K ends, so aligned loads need K aligned.
+    assert build_space(1, 35, "float16", batch=8).vector_loads[0] == pygemv.LOADS_REALIGNED
+    assert build_space(1, 35, "float16").vector_loads[0] == pygemv.LOADS_ALIGNED
+    t = build_space(256, 256, "float32", op="T", batch=512)
+    assert set(t.variants) == {"t_columns", "t_splitm_twopass"} and t.batch == 512
+    runnable = [c for c in t.configs() if validate(c)]
+    assert runnable and all(pygemv.can_implement(c, 256, 256, "float32", trans=True, batch=512)[0] for c in runnable)
+
+
+def test_op_t_and_batched_tunes_find_the_optimum_and_never_time_an_illegal_config():
+    best_t = C("t_splitm_twopass", 8, 32, True, 4, False, 8)
+    m = FakeMeasure(4096, 4096, "float16", best_t, op="T")
+    r = tune(m, 40, seeds=[best_t])
+    assert r.config == best_t and (r.op, r.batch) == ("T", 1)
+    assert all(pygemv.can_implement(c, 4096, 4096, "float16", trans=True)[0] for c in m.timed)
+    best_b = C("rows_per_warp", 4, 32, True, 2)
+    mb = FakeMeasure(64, 64, "bfloat16", best_b, batch=4096)
+    rb = tune(mb, 30)
+    assert rb.config == best_b and (rb.op, rb.batch) == ("N", 4096)
+    assert all(pygemv.can_implement(c, 64, 64, "bfloat16", batch=4096)[0] for c in mb.timed)
+    # The result keeps its problem through storage (older results read as op N singles).
+    from pygemv.tuning.tuner import ShapeResult
+    assert ShapeResult.from_dict(rb.as_dict()) == rb
+    old = rb.as_dict()
+    del old["op"], old["batch"]
+    assert (ShapeResult.from_dict(old).op, ShapeResult.from_dict(old).batch) == ("N", 1)
+
+
+def test_op_t_and_batched_entries_reach_the_c_dispatcher_through_a_table(tmp_path):
+    fp = Fingerprint("Fake GPU", 4, 9, 0, 13000, pygemv.library_version())
+    t_cfg = C("t_splitm_twopass", 16, 16, True, 4, False, 16)
+    b_cfg = C("rows_per_warp", 4, 32, True, 2)
+    n_cfg = C("block_per_row", 128, 2, True, 2)
+    entries = [Entry("float16", 4096, 4096, t_cfg, 13.6, 14.0, "T"),
+               Entry("float16", 64, 64, b_cfg, 20.0, 25.0, "N", 4096),
+               Entry("float16", 4096, 4096, n_cfg, 11.6, 11.9)]
+    path = write_table(tmp_path / "fake.gemvtable", fp, entries)
+    with pygemv.Table(path) as t:
+        t.check(fp)
+        assert t.lookup(4096, 4096, "float16", trans=True)[0] == t_cfg
+        assert t.lookup(4096, 4096, "float16")[0] == n_cfg
+        assert t.lookup(64, 64, "float16", batch=4096)[0] == b_cfg
+        assert t.lookup(64, 64, "float16", batch=2048)[0] == b_cfg  # nearest batched entry
+
+
+def test_tune_jobs_cover_each_op_and_batches_and_keep_old_study_names():
+    from pygemv.tuning.cli import plan_jobs, study_name
+    jobs = plan_jobs(["float16"])
+    ops = {(op, b > 1) for op, b, _, _, _ in jobs}
+    assert ops == {("N", False), ("T", False), ("N", True), ("T", True)}
+    assert len(jobs) == len(set(jobs))
+    single_t = [(m, k) for op, b, _, m, k in jobs if op == "T" and b == 1]
+    assert (4096, 4096) in single_t and (1, 1) in single_t and (1 << 18, 64) in single_t
+    assert not any(k in grid.UNALIGNED_K for _, k in single_t) and len(single_t) < 60
+    for op, b, d, m, k in jobs:
+        if b > 1:
+            assert b * m * k * 2 <= grid.CAP_BYTES and (b, m, k) in grid.batch_grid(d)
+    quick = plan_jobs(["float32"], quick=True)
+    assert {b for _, b, _, _, _ in quick} == {1} and {op for op, *_ in quick} == {"N", "T"}
+    assert plan_jobs(["float16"], ops=["T"], shapes=[(512, 512)], batches=[1, 64]) == [
+        ("T", 1, "float16", 512, 512), ("T", 64, "float16", 512, 512)]
+    assert not any(b > 1 for _, b, *_ in plan_jobs(["float16"], batched=False))
+    # An op N single product keeps its study name: a storage from before resumes.
+    assert study_name("gpu/lib/cuda/", "N", 1, "float16", 4096, 4096) == "gpu/lib/cuda/float16/4096x4096"
+    names = {study_name("p/", op, b, d, m, k) for op, b, d, m, k in jobs}
+    assert len(names) == len(jobs)
+
+
+def test_op_t_generic_seeds_are_valid_column_configs():
+    from pygemv.tuning.cli import generic_seeds
+    for vec in (1, 0):
+        seeds = generic_seeds(vec, "T")
+        assert seeds and len({config_key(c) for c in seeds}) == len(seeds)
+        assert all(validate(c) and pygemv.variant(c.variant).op == "T" and c.vector_loads == vec for c in seeds)
+        space = build_space(4096, 4096 if vec else 4097, "float16", op="T")
+        assert all(space.params(c) is not None for c in seeds)
+
+
+def test_the_gpu_measure_of_op_t_and_batches_launches_within_its_operands():
+    """The tuner's GPU instrument (bench.Case under GpuMeasure) on the stand-in runtime:
+    for op N and op T, single and batched, dispatch and a forced config launch only within
+    the operands and the workspace (the stand-in computes nothing, so the check fails)."""
+    from hostcheck_lib import run
+    run("""
+    sys.path.insert(0, ".")
+    from tuning.measure import GpuMeasure, GpuContext
+    ws = pygemv.empty((1 << 20,), "float32")
+    ctx = GpuContext(0, ws.ptr, 4 << 20, 1 << 20)
+    for op, batch, forced in (("N", 1, pygemv.Config("splitk_twopass", 32, 8, True, 2, False, 4)),
+                              ("T", 1, pygemv.Config("t_splitm_twopass", 8, 32, True, 4, False, 8)),
+                              ("N", 64, pygemv.Config("rows_per_warp", 4, 32, True, 2)),
+                              ("T", 8, pygemv.Config("t_splitm_twopass", 4, 64, True, 2, False, 4))):
+        m = GpuMeasure(64, 256, "float16", ctx, op=op, batch=batch)
+        assert m.case.args[0].op == (1 if op == "T" else 0) and m.case.args[0].batch == batch
+        for c in (m.dispatch(), forced):
+            assert m.legal(c)[0], (op, batch, c)
+            before = fake.gemv_fake_launches()
+            ok, why = m.check(c)
+            assert fake.gemv_fake_launches() > before and "outside the error bound" in why, why
+        m.close()
+    assert fake.gemv_fake_violations() == 0
+    """)

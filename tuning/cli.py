@@ -1,8 +1,10 @@
 """``pygemv-tune``: tune this GPU and write its dispatch table.
 
-    pygemv-tune                  # default grid, fp32/fp16/bf16, into the user's table folder
-    pygemv-tune --quick          # a coarser grid and fewer trials
+    pygemv-tune                  # default grids (op N, op T, strided batches), fp32/fp16/bf16,
+                                 # into the user's table folder
+    pygemv-tune --quick          # coarser grids (op N and op T, no batches) and fewer trials
     pygemv-tune --shapes 4096x4096,1x65536 --dtypes float16 --trials 60
+    pygemv-tune --ops T --shapes 1024x1024 --batches 1,64
 
 Every study lives in an SQLite file (``--storage``): run the same command again after an
 interruption and it resumes where it stopped. The table is written from every finished
@@ -33,12 +35,17 @@ from .tuner import ShapeResult, tune_shape
 DTYPES = ("float32", "float16", "bfloat16")
 
 
-def generic_seeds(vector_loads: int) -> list[pygemv.Config]:
+def generic_seeds(vector_loads: int, op: str = "N") -> list[pygemv.Config]:
     """Configs that are good across many shapes (the exhaustive searches in
-    benchmarks/results/*-oracle*), with the given loads (``gemv_loads_t``; True/False read
-    as aligned/scalar): a study's budget is small, so it holds no seed the shape cannot use
-    well."""
+    benchmarks/results/*-oracle* and, for op T, *-sweep-op-t-all), with the given loads
+    (``gemv_loads_t``; True/False read as aligned/scalar): a study's budget is small, so it
+    holds no seed the shape cannot use well."""
     C = pygemv.Config
+    if op == "T":
+        v = int(vector_loads)
+        return [C("t_columns", 4, 64, v, 4), C("t_columns", 16, 16, v, 4), C("t_splitm_twopass", 16, 16, v, 4, False, 16),
+                C("t_splitm_twopass", 8, 32, v, 4, False, 8), C("t_splitm_twopass", 16, 16, v, 2, False, 32),
+                C("t_splitm_twopass", 4, 64, v, 4, False, 64)]
     out = [C("thread_per_row", 1, 128, True, 1), C("thread_per_row", 1, 256, True, 2),
            C("rows_per_warp", 2, 128, True, 2), C("rows_per_warp", 8, 16, True, 2), C("warp_per_row", 32, 4, True, 2),
            C("block_per_row", 64, 8, True, 1), C("block_per_row", 128, 4, True, 1), C("block_per_row", 128, 1, True, 2),
@@ -58,11 +65,39 @@ def generic_seeds(vector_loads: int) -> list[pygemv.Config]:
     return seeds
 
 
-def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int = 2) -> list[pygemv.Config]:
-    """The winners of the n nearest shapes already tuned (log2 distance)."""
-    near = sorted((r for r in done if r.dtype == dtype),
-                  key=lambda r: (math.log2(r.m / m)) ** 2 + (math.log2(r.k / k)) ** 2)
+def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int = 2, op: str = "N",
+                    batch: int = 1) -> list[pygemv.Config]:
+    """The winners of the n nearest problems of the same op, dtype and kind (single or
+    batched) already tuned (log2 distance in M, K and batch)."""
+    near = sorted((r for r in done if (r.dtype, r.op, r.batch > 1) == (dtype, op, batch > 1)),
+                  key=lambda r: (math.log2(r.m / m)) ** 2 + (math.log2(r.k / k)) ** 2 +
+                  (math.log2(r.batch / batch)) ** 2)
     return [r.config for r in near[:n]]
+
+
+def plan_jobs(dtypes, *, ops=("N", "T"), shapes=None, batches=(1,), quick=False, batched=True) -> list[tuple]:
+    """The problems to tune, as (op, batch, dtype, M, K): the given shapes at each batch
+    count, or the grids (op N: default or quick; op T: its grid; with ``batched`` and not
+    ``quick``, the strided-batch grid of each op)."""
+    jobs = []
+    for op in ops:
+        for d in dtypes:
+            if shapes:
+                jobs += [(op, b, d, m, k) for b in batches for m, k in shapes]
+                continue
+            single = (grid.quick_grid(d) if quick else grid.default_grid(d)) if op == "N" else grid.op_t_grid(d, quick)
+            jobs += [(op, 1, d, m, k) for m, k in single]
+            if batched and not quick:
+                jobs += [(op, b, d, m, k) for b, m, k in grid.batch_grid(d)]
+    return jobs
+
+
+def study_name(prefix: str, op: str, batch: int, dtype: str, m: int, k: int) -> str:
+    """An op N single product keeps the name it had before op and batch were tuned (so a
+    storage from then resumes)."""
+    if op == "N" and batch == 1:
+        return f"{prefix}{dtype}/{m}x{k}"
+    return f"{prefix}{op}/{dtype}/{batch}x{m}x{k}"
 
 
 def study_prefix(fp: Fingerprint) -> str:
@@ -93,17 +128,19 @@ def lock_gpu(device: int):
 
 def summarize(results: list[ShapeResult], fp: Fingerprint, seconds: float, table: Path, n_entries: int) -> str:
     lines = [f"pygemv-tune: {fp.gpu} ({fp.sm_count} SMs, sm_{fp.cc_major}{fp.cc_minor}), libgemv {fp.libgemv}",
-             f"{'dtype':<9} {'shapes':>6} {'tuned vs heuristic':>19} {'best':>18} {'>3% faster':>11} {'wrong':>6}"]
-    for dtype in DTYPES:
-        rs = [r for r in results if r.dtype == dtype]
-        if not rs:
-            continue
-        gains = [r.heuristic_us / r.us for r in rs]
-        geo = math.exp(sum(map(math.log, gains)) / len(gains))
-        i = max(range(len(rs)), key=lambda j: gains[j])
-        best = f"{gains[i]:.2f}x {rs[i].m}x{rs[i].k}"
-        lines.append(f"{dtype:<9} {len(rs):>6} {geo:>18.3f}x {best:>18} {sum(g > 1.03 for g in gains):>11} "
-                     f"{sum(len(r.wrong) for r in rs):>6}")
+             f"{'op':<10} {'dtype':<9} {'shapes':>6} {'tuned vs heuristic':>19} {'best':>22} {'>3% faster':>11} "
+             f"{'wrong':>6}"]
+    for op, batched in (("N", False), ("T", False), ("N", True), ("T", True)):
+        for dtype in DTYPES:
+            rs = [r for r in results if (r.op, r.batch > 1, r.dtype) == (op, batched, dtype)]
+            if not rs:
+                continue
+            gains = [r.heuristic_us / r.us for r in rs]
+            geo = math.exp(sum(map(math.log, gains)) / len(gains))
+            i = max(range(len(rs)), key=lambda j: gains[j])
+            best = f"{gains[i]:.2f}x {rs[i].batch}x{rs[i].m}x{rs[i].k}" if batched else f"{gains[i]:.2f}x {rs[i].m}x{rs[i].k}"
+            lines.append(f"{op + (' batched' if batched else ''):<10} {dtype:<9} {len(rs):>6} {geo:>18.3f}x {best:>22} "
+                         f"{sum(g > 1.03 for g in gains):>11} {sum(len(r.wrong) for r in rs):>6}")
     lines.append(f"{len(results)} studies in {seconds:.0f} s; table {table} ({n_entries} entries)")
     return "\n".join(lines)
 
@@ -120,8 +157,12 @@ def tune_device(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="pygemv-tune", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--version", action="version", version=pygemv.version_string("pygemv-tune"))
-    ap.add_argument("--quick", action="store_true", help="coarse grid (M, K step 16) and 8 trials a shape")
-    ap.add_argument("--shapes", default="", help="MxK,... instead of the grid")
+    ap.add_argument("--quick", action="store_true", help="coarse grids (M, K step 16; no batches) and 8 trials a shape")
+    ap.add_argument("--shapes", default="", help="MxK,... instead of the grids")
+    ap.add_argument("--ops", default="N,T", help="N (y = A x), T (y = A^T x), or both (default)")
+    ap.add_argument("--batches", default="1", help="with --shapes: strided-batch counts to tune each shape at "
+                                                    "(default 1: single products)")
+    ap.add_argument("--no-batched", action="store_true", help="leave out the strided-batch grid")
     ap.add_argument("--dtypes", default=",".join(DTYPES))
     ap.add_argument("--trials", type=int, default=None, help="trials per shape (default 16; --quick: 8)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds for the whole tune")
@@ -146,11 +187,18 @@ def tune_device(argv=None) -> int:
     for d in dtypes:
         if d not in DTYPES:
             ap.error(f"--dtypes: {d!r} is not one of {', '.join(DTYPES)}")
-    jobs = []
-    for d in dtypes:
-        shapes = (bench.parse_shapes(args.shapes) if args.shapes else
-                  grid.quick_grid(d) if args.quick else grid.default_grid(d))
-        jobs += [(d, m, k) for m, k in shapes]
+    ops = [o for o in args.ops.split(",") if o]
+    for o in ops:
+        if o not in ("N", "T"):
+            ap.error(f"--ops: {o!r} is not N or T")
+    try:
+        batches = [int(b) for b in args.batches.split(",") if b]
+    except ValueError:
+        ap.error(f"--batches: {args.batches!r} is not a list of integers")
+    if not batches or min(batches) < 1:
+        ap.error("--batches: give batch counts of 1 or more")
+    jobs = plan_jobs(dtypes, ops=ops, shapes=bench.parse_shapes(args.shapes) if args.shapes else None,
+                     batches=batches, quick=args.quick, batched=not args.no_batched)
 
     storage_url = args.storage or f"sqlite:///{user_table_dir().parent / ('tune-' + fp.slug() + '.db')}"
     if storage_url.startswith("sqlite:///"):
@@ -169,35 +217,37 @@ def tune_device(argv=None) -> int:
     t0 = time.time()
     results: list[ShapeResult] = []
     skipped = 0
-    for n, (dtype, m, k) in enumerate(jobs):
+    for n, (op, batch, dtype, m, k) in enumerate(jobs):
         left = None if args.timeout is None else args.timeout - (time.time() - t0)
         if left is not None and left <= 0:
             skipped = len(jobs) - n
             break
+        what = f"{op} {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "")
         if bar:
-            bar.set_description(f"{dtype} {m}x{k}")
-        space = build_space(m, k, dtype)
-        measure = GpuMeasure(m, k, dtype, ctx)
+            bar.set_description(what)
+        space = build_space(m, k, dtype, op=op, batch=batch)
+        measure = GpuMeasure(m, k, dtype, ctx, op=op, batch=batch)
         try:
             # What dispatch runs today (the shipped table's entry, or the heuristic) comes first:
             # a tune of few trials then never ends on a config slower than it (a quick tune
             # picked p=128 for fp16 4096 x 4096, 13.0 us, over the shipped entry's 11.7).
-            seeds = [measure.dispatch()] + neighbour_seeds(results, dtype, m, k) + generic_seeds(space.vector_loads[0])
-            r = tune_shape(measure, space, storage=storage, study_name=f"{prefix}{dtype}/{m}x{k}", trials=trials,
-                           timeout=None if left is None else left / (len(jobs) - n), seeds=seeds,
+            seeds = ([measure.dispatch()] + neighbour_seeds(results, dtype, m, k, op=op, batch=batch) +
+                     generic_seeds(space.vector_loads[0], op))
+            r = tune_shape(measure, space, storage=storage, study_name=study_name(prefix, op, batch, dtype, m, k),
+                           trials=trials, timeout=None if left is None else left / (len(jobs) - n), seeds=seeds,
                            seed=args.seed)
         finally:
             measure.close()
         results.append(r)
         for w in r.wrong:
-            print(f"pygemv-tune: WRONG result from {w['config']} on {dtype} {m}x{k}: {w['why']}", file=sys.stderr)
+            print(f"pygemv-tune: WRONG result from {w['config']} on {what}: {w['why']}", file=sys.stderr)
         if bar:
             bar.update()
     if bar:
         bar.close()
 
-    everything = {(r.dtype, r.m, r.k): r for r in stored_results(storage, prefix)}
-    entries = [Entry(r.dtype, r.m, r.k, r.config, r.us, r.heuristic_us) for r in everything.values()]
+    everything = {(r.op, r.batch, r.dtype, r.m, r.k): r for r in stored_results(storage, prefix)}
+    entries = [Entry(r.dtype, r.m, r.k, r.config, r.us, r.heuristic_us, r.op, r.batch) for r in everything.values()]
     write_table(out, fp, entries, info={
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tool": f"pygemv-tune {pygemv.__version__} ({'quick' if args.quick else 'custom' if args.shapes else 'default'}"

@@ -9,6 +9,11 @@ default grid also tunes such K for every M of the grid: odd K (3, 17, 257, 4097,
 whose rows take 8 phases (16-bit) or 4 (fp32), and K of 2 and 4 mod 8 (18, 260, 4102),
 whose 16-bit rows take 4 and 2.
 The quick grid steps by 16 instead of 4 and leaves odd K to the heuristic.
+
+op T (the column kernels) tunes M and K a factor of 8 apart plus the named shapes; rows
+that are not 16-byte aligned take the scalar column kernels, where the heuristic's choice
+stands. Strided batches tune square matrices of 16 to 1024 at batches of 8 to 4096
+(batch_grid), both ops.
 """
 from __future__ import annotations
 
@@ -49,3 +54,23 @@ def default_grid(dtype: str) -> list[tuple[int, int]]:
 def quick_grid(dtype: str) -> list[tuple[int, int]]:
     shapes = log_grid(16, dtype="float16")
     return shapes + [s for s in [(4096, 4096), (14336, 4096)] if s not in shapes]
+
+
+def op_t_grid(dtype: str, quick: bool = False) -> list[tuple[int, int]]:
+    """op T's shapes: M and K a factor of 8 apart (the op T heuristic came within 1% of each
+    shape's best on a sweep of every config, so a coarser grid than op N's), and the LLM
+    projections; quick: the quick grid."""
+    if quick:
+        return quick_grid(dtype)
+    shapes = log_grid(8, dtype="float16")
+    return shapes + [s for s in NAMED_SHAPES if s not in shapes]
+
+
+BATCH_SIDES = (16, 64, 256, 1024)
+BATCHES = (8, 64, 512, 4096)
+
+
+def batch_grid(dtype: str, cap_bytes: int = CAP_BYTES) -> list[tuple[int, int, int]]:
+    """(batch, M, K) of the strided-batch tune: squares whose whole batch fits cap_bytes
+    (16-bit sizes, so every dtype tunes the same problems)."""
+    return [(b, s, s) for s in BATCH_SIDES for b in BATCHES if b * s * s * 2 <= cap_bytes]

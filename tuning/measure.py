@@ -1,5 +1,5 @@
-"""Measuring configs on the GPU for one (M, K, dtype): the tuner's, the oracle's and the
-held-out check's one instrument.
+"""Measuring configs on the GPU for one problem (op, batch, M, K, dtype): the tuner's, the
+oracle's and the held-out check's one instrument.
 
 Inputs are random and rotated until a pass over them moves at least 4x L2
 (``pygemv.timing``), so every timed call reads A from HBM. Before a config is timed it
@@ -42,35 +42,37 @@ class GpuContext:
 
 
 class GpuMeasure:
-    """Legality, correctness and kernel time of configs on one shape.
+    """Legality, correctness and kernel time of configs on one problem.
 
     Parameters
     ----------
     m, k, dtype
-        The problem (alpha = 1, beta = 0, dense rows).
+        The problem (alpha = 1, beta = 0, dense rows and batch strides).
     ctx : GpuContext
+    op : str
+        ``"N"`` or ``"T"``.
+    batch : int
+        Products of a strided batch (1: a single product).
     repeats : int
         Timed samples per measurement (their median is the time).
     target_ms : float
         Length of one timed sample.
     """
 
-    def __init__(self, m: int, k: int, dtype: str, ctx: GpuContext, *, repeats: int = 5, target_ms: float = 0.5):
-        self.m, self.k, self.dtype, self.ctx = m, k, dtype, ctx
+    def __init__(self, m: int, k: int, dtype: str, ctx: GpuContext, *, op: str = "N", batch: int = 1,
+                 repeats: int = 5, target_ms: float = 0.5):
+        self.m, self.k, self.dtype, self.ctx, self.op, self.batch = m, k, dtype, ctx, op, batch
         self.repeats, self.target_ms = repeats, target_ms
         self.lib = _lib.load()
-        es = _lib.DTYPE_SIZES[dtype]
-        self.sets = timing.rotation_sets((m * k + k + m) * es, ctx.l2_bytes)
-        self.buf = bench.Buffers(m, k, dtype, self.sets, ctx.torch)
-        self.ref = bench.reference(self.buf)
-        code = _lib.DTYPES[dtype]
-        self.args = [_lib.Args(_lib.OP_N, code, m, k, 1.0, 0.0, self.buf.a(i), k, self.buf.xp(i), 1, self.buf.yp(i), 1,
-                               ctx.workspace, ctx.workspace_bytes, ctx.stream, _lib.FLAG_TRUSTED_POINTERS)
-                     for i in range(self.sets)]
+        self.case = bench.Case(m, k, dtype, l2=ctx.l2_bytes, ws=(ctx.workspace, ctx.workspace_bytes),
+                               stream=ctx.stream, torch=ctx.torch, trans=op == "T", batch=batch)
+        self.sets = self.case.sets
+        nx, ny = (m, k) if op == "T" else (k, m)
+        self.problem = dict(trans=op == "T", batch=batch, stride_a=m * k, stride_x=nx, stride_y=ny)
 
     def dispatch(self, use_table: bool = True) -> pygemv.Config:
         """The config automatic dispatch picks for these buffers (tuned table or heuristic)."""
-        a = _lib.Args.from_buffer_copy(self.args[0])
+        a = _lib.Args.from_buffer_copy(self.case.args[0])
         a.flags |= 0 if use_table else _lib.FLAG_NO_TABLE
         c = _lib.Config()
         _lib.check(self.lib.gemv_select_config_ex(ctypes.byref(a), ctypes.byref(c), None), "select_config")
@@ -80,26 +82,20 @@ class GpuMeasure:
         return self.dispatch(use_table=False)
 
     def legal(self, config: pygemv.Config) -> tuple[bool, str]:
-        ok, why = pygemv.can_implement(config, self.m, self.k, self.dtype, a_ptr=self.buf.a(0),
-                                       x_ptr=self.buf.xp(0), y_ptr=self.buf.yp(0))
-        if ok and pygemv.workspace_size(config, self.m, self.k, self.dtype) > self.ctx.workspace_bytes:
+        buf = self.case.buf
+        ok, why = pygemv.can_implement(config, self.m, self.k, self.dtype, a_ptr=buf.a(0), x_ptr=buf.xp(0),
+                                       y_ptr=buf.yp(0), **self.problem)
+        if ok and pygemv.workspace_size(config, self.m, self.k, self.dtype, **self.problem) > self.ctx.workspace_bytes:
             return False, "needs more workspace than the dispatcher is given"
         return ok, why
 
-    def _call(self, c: _lib.Config):
-        def call(i: int, stream: int) -> None:
-            self.args[i].stream = stream
-            _lib.check(self.lib.gemv_ex(ctypes.byref(self.args[i]), ctypes.byref(c)), "gemv")
-        return call
-
     def check(self, config: pygemv.Config) -> tuple[bool, str]:
-        call = self._call(config.to_c())
-        return bench.check_pygemv(self.buf, lambda: call(0, 0), self.ref)
+        return self.case.check(config.to_c())
 
     def time_us(self, config: pygemv.Config) -> float:
-        t = timing.time_graph(self._call(config.to_c()), self.sets, self.ctx.stream, repeats=self.repeats,
+        t = timing.time_graph(self.case.call(config.to_c()), self.sets, self.ctx.stream, repeats=self.repeats,
                               target_ms=self.target_ms)
         return t.median_us
 
     def close(self) -> None:
-        self.buf = self.args = None
+        self.case = None

@@ -1,4 +1,4 @@
-"""The tuner's search space for one (M, K, dtype), built from the registry.
+"""The tuner's search space for one problem (op, batch, M, K, dtype), built from the registry.
 
 Optuna parameters are conditional: ``threads_per_row[<variant>]`` exists only for its
 variant, ``rows_per_block[<variant>,p=<p>]`` only for that variant and p (so each
@@ -42,6 +42,10 @@ class Space:
     # Variants that take 16-byte loads and a staged x only (the row stream): those two are
     # fixed for them, not drawn.
     packs_only: set[str] = field(default_factory=set)
+    # Variants that never stage x (the op T column kernels): x_in_smem is 0, not drawn.
+    no_staging: set[str] = field(default_factory=set)
+    op: str = "N"
+    batch: int = 1
 
     def suggest(self, trial) -> pygemv.Config:
         v = trial.suggest_categorical("variant", self.variants)
@@ -53,7 +57,7 @@ class Space:
         else:
             vec = trial.suggest_categorical("vector_loads", self.vector_loads)
             unroll = trial.suggest_categorical("unroll", UNROLLS)
-            smem = trial.suggest_categorical("x_in_smem", [False, True])
+            smem = False if v in self.no_staging else trial.suggest_categorical("x_in_smem", [False, True])
         split = trial.suggest_categorical(f"split_k[{v}]", self.split_k[v]) if v in self.split_k else 1
         return pygemv.Config(v, p, r, vec, unroll, smem, split)
 
@@ -71,6 +75,10 @@ class Space:
         if v in self.packs_only:
             if (c.vector_loads, c.x_in_smem) != (self.vector_loads[0], True):
                 return None
+        elif v in self.no_staging:
+            if c.x_in_smem:
+                return None
+            out["vector_loads"] = c.vector_loads
         else:
             out.update({"vector_loads": c.vector_loads, "x_in_smem": c.x_in_smem})
         if v in self.split_k:
@@ -84,14 +92,16 @@ class Space:
                 for r in self.rows_per_block[(v, p)]:
                     for split in self.split_k.get(v, [1]):
                         fixed = v in self.packs_only
+                        smems = (True,) if fixed else (False,) if v in self.no_staging else (False, True)
                         for vec in self.vector_loads[:1] if fixed else self.vector_loads:
                             for u in UNROLLS:
-                                for smem in (True,) if fixed else (False, True):
+                                for smem in smems:
                                     yield pygemv.Config(v, p, r, vec, u, smem, split)
 
 
-def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) -> Space:
-    """The search space of one shape.
+def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1,
+                deterministic_only: bool = True) -> Space:
+    """The search space of one problem (dense rows, dense batch strides).
 
     Parameters
     ----------
@@ -99,21 +109,28 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
         The shape (>= 1).
     dtype : str
         float32, float16 or bfloat16.
+    op : str
+        ``"N"`` or ``"T"``.
+    batch : int
+        Products of a strided batch (1: a single product); only operations that serve
+        batches are searched then.
     deterministic_only : bool
         Leave out variants whose results may differ run to run (split-K with atomics), as
         the dispatcher does.
     """
     es = _lib.DTYPE_SIZES[dtype]
-    # 16-byte loads: aligned when every row starts 16-byte aligned (dense rows), else
-    # realigned in the kernel or phased (x staged in the rows' phase: x_in_smem, drawn
-    # alongside, must be 1); scalar loads stay in the space for tiny rows.
-    vec_ok = m == 1 or (k * es) % 16 == 0
+    # 16-byte loads: aligned when every row (of every product) starts 16-byte aligned, else
+    # realigned in the kernel or phased (op N single products; x staged in the rows' phase:
+    # x_in_smem, drawn alongside, must be 1); scalar loads stay in the space for tiny rows.
+    vec_ok = (m == 1 and batch == 1) or (k * es) % 16 == 0
     loads = -(-k * es // 16)
-    vector = [pygemv.LOADS_ALIGNED] if vec_ok else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED]
-    space = Space(m, k, dtype, [], vector + [pygemv.LOADS_SCALAR])
-    # op N: the op T operations are not tuned yet (the heuristic decides them).
+    if op == "T":
+        return _columns_space(m, k, dtype, batch, vec_ok, deterministic_only)
+    vector = ([pygemv.LOADS_ALIGNED] if vec_ok else
+              [pygemv.LOADS_REALIGNED] if batch > 1 else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED])
+    space = Space(m, k, dtype, [], vector + [pygemv.LOADS_SCALAR], batch=batch)
     for var in pygemv.variants("N"):
-        if deterministic_only and not var.deterministic:
+        if (deterministic_only and not var.deterministic) or (batch > 1 and not var.batched):
             continue
         split = var.split_k[1] > 1
         packs_only = not _valid(pygemv.Config(var.name, var.threads_per_row[0], max(1, 32 // var.threads_per_row[0]),
@@ -141,7 +158,7 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
         rows_of = {}
         for p in ps:
             rows = [r for r in _pow2_range(*var.rows_per_block) if 32 <= p * r <= 1024]
-            useful = [r for r in rows if r <= _pow2_ceil(m)] or rows[:1]
+            useful = [r for r in rows if r <= _pow2_ceil(m * batch)] or rows[:1]
             if useful:
                 rows_of[p] = useful
         if not rows_of:
@@ -151,4 +168,41 @@ def build_space(m: int, k: int, dtype: str, *, deterministic_only: bool = True) 
         space.threads_per_row[var.name] = sorted(rows_of)
         for p, rows in rows_of.items():
             space.rows_per_block[(var.name, p)] = rows
+    return space
+
+
+def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, deterministic_only: bool) -> Space:
+    """op T: c threads across a tile of columns (2 to 64, at most the row's packs: the op T
+    sweep's best configs all had 4 to 32, benchmarks/results/h100-2026-11-23-sweep-op-t-all),
+    row lanes up to M (or the fewest a block of 32 takes), blocks of 32 to 1024 threads, and
+    for split-M slices of 8 rows or more. The column kernels read x as a broadcast:
+    x_in_smem is 0."""
+    es = _lib.DTYPE_SIZES[dtype]
+    units = -(-k * es // 16) if vec_ok else k  # packs (or elements) across a row
+    space = Space(m, k, dtype, [], ([pygemv.LOADS_ALIGNED] if vec_ok else []) + [pygemv.LOADS_SCALAR], op="T",
+                  batch=batch)
+    for var in pygemv.variants("T"):
+        if (deterministic_only and not var.deterministic) or (batch > 1 and not var.batched):
+            continue
+        if var.split_k[1] > 1:
+            choices = [s for s in _pow2_range(max(2, var.split_k[0]), min(512, var.split_k[1])) if s * 8 <= m]
+            if not choices:
+                continue
+            space.split_k[var.name] = choices
+        lo, hi = var.threads_per_row
+        cs = [c for c in _pow2_range(max(lo, 2), min(hi, 64)) if c <= max(2, _pow2_ceil(units))]
+        rows_of = {}
+        for c in cs:
+            rows = [r for r in _pow2_range(*var.rows_per_block) if 32 <= c * r <= 1024]
+            useful = [r for r in rows if r <= _pow2_ceil(m)] or rows[:1]
+            if useful:
+                rows_of[c] = useful
+        if not rows_of:
+            space.split_k.pop(var.name, None)
+            continue
+        space.variants.append(var.name)
+        space.no_staging.add(var.name)
+        space.threads_per_row[var.name] = sorted(rows_of)
+        for c, rows in rows_of.items():
+            space.rows_per_block[(var.name, c)] = rows
     return space

@@ -1,5 +1,5 @@
-"""One Optuna study per (M, K, dtype): the search, its seeds, resuming, and the final
-check of the winner against the runner-up.
+"""One Optuna study per problem (op, batch, M, K, dtype): the search, its seeds, resuming,
+and the final check of the winner against the runner-up.
 
 The study sees a *measure*: any object with
 
@@ -52,19 +52,23 @@ class ShapeResult:
     timed: int
     illegal: int
     wrong: list[dict] = field(default_factory=list)
+    op: str = "N"
+    batch: int = 1
 
     def as_dict(self) -> dict:
-        return {"dtype": self.dtype, "m": self.m, "k": self.k, "config": self.config.as_dict(), "us": self.us,
+        return {"op": self.op, "batch": self.batch, "dtype": self.dtype, "m": self.m, "k": self.k,
+                "config": self.config.as_dict(), "us": self.us,
                 "heuristic": self.heuristic.as_dict(), "heuristic_us": self.heuristic_us,
                 "runner_up": self.runner_up.as_dict() if self.runner_up else None, "runner_up_us": self.runner_up_us,
                 "trials": self.trials, "timed": self.timed, "illegal": self.illegal, "wrong": self.wrong}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ShapeResult":
-        ru = d.get("runner_up")
+        ru = d.get("runner_up")  # results stored before op and batch existed are op N singles
         return cls(d["dtype"], d["m"], d["k"], pygemv.Config(**d["config"]), d["us"],
                    pygemv.Config(**d["heuristic"]), d["heuristic_us"], pygemv.Config(**ru) if ru else None,
-                   d["runner_up_us"], d["trials"], d["timed"], d["illegal"], d.get("wrong", []))
+                   d["runner_up_us"], d["trials"], d["timed"], d["illegal"], d.get("wrong", []), d.get("op", "N"),
+                   d.get("batch", 1))
 
 
 def config_key(c: pygemv.Config) -> tuple:
@@ -101,7 +105,7 @@ def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, tria
     storage : str or optuna.storages.BaseStorage
         Where the study lives (``sqlite:///file.db`` to resume after an interruption).
     study_name : str
-        Unique per (GPU, libgemv, dtype, M, K).
+        Unique per (GPU, libgemv, op, batch, dtype, M, K).
     trials : int
         Trials the study should have in all; a resumed study runs only the rest.
     timeout : float, optional
@@ -117,7 +121,8 @@ def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, tria
                                 sampler=make_sampler(seed, trials))
     heuristic = measure.heuristic()
     if not measure.legal(heuristic)[0]:  # the dispatcher's choice always runs; anything else is a bug
-        raise RuntimeError(f"the heuristic's config {heuristic} cannot run {space.dtype} {space.m}x{space.k}")
+        raise RuntimeError(f"the heuristic's config {heuristic} cannot run op {space.op} {space.dtype} batch "
+                           f"{space.batch} {space.m}x{space.k}")
     if not study.get_trials(deepcopy=False):  # a new study: seeds first, so a short budget never loses to them
         queued = set()
         for c in [heuristic, *seeds]:
@@ -169,7 +174,7 @@ def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, tria
     if not order:  # nothing legal and right was timed: the heuristic stands
         us = measure.time_us(heuristic)
         result = ShapeResult(space.dtype, space.m, space.k, heuristic, us, heuristic, us, None, math.nan,
-                             len(finished), 0, illegal, wrong)
+                             len(finished), 0, illegal, wrong, space.op, space.batch)
     else:
         result = _confirm(measure, space, order, heuristic, confirm_rounds, len(finished), illegal, wrong)
     study.set_user_attr("result", result.as_dict())
@@ -199,4 +204,4 @@ def _confirm(measure, space, order, heuristic, rounds, n_trials, illegal, wrong)
     runner = others[0] if others else None
     return ShapeResult(space.dtype, space.m, space.k, contenders[best], med[best], heuristic,
                        med[config_key(heuristic)], contenders[runner] if runner else None,
-                       med[runner] if runner else math.nan, n_trials, len(order), illegal, wrong)
+                       med[runner] if runner else math.nan, n_trials, len(order), illegal, wrong, space.op, space.batch)
