@@ -85,6 +85,26 @@ class Space:
             out[f"split_k[{v}]"] = c.split_k
         return out
 
+    def add(self, name: str, ps: list[int], rows: int) -> bool:
+        """Add a variant with these threads per row, each with the blocks of 32 to 1024
+        threads of at most ``rows`` rows (or the fewest rows such a block takes); False (and
+        its split choices dropped) when none is left."""
+        var = pygemv.variant(name)
+        rows_of = {}
+        for p in ps:
+            legal = [r for r in _pow2_range(*var.rows_per_block) if 32 <= p * r <= 1024]
+            useful = [r for r in legal if r <= _pow2_ceil(rows)] or legal[:1]
+            if useful:
+                rows_of[p] = useful
+        if not rows_of:
+            self.split_k.pop(name, None)
+            return False
+        self.variants.append(name)
+        self.threads_per_row[name] = sorted(rows_of)
+        for p, rs in rows_of.items():
+            self.rows_per_block[(name, p)] = rs
+        return True
+
     def configs(self):
         """Every config of the space (for tests and the exhaustive oracle)."""
         for v in self.variants:
@@ -155,19 +175,7 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1,
         # p beyond the loads of a row (of a slice for split-K) leaves threads idle.
         span = loads if not split else max(1, loads // 2)
         ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(span))]
-        rows_of = {}
-        for p in ps:
-            rows = [r for r in _pow2_range(*var.rows_per_block) if 32 <= p * r <= 1024]
-            useful = [r for r in rows if r <= _pow2_ceil(m * batch)] or rows[:1]
-            if useful:
-                rows_of[p] = useful
-        if not rows_of:
-            space.split_k.pop(var.name, None)
-            continue
-        space.variants.append(var.name)
-        space.threads_per_row[var.name] = sorted(rows_of)
-        for p, rows in rows_of.items():
-            space.rows_per_block[(var.name, p)] = rows
+        space.add(var.name, ps, m * batch)
     return space
 
 
@@ -191,18 +199,6 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
             space.split_k[var.name] = choices
         lo, hi = var.threads_per_row
         cs = [c for c in _pow2_range(max(lo, 2), min(hi, 64)) if c <= max(2, _pow2_ceil(units))]
-        rows_of = {}
-        for c in cs:
-            rows = [r for r in _pow2_range(*var.rows_per_block) if 32 <= c * r <= 1024]
-            useful = [r for r in rows if r <= _pow2_ceil(m)] or rows[:1]
-            if useful:
-                rows_of[c] = useful
-        if not rows_of:
-            space.split_k.pop(var.name, None)
-            continue
-        space.variants.append(var.name)
-        space.no_staging.add(var.name)
-        space.threads_per_row[var.name] = sorted(rows_of)
-        for c, rows in rows_of.items():
-            space.rows_per_block[(var.name, c)] = rows
+        if space.add(var.name, cs, m):
+            space.no_staging.add(var.name)
     return space
