@@ -21,7 +21,7 @@ from ._registry import (LOADS_ALIGNED, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCAL
                         variants, workspace_size)
 from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
-__version__ = "0.6.0"
+__version__ = "0.7.0"
 
 
 def library_version() -> str:

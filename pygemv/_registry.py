@@ -194,7 +194,12 @@ def can_implement(config: Config, m: int, k: int, dtype: str = "float32", **prob
     for their alignment. ``problem`` takes :func:`problem_args`' keywords (``trans``,
     ``lda``, ``incx``, ``incy``, ``a_ptr``, ``x_ptr``, ``y_ptr``, ``batch``, strides).
     Returns ``(ok, reason)``; ``reason`` is empty when ``ok``."""
-    status = _check_config(config, problem_args(m, k, dtype, **problem))
+    return can_run(config, problem_args(m, k, dtype, **problem))
+
+
+def can_run(config: Config, args: _lib.Args) -> tuple[bool, str]:
+    """:func:`can_implement` for a filled ``gemv_args_t`` (quantized weights included)."""
+    status = _check_config(config, args)
     if status == _lib.STATUS_SUCCESS:
         return True, ""
     return False, _lib.load().gemv_last_error().decode()

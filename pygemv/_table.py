@@ -70,11 +70,14 @@ class Entry:
     heuristic_us: float
     op: str = "N"
     batch: int = 1
+    bits: int = 0   # quantized weights (op N): 4 or 8; 0 for a dense A
+    group: int = 0  # their group size (0: one group a row)
 
     def line(self) -> str:
         c = self.config
         name = c.variant if isinstance(c.variant, str) else Config.from_c(c.to_c()).variant
-        return (f"{self.op} {self.dtype} {self.batch} {self.m} {self.k} {name} {c.threads_per_row} {c.rows_per_block} "
+        op = f"W{self.bits}G{self.group}" if self.bits else self.op
+        return (f"{op} {self.dtype} {self.batch} {self.m} {self.k} {name} {c.threads_per_row} {c.rows_per_block} "
                 f"{int(c.vector_loads)} {c.unroll} {int(c.x_in_smem)} {c.split_k} {self.us:.3f} "
                 f"{self.heuristic_us:.3f}")
 
@@ -211,12 +214,19 @@ class Table:
         _lib.check(self._call(self._lib.gemv_table_check, ctypes.byref(fp.device_props())), "table")
 
     def lookup(self, m: int, k: int, dtype: str = "float32", *,
-               workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES, **problem) -> tuple[Config, float] | None:
+               workspace_bytes: int = _lib.WORKSPACE_RECOMMENDED_BYTES, weights: tuple[int, int, int] | None = None,
+               **problem) -> tuple[Config, float] | None:
         """The config libgemv's dispatcher takes from this table for a problem, and the log2
         distance to the entry it came from; ``None`` when no entry of the problem's
-        descriptor (op, dtype, batched) can run it. ``problem``: ``trans``, ``lda``,
-        ``incx``, ``a_ptr``, ``x_ptr``, ``batch``, ... (:func:`pygemv._registry.problem_args`)."""
+        descriptor (op, dtype, batched, weights) can run it. ``weights``: quantized weights
+        as (bits, group_size, zero_mode), ``zero_mode`` a ``gemv_qzero_t``. ``problem``:
+        ``trans``, ``lda``, ``incx``, ``a_ptr``, ``x_ptr``, ``batch``, ...
+        (:func:`pygemv._registry.problem_args`)."""
         args = problem_args(m, k, dtype, workspace_bytes=workspace_bytes, **problem)
+        if weights is not None:
+            q = _lib.QMatrix()
+            _lib.check(self._lib.gemv_qmatrix_init(ctypes.byref(q), *weights, _lib.DTYPES[dtype], m, k), "weights")
+            args.A, args.qweight = None, ctypes.addressof(q)
         c, dist = _lib.Config(), ctypes.c_double()
         st = self._call(self._lib.gemv_table_lookup, ctypes.byref(args), ctypes.byref(c), ctypes.byref(dist))
         if st == 3:  # NOT_SUPPORTED: nothing in the table runs it

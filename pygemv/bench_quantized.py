@@ -47,50 +47,77 @@ def _tinygemm(torch, codes, scales, zeros, group_size):
     return None
 
 
+class QCase:
+    """The rotating inputs of one quantized problem (``pygemv.quantize`` of a random fp16/bf16
+    weight, copies of it, x and y), the gemv_args_t of each set, and the float64 product of
+    set 0's dequantized first rows: what the benchmark and the tuner both time.
+
+    fmt is (bits, group_size, zero_point, dtype), as ``quantize`` takes them."""
+
+    def __init__(self, torch, m, k, fmt, *, l2, ws, stream):
+        bits, gs, zp, dtype = fmt
+        self.m, self.k, self.dtype, self.torch = m, k, dtype, torch
+        dt = {"float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+        g = torch.Generator(device="cuda").manual_seed(m * 7 + k)
+        self.W = torch.randn(m, k, dtype=dt, device="cuda", generator=g)
+        self.Q0 = quantize(self.W, bits, gs, zp)
+        self.moved = self.Q0.nbytes + (k + m) * 2
+        self.sets = timing.rotation_sets(self.moved, l2)
+        self.Qs = [self.Q0] + [quantize(self.W, bits, gs, zp) for _ in range(self.sets - 1)]
+        self.X = torch.randn(self.sets, k, dtype=dt, device="cuda", generator=g)
+        self.Y = torch.empty(self.sets, m, dtype=dt, device="cuda")
+        torch.cuda.synchronize()
+        self.args = [_lib.Args(_lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, None, k, self.X[i].data_ptr(), 1,
+                               self.Y[i].data_ptr(), 1, ws[0], ws[1], stream, _lib.FLAG_TRUSTED_POINTERS, 1, 0, 0, 0,
+                               ctypes.addressof(self.Qs[i].descriptor)) for i in range(self.sets)]
+        rows = min(m, 512)
+        D = torch.as_tensor(self.Q0.dequantize(), device="cuda")[:rows].double()
+        from .bench import error_bound
+        self.ref = D @ self.X[0].double()
+        self.bound = error_bound(dtype, k, self.ref.abs(), D.abs() @ self.X[0].double().abs())
+
+    def call(self, config=None):
+        """``call(i, stream)``: one quantized gemv on set i (``config``: a ``_lib.Config``, or
+        None to dispatch)."""
+        lib = _lib.load()
+        c = None if config is None else ctypes.byref(config)
+
+        def run(i, s):
+            self.args[i].stream = s
+            st = lib.gemv_ex(ctypes.byref(self.args[i]), c)
+            if st:
+                _lib.check(st, "gemv")
+        run.keep = config
+        return run
+
+    def check(self, config=None) -> tuple[bool, str]:
+        """Poisoned y, one call on set 0, its first rows against the float64 reference."""
+        self.Y[0].fill_(float("nan"))
+        self.torch.cuda.synchronize()
+        self.call(config)(0, 0)
+        _lib.check(_lib.load().gemv_stream_synchronize(0), "sync")
+        rows = len(self.ref)
+        bad = int((~((self.Y[0][:rows].double() - self.ref).abs() <= self.bound)).sum())
+        return bad == 0, f"{bad} of {rows} checked rows outside the error bound"
+
+
 def bench_format(torch, m, k, fmt, l2, stream, ws, repeats):
     name, bits, gs, zp, dtype = fmt
     lib = _lib.load()
-    dt = {"float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
-    g = torch.Generator(device="cuda").manual_seed(m * 7 + k)
-    W = torch.randn(m, k, dtype=dt, device="cuda", generator=g)
-    Q0 = quantize(W, bits, gs, zp)
-    moved = Q0.nbytes + (k + m) * 2
-    sets = timing.rotation_sets(moved, l2)
-    Qs = [Q0] + [quantize(W, bits, gs, zp) for _ in range(sets - 1)]
-    X = torch.randn(sets, k, dtype=dt, device="cuda", generator=g)
-    Y = torch.empty(sets, m, dtype=dt, device="cuda")
-    torch.cuda.synchronize()
-    args = [_lib.Args(_lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, None, k, X[i].data_ptr(), 1, Y[i].data_ptr(),
-                      1, ws[0], ws[1], stream, _lib.FLAG_TRUSTED_POINTERS, 1, 0, 0, 0,
-                      ctypes.addressof(Qs[i].descriptor)) for i in range(sets)]
-
-    def call(i, s):
-        args[i].stream = s
-        st = lib.gemv_ex(ctypes.byref(args[i]), None)
-        if st:
-            _lib.check(st, "gemv")
-
+    case = QCase(torch, m, k, (bits, gs, zp, dtype), l2=l2, ws=ws, stream=stream)
+    W, Q0, X, Y, sets, moved, args = case.W, case.Q0, case.X, case.Y, case.sets, case.moved, case.args
+    call = case.call()
     # Checked first: poisoned y against the float64 product of the dequantized matrix.
-    rows = min(m, 512)
-    D = torch.as_tensor(Q0.dequantize(), device="cuda")[:rows].double()
-    Y[0].fill_(float("nan"))
-    torch.cuda.synchronize()
-    call(0, 0)
-    _lib.check(lib.gemv_stream_synchronize(0), "sync")
-    ref = D @ X[0].double()
-    from .bench import error_bound
-    bound = error_bound(dtype, k, ref.abs(), D.abs() @ X[0].double().abs())
-    bad = int((~((Y[0][:rows].double() - ref).abs() <= bound)).sum())
-    if bad:
-        raise AssertionError(f"pygemv wrong on {name} {m}x{k}: {bad} of {rows} rows outside the bound")
-    del D
+    ok, why = case.check()
+    if not ok:
+        raise AssertionError(f"pygemv wrong on {name} {m}x{k}: {why}")
     cfg = _lib.Config()
     _lib.check(lib.gemv_select_config_ex(ctypes.byref(args[0]), ctypes.byref(cfg), None), "select_config")
     from ._registry import Config
     row = {"format": name, "bits": bits, "group_size": gs, "zero_point": zp, "dtype": dtype, "m": m, "k": k,
            "bytes": moved, "weight_bytes": Q0.nbytes, "sets": sets, "config": Config.from_c(cfg).as_dict()}
     row["pygemv"] = asdict(timing.time_graph(call, sets, stream, repeats=repeats))
-    del Qs
+    del case, call, args  # the weights' copies: free before the dense ones
 
     # cuBLAS on the dense weights (copies for a cold L2).
     dsets = timing.rotation_sets(m * k * 2, l2)

@@ -1,6 +1,7 @@
 """Tuned tables without a GPU: Python writes, libgemv's C reader parses, checks the
 fingerprint and looks up the nearest shape; corrupt, truncated, foreign and stale tables
 give a status, never a crash."""
+import math
 import os
 import subprocess
 import sys
@@ -59,7 +60,13 @@ def test_lookup_matches_the_descriptor_exactly_and_the_shape_nearest():
             assert t.lookup(1000, 1024, "float16", batch=20)[0] == es[7].config
             assert t.lookup(1000, 1024, "float16", batch=20, trans=True) is None  # no batched op T entry
             assert t.lookup(1024, 1024, "float16", batch=64) is None  # 2 octaves of batch away: beyond reach
-            assert t.lookup(1024, 1024, "float16", batch=32)[1] == 1.0
+            assert t.lookup(1024, 1024, "float16", batch=22)[1] == pytest.approx(math.log2(22 / 16))
+            # op T, batched and quantized entries reach 0.5 (their grids are coarse); op N
+            # singles 1.5.
+            assert t.lookup(1024, 1024, "float16", batch=32) is None
+            assert t.lookup(1448, 1024, "float16", trans=True)[1] == pytest.approx(math.log2(1448 / 1024))
+            assert t.lookup(1024, 1536, "float16", trans=True) is None
+            assert t.lookup(2048, 2048, "float16")[1] == pytest.approx(2 ** 0.5)
             assert t.lookup(1000, 1024, "float16")[0] == es[0].config  # single op N: not the batched entry
             # A batched op N problem with no batched entry in reach runs batch * M rows: the
             # single entry at (batch * M, K) speaks for it. op T has no such fallback.
@@ -156,7 +163,7 @@ def corrupt(table_file, how):
     ("unknown variant", "unknown variant: tensor_core_magic"), ("bad dtype", "unknown dtype"),
     ("invalid config", "invalid config"), ("duplicate", "duplicate entry"), ("missing header key", "header needs"),
     ("not a table", "not a gemv table"), ("empty", "truncated"), ("text after end", "after \"end\""),
-    ("negative time", "times"), ("bad op", "op must be N or T"),
+    ("negative time", "times"), ("bad op", "op must be N, T or W<bits>G<group>"),
     ("op of another variant", "computes the other op"), ("schema 1 entry", "14 fields"),
 ])
 def test_corrupt_tables_give_a_status_and_a_message(table_file, how, needle):
@@ -235,3 +242,103 @@ def test_fingerprint_file_names_tell_gpus_apart():
     a = H100.slug()
     assert a == "NVIDIA-H100-80GB-HBM3-sm90-132sm"
     assert Fingerprint("NVIDIA H100 PCIe", 114, 9, 0, 13000, "0.1.0").slug() != a
+
+
+def test_quantized_entries_are_keyed_by_bits_and_group_size(tmp_path):
+    """Quantized weights (op token W<bits>G<group>) have entries of their own: a lookup
+    takes only entries of the problem's bits and group size, nearest in (M, K); dense
+    lookups never see them."""
+    q_rows = C("q_rows", 8, 64, True, 4, True, 8)
+    q_rows_row = C("q_rows", 16, 32, True, 4, True, 1)
+    q_mma = C("q_mma", 32, 4, True, 1, True, 16)
+    es = entries() + [Entry("float16", 4096, 4096, q_mma, 5.0, 5.4, bits=4, group=128),
+                      Entry("float16", 4096, 4096, q_rows, 6.0, 6.1, bits=4, group=32),   # same shape, other group
+                      Entry("bfloat16", 8192, 8192, q_rows, 12.7, 13.0, bits=4, group=128),
+                      Entry("float16", 4096, 4096, q_rows_row, 9.0, 9.5, bits=8, group=0)]
+    path = write_table(tmp_path / "q.gemvtable", H100, es)
+    text = path.read_text()
+    assert "\nW4G128 float16 1 4096 4096 q_mma 32 4 1 1 1 16 " in text and "\nW8G0 float16 1 4096 4096 q_rows " in text
+    with pygemv.Table(path) as t:
+        assert len(t) == len(es)
+        assert t.lookup(4096, 4096, "float16", weights=(4, 128, 1)) == (q_mma, 0.0)
+        assert t.lookup(5000, 4096, "float16", weights=(4, 128, 0))[0] == q_mma  # nearest; symmetric zeros too
+        assert t.lookup(4096, 4096, "float16", weights=(4, 32, 1)) == (q_rows, 0.0)
+        assert t.lookup(4096, 4096, "float16", weights=(4, 64, 1)) is None      # no entry of that group size
+        assert t.lookup(5800, 5800, "float16", weights=(4, 128, 1)) is None    # 0.71 away: beyond the reach
+        assert t.lookup(4096, 4096, "float16", weights=(8, 0, 0)) == (q_rows_row, 0.0)
+        assert t.lookup(4096, 4096, "float16", weights=(8, 128, 0)) is None
+        assert t.lookup(8192, 8192, "bfloat16", weights=(4, 128, 1)) == (q_rows, 0.0)
+        # q_mma serves fp16 with symmetric or integer zeros only: with float zeros the fp16
+        # W4G128 entry cannot run, and nothing else is in reach.
+        assert t.lookup(4096, 4096, "float16", weights=(4, 128, 2)) is None
+        # A dense problem takes dense entries only: none is in reach of fp16 4096 x 4096.
+        assert t.lookup(4096, 4096, "float16") is None
+        assert t.lookup(1024, 1024, "float16")[0] == C("block_per_row", 64, 2, True, 2)
+
+
+@pytest.mark.parametrize("line, needle", [
+    ("W3G128 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),
+    ("W4G48 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),
+    ("W4G2048 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),
+    ("W4 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),
+    ("W4G128 float16 1 64 64 warp_per_row 32 4 1 1 0 1 1.0 1.0", "does not take weights"),
+    ("N float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "takes quantized weights"),
+    ("W8G0 float16 1 64 64 q_mma 32 4 1 1 1 1 1.0 1.0", "does not take weights"),
+    ("W4G128 float32 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "single products of float16 or bfloat16"),
+    ("W4G128 float16 4 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "single products of float16 or bfloat16"),
+])
+def test_bad_quantized_entries_are_refused(tmp_path, line, needle):
+    path = write_table(tmp_path / "q.gemvtable", H100, entries())
+    lines = path.read_text().splitlines()
+    lines.insert(-1, line)
+    text = "\n".join(lines).replace(f"entries {len(entries())}", f"entries {len(entries()) + 1}") + "\n"
+    path.write_text(text)
+    with pytest.raises(pygemv.TableInvalidError, match=needle):
+        pygemv.Table(path)
+
+
+def test_a_quantized_duplicate_is_one_of_the_same_group(tmp_path):
+    e = Entry("float16", 64, 64, C("q_rows", 8, 64, True, 4, True, 1), 1.0, 1.0, bits=4, group=128)
+    write_table(tmp_path / "ok.gemvtable", H100, [e, Entry(**{**e.__dict__, "group": 64})])
+    pygemv.Table(tmp_path / "ok.gemvtable").close()
+    with pytest.raises(pygemv.TableInvalidError, match="duplicate entry for op W4G128 float16"):
+        write_table(tmp_path / "dup.gemvtable", H100, [e, e])
+        pygemv.Table(tmp_path / "dup.gemvtable")
+
+
+def test_merge_later_tables_win_and_the_result_parses(tmp_path):
+    """python -m pygemv.tuning.merge: a table tuned in parts becomes one; a later part's
+    entry replaces the same descriptor's, the rest is kept, comments survive, and another
+    GPU's table or a truncated one is refused without writing anything."""
+    from pygemv.tuning.merge import MergeError, merge
+    base = write_table(tmp_path / "base.gemvtable", H100, entries())
+    faster = C("block_per_row", 128, 1, True, 2)
+    part = [Entry("float16", 1024, 1024, faster, 2.5, 3.5),                                       # replaces
+            Entry("float16", 4096, 4096, C("t_splitm_twopass", 16, 16, True, 4, False, 16), 13.6, 14.0, "T"),
+            Entry("float16", 4096, 4096, C("q_mma", 32, 4, True, 1, True, 16), 5.0, 5.4, bits=4, group=128)]
+    new = write_table(tmp_path / "part.gemvtable", H100, part, info={"tool": "pygemv-tune part"})
+    text = new.read_text().replace("# libgemv tuned", "# part two\n# libgemv tuned")
+    new.write_text(text)
+    out = tmp_path / "merged.gemvtable"
+    assert merge([base, new], out) == (len(entries()) + 2, 1)
+    merged = out.read_text()
+    assert "# part two" in merged and "# part.gemvtable: tool pygemv-tune part" in merged
+    with pygemv.Table(out) as t:
+        assert len(t) == len(entries()) + 2
+        assert t.lookup(1024, 1024, "float16") == (faster, 0.0)
+        assert t.lookup(1024, 1024, "float16", trans=True)[0] == C("t_columns", 32, 8, True, 4)
+        assert t.lookup(4096, 4096, "float16", trans=True)[0].variant == "t_splitm_twopass"
+        assert t.lookup(4096, 4096, "float16", weights=(4, 128, 1))[0].variant == "q_mma"
+        assert t.lookup(16, 17, "float32")[0] == C("rows_per_warp", 4, 16, False, 2)
+    other = write_table(tmp_path / "other.gemvtable", Fingerprint("NVIDIA H200", 132, 9, 0, 13000,
+                                                                   pygemv.library_version()), part)
+    with pytest.raises(MergeError, match="fingerprint differs"):
+        merge([base, other], tmp_path / "bad.gemvtable")
+    cut = tmp_path / "cut.gemvtable"
+    cut.write_text(new.read_text().replace("\nend\n", "\n"))
+    with pytest.raises(MergeError, match="truncated"):
+        merge([base, cut], tmp_path / "bad.gemvtable")
+    assert not (tmp_path / "bad.gemvtable").exists()
+    r = subprocess.run([sys.executable, "-m", "pygemv.tuning.merge", str(base), str(new), "-o", str(out)],
+                       capture_output=True, text=True, cwd="/")
+    assert r.returncode == 0 and f"{len(entries()) + 2} entries (1 replaced" in r.stdout

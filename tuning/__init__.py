@@ -4,5 +4,6 @@ GPU's dispatch table that libgemv reads.
 
 Modules: ``space`` (the search space), ``tuner`` (a study, its seeds, resume and
 confirmation), ``measure`` (the GPU instrument), ``grid`` (the shapes), ``cli``
-(``pygemv-tune``), ``oracle`` (exhaustive search) and ``heldout`` (the held-out check).
+(``pygemv-tune``), ``merge`` (tables tuned in parts into one), ``oracle`` (exhaustive search)
+and ``heldout`` (the held-out check).
 """

@@ -5,6 +5,7 @@
     pygemv-tune --quick          # coarser grids (op N and op T, no batches) and fewer trials
     pygemv-tune --shapes 4096x4096,1x65536 --dtypes float16 --trials 60
     pygemv-tune --ops T --shapes 1024x1024 --batches 1,64
+    pygemv-tune --quantized      # also int4/int8 weights (the formats of pygemv-bench --quantized)
 
 Every study lives in an SQLite file (``--storage``): run the same command again after an
 interruption and it resumes where it stopped. The table is written from every finished
@@ -35,12 +36,16 @@ from .tuner import ShapeResult, tune_shape
 DTYPES = ("float32", "float16", "bfloat16")
 
 
-def generic_seeds(vector_loads: int, op: str = "N") -> list[pygemv.Config]:
+def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None) -> list[pygemv.Config]:
     """Configs that are good across many shapes (the exhaustive searches in
     benchmarks/results/*-oracle* and, for op T, *-sweep-op-t-all), with the given loads
     (``gemv_loads_t``; True/False read as aligned/scalar): a study's budget is small, so it
     holds no seed the shape cannot use well."""
     C = pygemv.Config
+    if weights is not None:  # the quantized heuristic's picks (benchmarks/results/*-s6-sweep-*)
+        return [C("q_rows", 8, 64, True, 4, True, 1), C("q_rows", 8, 64, True, 4, True, 4),
+                C("q_rows", 16, 32, True, 4, True, 1), C("q_rows", 8, 32, True, 2, True, 8),
+                C("q_mma", 32, 4, True, 1, True, 8), C("q_mma", 32, 4, True, 1, True, 16)]
     if op == "T":
         v = int(vector_loads)
         return [C("t_columns", 4, 64, v, 4), C("t_columns", 16, 16, v, 4), C("t_splitm_twopass", 16, 16, v, 4, False, 16),
@@ -66,38 +71,51 @@ def generic_seeds(vector_loads: int, op: str = "N") -> list[pygemv.Config]:
 
 
 def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int = 2, op: str = "N",
-                    batch: int = 1) -> list[pygemv.Config]:
-    """The winners of the n nearest problems of the same op, dtype and kind (single or
-    batched) already tuned (log2 distance in M, K and batch)."""
-    near = sorted((r for r in done if (r.dtype, r.op, r.batch > 1) == (dtype, op, batch > 1)),
+                    batch: int = 1, weights: tuple | None = None) -> list[pygemv.Config]:
+    """The winners of the n nearest problems of the same op, dtype, kind (single or
+    batched) and weights already tuned (log2 distance in M, K and batch)."""
+    near = sorted((r for r in done if (r.dtype, r.op, r.batch > 1, r.weights) == (dtype, op, batch > 1, weights)),
                   key=lambda r: (math.log2(r.m / m)) ** 2 + (math.log2(r.k / k)) ** 2 +
                   (math.log2(r.batch / batch)) ** 2)
     return [r.config for r in near[:n]]
 
 
-def plan_jobs(dtypes, *, ops=("N", "T"), shapes=None, batches=(1,), quick=False, batched=True) -> list[tuple]:
-    """The problems to tune, as (op, batch, dtype, M, K): the given shapes at each batch
-    count, or the grids (op N: default or quick; op T: its grid; with ``batched`` and not
-    ``quick``, the strided-batch grid of each op)."""
+def plan_jobs(dtypes, *, ops=("N", "T"), shapes=None, batches=(1,), quick=False, batched=True,
+              quantized=False, single=True) -> list[tuple]:
+    """The problems to tune, as (op, batch, dtype, M, K, weights): the given shapes at each
+    batch count, or the grids (with ``single``, op N's default or quick grid and op T's; with
+    ``batched`` and not ``quick``, the strided-batch grid of each op); with ``quantized``,
+    also the quantized grid (weights (bits, group_size, zero_point); None for a dense A)."""
     jobs = []
     for op in ops:
         for d in dtypes:
             if shapes:
-                jobs += [(op, b, d, m, k) for b in batches for m, k in shapes]
+                jobs += [(op, b, d, m, k, None) for b in batches for m, k in shapes]
                 continue
-            single = (grid.quick_grid(d) if quick else grid.default_grid(d)) if op == "N" else grid.op_t_grid(d, quick)
-            jobs += [(op, 1, d, m, k) for m, k in single]
+            grid_single = (grid.quick_grid(d) if quick else grid.default_grid(d)) if op == "N" else grid.op_t_grid(d, quick)
+            jobs += [(op, 1, d, m, k, None) for m, k in (grid_single if single else [])]
             if batched and not quick:
-                jobs += [(op, b, d, m, k) for b, m, k in grid.batch_grid(d)]
+                jobs += [(op, b, d, m, k, None) for b, m, k in grid.batch_grid(d)]
+    if quantized:
+        jobs += [("N", 1, d, m, k, w) for w, d, m, k in grid.quantized_grid() if d in dtypes]
     return jobs
 
 
-def study_name(prefix: str, op: str, batch: int, dtype: str, m: int, k: int) -> str:
+def study_name(prefix: str, op: str, batch: int, dtype: str, m: int, k: int, weights: tuple | None = None) -> str:
     """An op N single product keeps the name it had before op and batch were tuned (so a
     storage from then resumes)."""
+    if weights is not None:
+        bits, gs, zp = weights
+        return f"{prefix}W{bits}G{gs or 0}-{zp}/{dtype}/{m}x{k}"
     if op == "N" and batch == 1:
         return f"{prefix}{dtype}/{m}x{k}"
     return f"{prefix}{op}/{dtype}/{batch}x{m}x{k}"
+
+
+def entry_of(r: ShapeResult) -> Entry:
+    """The table entry of a tuned problem (quantized weights: their bits and group size)."""
+    bits, gs = (r.weights[0], r.weights[1] or 0) if r.weights else (0, 0)
+    return Entry(r.dtype, r.m, r.k, r.config, r.us, r.heuristic_us, r.op, r.batch, bits, gs)
 
 
 def study_prefix(fp: Fingerprint) -> str:
@@ -130,16 +148,19 @@ def summarize(results: list[ShapeResult], fp: Fingerprint, seconds: float, table
     lines = [f"pygemv-tune: {fp.gpu} ({fp.sm_count} SMs, sm_{fp.cc_major}{fp.cc_minor}), libgemv {fp.libgemv}",
              f"{'op':<10} {'dtype':<9} {'shapes':>6} {'tuned vs heuristic':>19} {'best':>22} {'>3% faster':>11} "
              f"{'wrong':>6}"]
-    for op, batched in (("N", False), ("T", False), ("N", True), ("T", True)):
+    kinds = [(op, batched, None) for op, batched in (("N", False), ("T", False), ("N", True), ("T", True))]
+    kinds += sorted({(r.op, False, r.weights) for r in results if r.weights}, key=str)
+    for op, batched, weights in kinds:
         for dtype in DTYPES:
-            rs = [r for r in results if (r.op, r.batch > 1, r.dtype) == (op, batched, dtype)]
+            rs = [r for r in results if (r.op, r.batch > 1, r.dtype, r.weights) == (op, batched, dtype, weights)]
             if not rs:
                 continue
+            label = f"W{weights[0]}G{weights[1] or 0}" if weights else op + (" batched" if batched else "")
             gains = [r.heuristic_us / r.us for r in rs]
             geo = math.exp(sum(map(math.log, gains)) / len(gains))
             i = max(range(len(rs)), key=lambda j: gains[j])
             best = f"{gains[i]:.2f}x {rs[i].batch}x{rs[i].m}x{rs[i].k}" if batched else f"{gains[i]:.2f}x {rs[i].m}x{rs[i].k}"
-            lines.append(f"{op + (' batched' if batched else ''):<10} {dtype:<9} {len(rs):>6} {geo:>18.3f}x {best:>22} "
+            lines.append(f"{label:<10} {dtype:<9} {len(rs):>6} {geo:>18.3f}x {best:>22} "
                          f"{sum(g > 1.03 for g in gains):>11} {sum(len(r.wrong) for r in rs):>6}")
     lines.append(f"{len(results)} studies in {seconds:.0f} s; table {table} ({n_entries} entries)")
     return "\n".join(lines)
@@ -163,6 +184,10 @@ def tune_device(argv=None) -> int:
     ap.add_argument("--batches", default="1", help="with --shapes: strided-batch counts to tune each shape at "
                                                     "(default 1: single products)")
     ap.add_argument("--no-batched", action="store_true", help="leave out the strided-batch grid")
+    ap.add_argument("--no-single", action="store_true", help="leave out the single-product grids (a tune in "
+                                                             "parts: batches or quantized weights alone)")
+    ap.add_argument("--quantized", action="store_true", help="also tune int4/int8 weights (the formats of "
+                                                             "pygemv-bench --quantized; needs torch)")
     ap.add_argument("--dtypes", default=",".join(DTYPES))
     ap.add_argument("--trials", type=int, default=None, help="trials per shape (default 16; --quick: 8)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds for the whole tune")
@@ -198,7 +223,8 @@ def tune_device(argv=None) -> int:
     if not batches or min(batches) < 1:
         ap.error("--batches: give batch counts of 1 or more")
     jobs = plan_jobs(dtypes, ops=ops, shapes=bench.parse_shapes(args.shapes) if args.shapes else None,
-                     batches=batches, quick=args.quick, batched=not args.no_batched)
+                     batches=batches, quick=args.quick, batched=not args.no_batched, quantized=args.quantized,
+                     single=not args.no_single)
 
     storage_url = args.storage or f"sqlite:///{user_table_dir().parent / ('tune-' + fp.slug() + '.db')}"
     if storage_url.startswith("sqlite:///"):
@@ -217,23 +243,24 @@ def tune_device(argv=None) -> int:
     t0 = time.time()
     results: list[ShapeResult] = []
     skipped = 0
-    for n, (op, batch, dtype, m, k) in enumerate(jobs):
+    for n, (op, batch, dtype, m, k, weights) in enumerate(jobs):
         left = None if args.timeout is None else args.timeout - (time.time() - t0)
         if left is not None and left <= 0:
             skipped = len(jobs) - n
             break
-        what = f"{op} {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "")
+        what = f"{op} {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") + (f" weights {weights}" if weights else "")
         if bar:
             bar.set_description(what)
-        space = build_space(m, k, dtype, op=op, batch=batch)
-        measure = GpuMeasure(m, k, dtype, ctx, op=op, batch=batch)
+        space = build_space(m, k, dtype, op=op, batch=batch, weights=weights)
+        measure = GpuMeasure(m, k, dtype, ctx, op=op, batch=batch, weights=weights)
         try:
             # What dispatch runs today (the shipped table's entry, or the heuristic) comes first:
             # a tune of few trials then never ends on a config slower than it (a quick tune
             # picked p=128 for fp16 4096 x 4096, 13.0 us, over the shipped entry's 11.7).
-            seeds = ([measure.dispatch()] + neighbour_seeds(results, dtype, m, k, op=op, batch=batch) +
-                     generic_seeds(space.vector_loads[0], op))
-            r = tune_shape(measure, space, storage=storage, study_name=study_name(prefix, op, batch, dtype, m, k),
+            seeds = ([measure.dispatch()] + neighbour_seeds(results, dtype, m, k, op=op, batch=batch, weights=weights) +
+                     generic_seeds(space.vector_loads[0], op, weights))
+            r = tune_shape(measure, space, storage=storage,
+                           study_name=study_name(prefix, op, batch, dtype, m, k, weights),
                            trials=trials, timeout=None if left is None else left / (len(jobs) - n), seeds=seeds,
                            seed=args.seed)
         finally:
@@ -246,8 +273,10 @@ def tune_device(argv=None) -> int:
     if bar:
         bar.close()
 
-    everything = {(r.op, r.batch, r.dtype, r.m, r.k): r for r in stored_results(storage, prefix)}
-    entries = [Entry(r.dtype, r.m, r.k, r.config, r.us, r.heuristic_us, r.op, r.batch) for r in everything.values()]
+    # One entry a table key: quantized weights by bits and group size (a later zero mode wins).
+    everything = {(e.op, e.batch, e.dtype, e.m, e.k, e.bits, e.group): e
+                  for e in map(entry_of, stored_results(storage, prefix))}
+    entries = list(everything.values())
     write_table(out, fp, entries, info={
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tool": f"pygemv-tune {pygemv.__version__} ({'quick' if args.quick else 'custom' if args.shapes else 'default'}"

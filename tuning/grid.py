@@ -74,3 +74,17 @@ def batch_grid(dtype: str, cap_bytes: int = CAP_BYTES) -> list[tuple[int, int, i
     """(batch, M, K) of the strided-batch tune: squares whose whole batch fits cap_bytes
     (16-bit sizes, so every dtype tunes the same problems)."""
     return [(b, s, s) for s in BATCH_SIDES for b in BATCHES if b * s * s * 2 <= cap_bytes]
+
+
+# Quantized weights (pygemv-tune --quantized): the formats of pygemv-bench --quantized, each
+# a distinct table key (bits, group size, dtype), on M and K of 1024 to 65536 and the LLM
+# projections (issue 15's shapes).
+QUANTIZED_FORMATS = [(4, 128, "int", "float16"), (4, 32, "int", "float16"), (8, None, "symmetric", "float16"),
+                     (4, 128, "float", "bfloat16")]
+
+
+def quantized_grid() -> list[tuple[tuple, str, int, int]]:
+    """((bits, group_size, zero_point), dtype, M, K) of the quantized tune."""
+    shapes = [(m, k) for m in (1024, 4096, 16384, 65536) for k in (1024, 4096, 16384)]
+    shapes += [s for s in LLM_SHAPES + [(7392, 8192)] if s not in shapes]
+    return [((bits, gs, zp), dtype, m, k) for bits, gs, zp, dtype in QUANTIZED_FORMATS for m, k in shapes]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import pygemv
 from pygemv import _lib, bench, timing
+from pygemv._registry import can_run
 
 
 @dataclass
@@ -53,6 +54,9 @@ class GpuMeasure:
         ``"N"`` or ``"T"``.
     batch : int
         Products of a strided batch (1: a single product).
+    weights : (bits, group_size, zero_point), optional
+        Quantized weights (op N), as ``pygemv.quantize`` takes them (``group_size`` None:
+        one group a row); needs torch.
     repeats : int
         Timed samples per measurement (their median is the time).
     target_ms : float
@@ -60,15 +64,20 @@ class GpuMeasure:
     """
 
     def __init__(self, m: int, k: int, dtype: str, ctx: GpuContext, *, op: str = "N", batch: int = 1,
-                 repeats: int = 5, target_ms: float = 0.5):
+                 weights: tuple | None = None, repeats: int = 5, target_ms: float = 0.5):
         self.m, self.k, self.dtype, self.ctx, self.op, self.batch = m, k, dtype, ctx, op, batch
         self.repeats, self.target_ms = repeats, target_ms
         self.lib = _lib.load()
-        self.case = bench.Case(m, k, dtype, l2=ctx.l2_bytes, ws=(ctx.workspace, ctx.workspace_bytes),
-                               stream=ctx.stream, torch=ctx.torch, trans=op == "T", batch=batch)
+        ws = (ctx.workspace, ctx.workspace_bytes)
+        if weights is not None:
+            if ctx.torch is None:
+                raise RuntimeError("tuning quantized weights needs torch with CUDA (pygemv.quantize takes its tensors)")
+            from pygemv.bench_quantized import QCase
+            self.case = QCase(ctx.torch, m, k, (*weights, dtype), l2=ctx.l2_bytes, ws=ws, stream=ctx.stream)
+        else:
+            self.case = bench.Case(m, k, dtype, l2=ctx.l2_bytes, ws=ws, stream=ctx.stream, torch=ctx.torch,
+                                   trans=op == "T", batch=batch)
         self.sets = self.case.sets
-        nx, ny = (m, k) if op == "T" else (k, m)
-        self.problem = dict(trans=op == "T", batch=batch, stride_a=m * k, stride_x=nx, stride_y=ny)
 
     def dispatch(self, use_table: bool = True) -> pygemv.Config:
         """The config automatic dispatch picks for these buffers (tuned table or heuristic)."""
@@ -82,10 +91,9 @@ class GpuMeasure:
         return self.dispatch(use_table=False)
 
     def legal(self, config: pygemv.Config) -> tuple[bool, str]:
-        buf = self.case.buf
-        ok, why = pygemv.can_implement(config, self.m, self.k, self.dtype, a_ptr=buf.a(0), x_ptr=buf.xp(0),
-                                       y_ptr=buf.yp(0), **self.problem)
-        if ok and pygemv.workspace_size(config, self.m, self.k, self.dtype, **self.problem) > self.ctx.workspace_bytes:
+        args = self.case.args[0]
+        ok, why = can_run(config, args)
+        if ok and self.lib.gemv_workspace_size(ctypes.byref(config.to_c()), ctypes.byref(args)) > args.workspace_bytes:
             return False, "needs more workspace than the dispatcher is given"
         return ok, why
 

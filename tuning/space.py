@@ -46,6 +46,7 @@ class Space:
     no_staging: set[str] = field(default_factory=set)
     op: str = "N"
     batch: int = 1
+    weights: tuple | None = None  # quantized: (bits, group_size, zero_point)
 
     def suggest(self, trial) -> pygemv.Config:
         v = trial.suggest_categorical("variant", self.variants)
@@ -119,7 +120,7 @@ class Space:
                                     yield pygemv.Config(v, p, r, vec, u, smem, split)
 
 
-def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1,
+def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, weights: tuple | None = None,
                 deterministic_only: bool = True) -> Space:
     """The search space of one problem (dense rows, dense batch strides).
 
@@ -134,6 +135,8 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1,
     batch : int
         Products of a strided batch (1: a single product); only operations that serve
         batches are searched then.
+    weights : (bits, group_size, zero_point), optional
+        Quantized weights (op N, a single product): the quantized operations are searched.
     deterministic_only : bool
         Leave out variants whose results may differ run to run (split-K with atomics), as
         the dispatcher does.
@@ -144,6 +147,8 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1,
     # x_in_smem, drawn alongside, must be 1); scalar loads stay in the space for tiny rows.
     vec_ok = (m == 1 and batch == 1) or (k * es) % 16 == 0
     loads = -(-k * es // 16)
+    if weights is not None:
+        return _quantized_space(m, k, dtype, weights)
     if op == "T":
         return _columns_space(m, k, dtype, batch, vec_ok, deterministic_only)
     vector = ([pygemv.LOADS_ALIGNED] if vec_ok else
@@ -201,4 +206,22 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
         cs = [c for c in _pow2_range(max(lo, 2), min(hi, 64)) if c <= max(2, _pow2_ceil(units))]
         if space.add(var.name, cs, m):
             space.no_staging.add(var.name)
+    return space
+
+
+def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
+    """Quantized weights: the operations that take them (q_rows, q_mma where the bits and
+    dtype suit), their packs aligned and x staged (fixed), lanes up to a row's packs, K
+    slices of one to 64 (at least a 128-column step each)."""
+    bits = weights[0]
+    packs = -(-k * bits // 128)
+    space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED], weights=tuple(weights))
+    for var in pygemv.variants("N", quantized=True):
+        if dtype not in var.dtypes or bits not in var.weight_bits:
+            continue
+        space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
+        lo, hi = var.threads_per_row
+        ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(packs))]
+        if space.add(var.name, ps, m):
+            space.packs_only.add(var.name)
     return space

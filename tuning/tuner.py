@@ -54,9 +54,11 @@ class ShapeResult:
     wrong: list[dict] = field(default_factory=list)
     op: str = "N"
     batch: int = 1
+    weights: tuple | None = None  # quantized: (bits, group_size, zero_point)
 
     def as_dict(self) -> dict:
-        return {"op": self.op, "batch": self.batch, "dtype": self.dtype, "m": self.m, "k": self.k,
+        return {"op": self.op, "batch": self.batch, "weights": list(self.weights) if self.weights else None,
+                "dtype": self.dtype, "m": self.m, "k": self.k,
                 "config": self.config.as_dict(), "us": self.us,
                 "heuristic": self.heuristic.as_dict(), "heuristic_us": self.heuristic_us,
                 "runner_up": self.runner_up.as_dict() if self.runner_up else None, "runner_up_us": self.runner_up_us,
@@ -68,7 +70,7 @@ class ShapeResult:
         return cls(d["dtype"], d["m"], d["k"], pygemv.Config(**d["config"]), d["us"],
                    pygemv.Config(**d["heuristic"]), d["heuristic_us"], pygemv.Config(**ru) if ru else None,
                    d["runner_up_us"], d["trials"], d["timed"], d["illegal"], d.get("wrong", []), d.get("op", "N"),
-                   d.get("batch", 1))
+                   d.get("batch", 1), tuple(d["weights"]) if d.get("weights") else None)
 
 
 def config_key(c: pygemv.Config) -> tuple:
@@ -174,7 +176,8 @@ def tune_shape(measure: Measure, space: Space, *, storage, study_name: str, tria
     if not order:  # nothing legal and right was timed: the heuristic stands
         us = measure.time_us(heuristic)
         result = ShapeResult(space.dtype, space.m, space.k, heuristic, us, heuristic, us, None, math.nan,
-                             len(finished), 0, illegal, wrong, space.op, space.batch)
+                             len(finished), 0, illegal, wrong, space.op, space.batch,
+                             space.weights)
     else:
         result = _confirm(measure, space, order, heuristic, confirm_rounds, len(finished), illegal, wrong)
     study.set_user_attr("result", result.as_dict())
@@ -204,4 +207,5 @@ def _confirm(measure, space, order, heuristic, rounds, n_trials, illegal, wrong)
     runner = others[0] if others else None
     return ShapeResult(space.dtype, space.m, space.k, contenders[best], med[best], heuristic,
                        med[config_key(heuristic)], contenders[runner] if runner else None,
-                       med[runner] if runner else math.nan, n_trials, len(order), illegal, wrong, space.op, space.batch)
+                       med[runner] if runner else math.nan, n_trials, len(order), illegal, wrong, space.op, space.batch,
+                       space.weights)

@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 #define GEMV_VERSION_MAJOR 0
-#define GEMV_VERSION_MINOR 6
+#define GEMV_VERSION_MINOR 7
 #define GEMV_VERSION_PATCH 0
 #define GEMV_STRINGIFY_(x) #x
 #define GEMV_STRINGIFY(x) GEMV_STRINGIFY_(x)

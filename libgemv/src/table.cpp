@@ -12,10 +12,13 @@
 //     N float16 1 1024 1024 block_per_row 128 1 1 2 0 1 3.12 3.40
 //     N float32 1 1 65536 splitk_twopass 256 1 1 4 0 64 4.70 5.01
 //     T float16 64 64 64 t_columns 8 32 1 2 0 1 5.10 5.10
+//     W4G128 float16 1 4096 4096 q_mma 32 4 1 1 1 16 5.02 5.40
 //     end
 //
 // Entry fields: the problem descriptor op dtype batch m k | variant threads_per_row
-// rows_per_block vector_loads unroll x_in_smem split_k | tuned_us heuristic_us. '#'
+// rows_per_block vector_loads unroll x_in_smem split_k | tuned_us heuristic_us. The op is
+// N, T, or W<bits>G<group> for op N on quantized weights of that many bits in groups of
+// that many columns (G0: one group a row); dtype is then that of x, y and the scales. '#'
 // starts a comment line. The entry count and the closing "end" make a truncated file an
 // error rather than a shorter table. Schema 1 (no op, no batch) is refused.
 #include <fcntl.h>
@@ -41,6 +44,8 @@ namespace libgemv {
 
 struct TableEntry {
     int64_t m, k, batch;
+    int bits;      // quantized weights (0: dense A)
+    int64_t group; // their group size (0: one group a row)
     gemv_dtype_t dtype;
     double log_m, log_k, log_batch;
     bool dense16; // tuned on rows that allow 16-byte loads (K * size % 16 == 0, or M == 1)
@@ -49,13 +54,17 @@ struct TableEntry {
 
 // The order of each key's entries (parse sorts by it, merge_tables keeps it).
 static bool shape_less(const TableEntry &a, const TableEntry &b) {
-    return std::tie(a.m, a.k, a.batch) < std::tie(b.m, b.k, b.batch);
+    return std::tie(a.m, a.k, a.batch, a.group) < std::tie(b.m, b.k, b.batch, b.group);
 }
 
 // The descriptor's discrete part, which an entry must match exactly: op, storage type,
-// single or batched. Within a key, the nearest shape (log2 M, log2 K, log2 batch) decides.
-constexpr int kKeys = 2 * 3 * 2;
+// single or batched, and for quantized weights their bits (a key of its own) and group
+// size (matched in the lookup). Within a key, the nearest shape (log2 M, log2 K, log2
+// batch) decides.
+constexpr int kDenseKeys = 2 * 3 * 2;
+constexpr int kKeys = kDenseKeys + 3 * 2;
 int key_of(gemv_op_t op, gemv_dtype_t dtype, bool batched) { return ((int)op * 3 + (int)dtype) * 2 + (batched ? 1 : 0); }
+int quantized_key_of(gemv_dtype_t dtype, int bits) { return kDenseKeys + (int)dtype * 2 + (bits == 8 ? 1 : 0); }
 
 // Each key's entries sorted by (m, k, batch): duplicates are neighbours, and a lookup
 // binary-searches K within each M in reach instead of scanning the table.
@@ -80,6 +89,14 @@ constexpr size_t kMaxFileBytes = 16u << 20;
 // loses to the heuristic: on 30 held-out shapes a reach of 2 gave 0.94 of the oracle,
 // 1.5 gave 0.975 (benchmarks/results/h100-2026-11-21-heldout.txt).
 constexpr double kMaxDistance = 1.5;
+// op T, batches and quantized weights are tuned on coarser grids (op T a factor of 8
+// apart, quantized a factor of 4, batches 8x in count) whose neighbours often sit in
+// another regime: at a reach of 1.5 fp16 op T 16384^2 took 8192 x 28672's entry at 1.29
+// (196 against the heuristic's 178 us), int4 g128 11008 x 10944 took 8192^2's q_rows at
+// 0.60 (49 against q_mma's 38 us); benchmarks/results/h100-2026-11-24-s9-*. Their entries
+// speak for their own shape and its near neighbours alone (within sqrt(2) along one axis),
+// and the heuristic, fit to each kind's sweep, runs the rest.
+constexpr double kMaxDistanceCoarse = 0.5;
 constexpr int64_t kMaxEntries = 1 << 16;
 
 std::atomic<uint64_t> g_serial{0};
@@ -135,19 +152,37 @@ std::string value_after_key(const std::string &line, const std::string &key) {
     return b == std::string::npos ? "" : v.substr(b, e - b + 1);
 }
 
+// "W<bits>G<group>": quantized weights (bits 4 or 8; group 0 or a power of two 32..1024).
+bool parse_weights(const std::string &s, int *bits, int64_t *group) {
+    const size_t g = s.find('G');
+    int64_t b = 0;
+    if (s.size() < 4 || s[0] != 'W' || g == std::string::npos || !parse_int(s.substr(1, g - 1), 4, 8, &b) ||
+        (b != 4 && b != 8) || !parse_int(s.substr(g + 1), 0, 1024, group))
+        return false;
+    *bits = (int)b;
+    return *group == 0 || (*group >= 32 && (*group & (*group - 1)) == 0);
+}
+
 gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &t) {
     if (w.size() != 14) return ps.fail("an entry has 14 fields", std::to_string(w.size()) + " found");
-    if (w[0] != "N" && w[0] != "T") return ps.fail("op must be N or T", w[0]);
-    const gemv_op_t op = w[0] == "N" ? GEMV_OP_N : GEMV_OP_T;
+    TableEntry e{};
+    if (w[0] != "N" && w[0] != "T" && !parse_weights(w[0], &e.bits, &e.group))
+        return ps.fail("op must be N, T or W<bits>G<group> (bits 4 or 8; group 0 or a power of two 32..1024)", w[0]);
+    const gemv_op_t op = w[0] == "T" ? GEMV_OP_T : GEMV_OP_N;
     const int dtype = dtype_of(w[1]);
     if (dtype < 0) return ps.fail("unknown dtype (float32, float16 or bfloat16)", w[1]);
-    TableEntry e{};
     if (!parse_int(w[2], 1, int64_t(1) << 40, &e.batch)) return ps.fail("batch must be an integer in [1, 2^40]", w[2]);
+    if (e.bits && (e.batch != 1 || dtype == GEMV_DTYPE_F32))
+        return ps.fail("quantized weights take single products of float16 or bfloat16", w[0] + " " + w[1] + " " + w[2]);
     if (!parse_int(w[3], 1, int64_t(1) << 40, &e.m) || !parse_int(w[4], 1, int64_t(1) << 40, &e.k))
         return ps.fail("m and k must be integers in [1, 2^40]", w[3] + " " + w[4]);
     const int variant = variant_of(w[5]);
     if (variant < 0) return ps.fail("unknown variant", w[5]);
     if (variant_info(variant)->op != op) return ps.fail("the variant computes the other op", w[0] + " " + w[5]);
+    const uint32_t mask = variant_info(variant)->weight_bits_mask;
+    if (e.bits ? !((mask >> e.bits) & 1u) : mask != 0)
+        return ps.fail(e.bits ? "the variant does not take weights of these bits" : "the variant takes quantized weights",
+                       w[0] + " " + w[5]);
     int64_t f[6];
     for (int i = 0; i < 6; ++i)
         if (!parse_int(w[6 + i], 0, 1024, &f[i])) return ps.fail("config fields must be integers in [0, 1024]", w[6 + i]);
@@ -157,9 +192,11 @@ gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &
         return ps.fail("invalid config", why);
     }
     if (!parse_us(w[12]) || !parse_us(w[13])) return ps.fail("times must be non-negative numbers", w[12] + " " + w[13]);
-    auto &list = t.by_key[key_of(op, (gemv_dtype_t)dtype, e.batch > 1)];
+    auto &list = t.by_key[e.bits ? quantized_key_of((gemv_dtype_t)dtype, e.bits)
+                                 : key_of(op, (gemv_dtype_t)dtype, e.batch > 1)];
     e.dtype = (gemv_dtype_t)dtype;
-    e.dense16 = e.m == 1 || (e.k * (int64_t)dtype_size((gemv_dtype_t)dtype)) % 16 == 0;
+    // Packed codes are whole 16-byte packs whatever K is.
+    e.dense16 = e.bits || e.m == 1 || (e.k * (int64_t)dtype_size((gemv_dtype_t)dtype)) % 16 == 0;
     e.log_m = std::log2((double)e.m);
     e.log_k = std::log2((double)e.k);
     e.log_batch = std::log2((double)e.batch);
@@ -259,9 +296,10 @@ gemv_status_t parse(const char *path, const std::string &text, Table &t, const g
         std::sort(list.begin(), list.end(), shape_less);
         for (size_t i = 1; i < list.size(); ++i) {
             const TableEntry &a = list[i - 1], &b = list[i];
-            if (a.m == b.m && a.k == b.k && a.batch == b.batch) {
-                set_error("tuned table %s: duplicate entry for op %s %s batch %lld %lldx%lld", path,
-                          variant_info(a.config.variant)->op == GEMV_OP_N ? "N" : "T",
+            if (a.m == b.m && a.k == b.k && a.batch == b.batch && a.group == b.group) {
+                const std::string op = a.bits ? "W" + std::to_string(a.bits) + "G" + std::to_string(a.group)
+                                       : variant_info(a.config.variant)->op == GEMV_OP_N ? "N" : "T";
+                set_error("tuned table %s: duplicate entry for op %s %s batch %lld %lldx%lld", path, op.c_str(),
                           dtype_name(a.dtype), (long long)a.batch, (long long)a.m, (long long)a.k);
                 return GEMV_STATUS_TABLE_INVALID;
             }
@@ -400,7 +438,7 @@ int64_t row_loads(const gemv_config_t &c, int64_t k, gemv_dtype_t dtype) {
 bool fits(const TableEntry &e, const Problem &pb) {
     const gemv_config_t &c = e.config;
     if (can_implement(c, pb) != GEMV_STATUS_SUCCESS || workspace_needed(c, pb) > pb.workspace_bytes) return false;
-    if (pb.op != GEMV_OP_N) return true;
+    if (pb.op != GEMV_OP_N || pb.quantized()) return true;
     // A phased entry does not stretch to shorter rows outside the heuristic's phased regime
     // (fp16 50084 x 153 ran 0.97x cuBLAS with the 65536 x 257 entry's config).
     if (c.vector_loads == kLoadsPhased && pb.k < e.k && !phased_regime(pb)) return false;
@@ -414,28 +452,35 @@ bool fits(const TableEntry &e, const Problem &pb) {
 
 namespace {
 
-bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, gemv_config_t *config,
-               double *distance);
+bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
+               gemv_config_t *config, double *distance);
 
 } // namespace
 
 bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance) {
     if (pb.dtype() < 0 || pb.dtype() > 2 || pb.a_type != pb.x_type || pb.x_type != pb.y_type) return false;
-    if (lookup_in(t.by_key[key_of(pb.op, pb.dtype(), pb.batched())], pb, pb.m, pb.batch, config, distance)) return true;
+    if (pb.quantized())
+        return (pb.qw.bits == 4 || pb.qw.bits == 8) &&
+               lookup_in(t.by_key[quantized_key_of(pb.dtype(), pb.qw.bits)], pb, pb.m, 1, kMaxDistanceCoarse, config,
+                         distance);
+    const double reach = pb.op == GEMV_OP_N && !pb.batched() ? kMaxDistance : kMaxDistanceCoarse;
+    if (lookup_in(t.by_key[key_of(pb.op, pb.dtype(), pb.batched())], pb, pb.m, pb.batch, reach, config, distance))
+        return true;
     // The row kernels run a batch as one run of batch * M rows, so a batched op N problem
     // with no batched entry in reach takes the single-product entry at (batch * M, K): the
     // same kernels on the same rows (8 x 4096 x 4096 fp32: 268.7 us with the heuristic,
     // a table at 32768 x 4096 says 180).
     return pb.op == GEMV_OP_N && pb.batched() &&
-           lookup_in(t.by_key[key_of(pb.op, pb.dtype(), false)], pb, pb.m * pb.batch, 1, config, distance);
+           lookup_in(t.by_key[key_of(pb.op, pb.dtype(), false)], pb, pb.m * pb.batch, 1, kMaxDistance, config, distance);
 }
 
 namespace {
 
 // Calls f(entry) for each entry of a sorted list within reach of (m, k) in log2 M and
 // log2 K: a binary search for the M range, then one for the K range within each M.
-template <typename F> void for_each_in_reach(const std::vector<TableEntry> &list, int64_t m, int64_t k, F &&f) {
-    const double reach = std::exp2(kMaxDistance);
+template <typename F>
+void for_each_in_reach(const std::vector<TableEntry> &list, int64_t m, int64_t k, double max_distance, F &&f) {
+    const double reach = std::exp2(max_distance);
     auto bound = [](double v) { return v >= 0x1p62 ? (int64_t)1 << 62 : (int64_t)v; }; // entries are <= 2^40
     const int64_t m_lo = bound(std::floor(m / reach)), m_hi = bound(std::ceil(m * reach));
     const int64_t k_lo = bound(std::floor(k / reach)), k_hi = bound(std::ceil(k * reach));
@@ -450,8 +495,8 @@ template <typename F> void for_each_in_reach(const std::vector<TableEntry> &list
     }
 }
 
-bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, gemv_config_t *config,
-               double *distance) {
+bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
+               gemv_config_t *config, double *distance) {
     m = std::max<int64_t>(m, 1);
     const int64_t k = std::max<int64_t>(pb.k, 1);
     const double lm = std::log2((double)m), lk = std::log2((double)k), lb = std::log2((double)batch);
@@ -459,15 +504,16 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
         return (e.log_m - lm) * (e.log_m - lm) + (e.log_k - lk) * (e.log_k - lk) + (e.log_batch - lb) * (e.log_batch - lb);
     };
     const size_t esz = dtype_size(pb.dtype());
-    const bool dense16 = (reinterpret_cast<uintptr_t>(pb.A) & 15u) == 0 &&
-                         (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0) &&
-                         (!pb.batched() || ((uint64_t)pb.stride_a * esz) % 16 == 0);
-    const double max_d2 = kMaxDistance * kMaxDistance;
+    const bool dense16 = pb.quantized() || ((reinterpret_cast<uintptr_t>(pb.A) & 15u) == 0 &&
+                                            (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0) &&
+                                            (!pb.batched() || ((uint64_t)pb.stride_a * esz) % 16 == 0));
+    const int64_t group = pb.quantized() ? pb.qw.group_size : 0; // an entry serves its group size only
+    const double max_d2 = max_distance * max_distance;
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
     double best_d2 = max_d2;
-    for_each_in_reach(list, m, k, [&](const TableEntry &e) {
-        if (e.dense16 != dense16) return;
+    for_each_in_reach(list, m, k, max_distance, [&](const TableEntry &e) {
+        if (e.dense16 != dense16 || e.group != group) return;
         const double d2 = dist2(e);
         if (d2 <= best_d2 && (!best || d2 < best_d2)) best = &e, best_d2 = d2;
     });
@@ -475,8 +521,8 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     const TableEntry *use = fits(*best, pb) ? best : nullptr;
     if (!use) { // alignment, K, fit or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
-        for_each_in_reach(list, m, k, [&](const TableEntry &e) {
-            if (e.dense16 == dense16 && dist2(e) <= max_d2) order.push_back(&e);
+        for_each_in_reach(list, m, k, max_distance, [&](const TableEntry &e) {
+            if (e.dense16 == dense16 && e.group == group && dist2(e) <= max_d2) order.push_back(&e);
         });
         std::stable_sort(order.begin(), order.end(),
                          [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });
