@@ -1,7 +1,9 @@
 """Time explicit configs (and the dispatcher's choice) on one shape with the tuner's
 instrument (tuning/measure.py: cold L2, graph replay, median; checked first). Usage:
     python scripts/time_configs.py 65536 256 float16 rows_per_warp:16:4:1:2:0:1 warp_per_row:32:4:1:2:0:1
-A config is variant:threads_per_row:rows_per_block:vector_loads:unroll:x_in_smem:split_k."""
+    python scripts/time_configs.py --weights 4,128,int 8192 8192 float16 q_mma:128:1:1:1:1:4
+A config is variant:threads_per_row:rows_per_block:vector_loads:unroll:x_in_smem:split_k;
+--weights bits,group_size,zero_point (group 0: one group a row) times quantized weights."""
 import sys
 
 import pygemv
@@ -9,12 +11,19 @@ from pygemv.tuning.measure import GpuContext, GpuMeasure
 
 
 def main(argv):
+    weights = None
+    if argv and argv[0] == "--weights":
+        bits, gs, zp = argv[1].split(",")
+        weights, argv = (int(bits), int(gs) or None, zp), argv[2:]
     m, k, dtype = int(argv[0]), int(argv[1]), argv[2]
     configs = [pygemv.Config(v, *(int(f) for f in rest)) for v, *rest in (a.split(":") for a in argv[3:])]
-    measure = GpuMeasure(m, k, dtype, GpuContext.create(), repeats=15, target_ms=2.0)
+    measure = GpuMeasure(m, k, dtype, GpuContext.create(), weights=weights, repeats=15, target_ms=2.0)
+    what = f"{dtype} {m}x{k}" + (f" W{weights[0]}G{weights[1] or 0}-{weights[2]}" if weights else "")
     for label, cfg in [("dispatch", measure.dispatch())] + [(str(c), c) for c in configs]:
-        ok, why = measure.check(cfg)
-        print(f"{dtype} {m}x{k} {label}: " + (f"{measure.time_us(cfg):.2f} us" if ok else f"wrong ({why})"))
+        ok, why = measure.legal(cfg)
+        if ok:
+            ok, why = measure.check(cfg)
+        print(f"{what} {label}: " + (f"{measure.time_us(cfg):.2f} us" if ok else f"not timed ({why})"))
 
 
 if __name__ == "__main__":

@@ -95,7 +95,8 @@ def main() -> int:
                 D = Q.dequantize().to_numpy().astype(np.float64)
                 dx = pygemv.to_device(rng.standard_normal(k).astype(np.float32), dtype)
                 ref = D @ dx.to_numpy().astype(np.float64)
-                mma = [pygemv.Config("q_mma", 32, w, 1, 1, True, s) for w, s in ((1, 1), (4, 3), (8, 1))]
+                mma = [pygemv.Config("q_mma", p, w, 1, 1, True, s)
+                       for p, w, s in ((32, 1, 1), (32, 4, 3), (32, 8, 1), (128, 2, 1), (256, 1, 3))]
                 mma_runs = bits == 4 and dtype == "float16" and mode != "float" and (gs is None or gs >= 128)
                 for config in qconfigs + (mma if mma_runs else []):
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)

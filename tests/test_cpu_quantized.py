@@ -248,7 +248,8 @@ def test_quantized_plans_are_legal_through_the_api():
         while p * teams > (512 if u == 4 else 1024):
             teams //= 2
         c = pygemv.Config("q_rows", p, max(teams, 32 // p), 1, u, True, int(rng.choice([1, 2, 5, 64])))
-        mma = pygemv.Config("q_mma", 32, int(rng.choice([1, 4, 8])), 1, 1, True, c.split_k)
+        kw = int(rng.choice([1, 2, 4, 8]))  # K warps a 16-row tile; at most 256 threads a block
+        mma = pygemv.Config("q_mma", 32 * kw, int(rng.choice([1, 4, 8])) // kw or 1, 1, 1, True, c.split_k)
         for forced in (c, mma):
             try:
                 pygemv.gemv(Q, x, y, config=forced)

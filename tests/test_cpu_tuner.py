@@ -453,3 +453,19 @@ def test_quantized_tune_finds_the_optimum_and_writes_entries_keyed_by_bits_and_g
     names = {study_name("p/", *j) for j in jobs}
     assert len(names) == len(jobs)
     assert study_name("p/", "N", 1, "float16", 64, 64, (8, None, "symmetric")) == "p/W8G0-symmetric/float16/64x64"
+
+
+def test_q_mma_k_warps_take_at_most_256_threads_a_block():
+    """q_mma's threads_per_row is 32 x the K warps of a 16-row tile (1..8); a block holds at
+    most 256 threads (its launch bound), whatever the split of warps between K and tiles."""
+    m = FakeMeasure(4096, 4096, "float16", C("q_mma", 64, 2, True, 1, True, 4), weights=(4, 128, "int"))
+    for p, r in ((32, 8), (64, 4), (128, 2), (256, 1)):
+        assert m.can_run(C("q_mma", p, r, True, 1, True, 4)) == (True, "")
+    for p, r in ((64, 8), (256, 2)):
+        ok, why = m.can_run(C("q_mma", p, r, True, 1, True, 4))
+        assert not ok and "at most 256 threads a block" in why
+    assert not validate(C("q_mma", 512, 1, True, 1, True, 4))  # beyond 8 K warps
+    space = build_space(4096, 4096, "float16", weights=(4, 128, "int"))
+    legal = {(c.threads_per_row, c.rows_per_block) for c in space.configs()
+             if c.variant == "q_mma" and validate(c) and m.can_run(c)[0]}
+    assert {p for p, _ in legal} == {32, 64, 128} and all(p * r <= 256 for p, r in legal)  # 128 packs a row

@@ -89,13 +89,18 @@ def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
             teams = max(1, (512 if unroll == 4 else 256) // p)
             c = pygemv.Config("q_rows", p, teams, pygemv.LOADS_ALIGNED, unroll, True, split)
             check_gemv(torch, Q, D, "float16", config=c, seed=p + unroll)
-        if bits == 4 and mode != "float":  # the tensor-core operation (groups of 128 up): warps x splits
+        if bits == 4 and mode != "float":  # the tensor-core operation (groups of 128 up): tiles x splits
             for gs in (128, 256, None):
                 Qm = pygemv.quantize(W, bits=4, group_size=gs, zero_point=mode)
                 Dm = dense(Qm)
-                for warps, split in itertools.product((1, 4, 8), (1, 3, 16)):
-                    c = pygemv.Config("q_mma", 32, warps, pygemv.LOADS_ALIGNED, 1, True, split)
-                    check_gemv(torch, Qm, Dm, "float16", config=c, seed=warps + split)
+                for tiles, split in itertools.product((1, 4, 8), (1, 3, 16)):
+                    c = pygemv.Config("q_mma", 32, tiles, pygemv.LOADS_ALIGNED, 1, True, split)
+                    check_gemv(torch, Qm, Dm, "float16", config=c, seed=tiles + split)
+                # K warps a tile (32 each) taking the steps in turn: more warps than steps, a
+                # turn's last step past the slice, several tiles a block.
+                for p, tiles, split in ((64, 4, 1), (128, 2, 3), (256, 1, 1), (256, 1, 16), (128, 1, 1)):
+                    c = pygemv.Config("q_mma", p, tiles, pygemv.LOADS_ALIGNED, 1, True, split)
+                    check_gemv(torch, Qm, Dm, "float16", config=c, seed=p + split)
 
 
 def test_strided_vectors_and_graph_capture(torch):

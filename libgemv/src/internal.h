@@ -279,6 +279,8 @@ struct QLaunch {
     int64_t blocks;
     QArgs args;
 };
+// q_mma's block: kw warps a 16-row tile (threads_per_row = 32 kw) times rows_per_block tiles.
+constexpr int kQmmaMaxThreads = 256;
 // The staged columns of x (fp32, padded to whole packs) a block keeps in shared memory.
 inline size_t q_smem_bytes(int64_t cols) { return (size_t)std::min(cols, kQMaxSlice) * sizeof(float); }
 

@@ -8,6 +8,12 @@
 // codes of one word, 4 apart, and x is staged in that same pair order, which the MMA allows
 // (any column order works while A and B agree). About 1.7 instructions a code against
 // q_rows' 3.5, each byte of W loaded by one thread.
+//
+// threads_per_row = 32 kw: kw warps share a tile's 16 rows and take its steps in turn, so a
+// block reads kw x 64 contiguous bytes of each row at once. One warp a tile reads 64 bytes
+// a row a step, and a wave of such warps keeps tens of thousands of rows open at once:
+// dense fp16 65536 x 2048 read 64 bytes a row a load ran at 2.2 TB/s against 3.0 for 512
+// (benchmarks/results/h100-2026-11-24-s9-dense-contiguity.txt), the plateau q_mma hit.
 #include "common.cuh"
 
 namespace libgemv {
@@ -67,9 +73,10 @@ __device__ __forceinline__ void stage_x_pairs(uint32_t *xs2, const QArgs &a, int
 // ones, so x is staged in the codes' order and the natural layout needs no byte shuffles.
 // A step lies in one group (groups of 128 or more, slices of whole steps): its sum is
 // scaled once.
-template <int ZMODE> __global__ void __launch_bounds__(256) gemv_qmma_kernel(const QArgs a) {
+template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads) gemv_qmma_kernel(const QArgs a) {
     extern __shared__ float4 smem4[];
     uint32_t *xs2 = reinterpret_cast<uint32_t *>(smem4);
+    __shared__ float warp_sums[kQmmaMaxThreads / 32][16]; // each K warp's sums of its tile's rows
     constexpr int STEP = 128;
     pdl_prologue(a.pdl);
     const int64_t kpad = (a.k + 31) / 32 * 32;
@@ -79,12 +86,15 @@ template <int ZMODE> __global__ void __launch_bounds__(256) gemv_qmma_kernel(con
         stage_x_pairs(xs2, a, k0, (int)(k1 - k0));
         __syncthreads();
     }
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int kw_log2 = a.p_log2 - 5, kw = 1 << kw_log2;
+    const int kwi = warp & (kw - 1), rw = warp >> kw_log2; // this warp's turn among the K warps, and its tile
     const int g = lane >> 2, t = lane & 3;
-    const int64_t tile_rows = (int64_t)warps * 16;
+    const int64_t tile_rows = (int64_t)a.teams * 16;
     const __half *sc = static_cast<const __half *>(a.scales), *zc = static_cast<const __half *>(a.zeros);
     for (int64_t tile = (int64_t)blockIdx.x * tile_rows; tile < a.m; tile += (int64_t)gridDim.x * tile_rows) {
-        const int64_t row0 = tile + (int64_t)warp * 16;
+        const int64_t row0 = tile + (int64_t)rw * 16;
+        const bool active = row0 < a.m;
         const int64_t r0 = min(row0 + g, a.m - 1), r1 = min(row0 + g + 8, a.m - 1);
         const uint4 *q0 = reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq);
         const uint4 *q1 = reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq);
@@ -96,7 +106,7 @@ template <int ZMODE> __global__ void __launch_bounds__(256) gemv_qmma_kernel(con
                 stage_x_pairs(xs2, a, c0, n);
                 __syncthreads();
             }
-            if (row0 >= a.m) continue;
+            if (!active) continue;
             const int64_t pk0 = c0 / 32;
             // Step s's codes (zero past the slice) and its group's scale and zero, two steps
             // ahead of their use.
@@ -112,10 +122,10 @@ template <int ZMODE> __global__ void __launch_bounds__(256) gemv_qmma_kernel(con
             };
             uint4 w0, w1, n0, n1, m0, m1;
             __half2 s0, s1, ns0, ns1, ms0, ms1;
-            load_step(0, w0, w1, s0, s1);
-            load_step(1, n0, n1, ns0, ns1);
-            for (int st = 0; st < steps; ++st) {
-                load_step(st + 2, m0, m1, ms0, ms1);
+            load_step(kwi, w0, w1, s0, s1);
+            load_step(kwi + kw, n0, n1, ns0, ns1);
+            for (int st = kwi; st < steps; st += kw) {
+                load_step(st + 2 * kw, m0, m1, ms0, ms1);
                 const ZeroAdd z0 = zero_add(__high2float(s0)), z1 = zero_add(__high2float(s1));
                 uint32_t a0[16], a1[16]; // pairs of rows g and g + 8
                 word_pairs(w0.x, z0, *reinterpret_cast<uint32_t(*)[4]>(a0 + 0));
@@ -139,11 +149,22 @@ template <int ZMODE> __global__ void __launch_bounds__(256) gemv_qmma_kernel(con
                 n0 = m0, n1 = m1, ns0 = ms0, ns1 = ms1;
             }
         }
-        if (row0 >= a.m) continue;
-        if (t == 0) {
-            if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
-            if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
+        if (kw == 1) {
+            if (active && t == 0) {
+                if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
+                if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
+            }
+            continue;
         }
+        // The K warps' sums, added in turn order (deterministic) by the first K warp.
+        if (active && t == 0) warp_sums[warp][g] = acc0, warp_sums[warp][g + 8] = acc1;
+        __syncthreads();
+        if (active && kwi == 0 && lane < 16 && row0 + lane < a.m) {
+            float sum = 0.f;
+            for (int j = 0; j < kw; ++j) sum += warp_sums[warp + j][lane];
+            q_store_row<__half>(a, row0 + lane, sum);
+        }
+        __syncthreads();
     }
 }
 

@@ -361,11 +361,17 @@ gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Proble
     return q_finish(op, L, launch_qrows(L, pb.stream), pb);
 }
 
-// Tensor cores: a warp per 16 rows, a step of 128 columns in one group. Float zeros (fma(q,
-// s, z) per code) and groups under 128 stay on q_rows.
-gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
+// Tensor cores: a tile of 16 rows, threads_per_row / 32 warps taking its steps of 128 columns
+// (each in one group) in turn. Float zeros (fma(q, s, z) per code) and groups under 128 stay
+// on q_rows.
+gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     if (pb.qw.zero_mode == GEMV_QZERO_FLOAT) {
         set_error("%s computes symmetric and integer zeros; float zeros (fma(q, s, z)) take q_rows", op.info.name);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    if ((int64_t)c.threads_per_row * c.rows_per_block > kQmmaMaxThreads) {
+        set_error("%s runs at most %d threads a block: threads_per_row * rows_per_block = %d", op.info.name,
+                  kQmmaMaxThreads, c.threads_per_row * c.rows_per_block);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     if (pb.qw.group_size != 0 && pb.qw.group_size < 128) {
@@ -513,8 +519,8 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_rows(info(GEMV_VARIANT_Q_ROWS, "q_rows", "op N, int4/int8 weights: p lanes a team of `unroll` rows, 16-byte code packs, x staged as fp32; split_k slices reduced in fixed order",
                         1, 32, 1, 1024, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0,
                         (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))),
-    quantized_mma(one_unroll(info(GEMV_VARIANT_Q_MMA, "q_mma", "op N, int4 weights with symmetric or integer zeros, fp16: mma.sync tensor cores, a warp per 16 rows, rows_per_block warps; split_k slices reduced in fixed order",
-                                  32, 32, 1, 8, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4))),
+    quantized_mma(one_unroll(info(GEMV_VARIANT_Q_MMA, "q_mma", "op N, int4 weights with symmetric or integer zeros, fp16: mma.sync tensor cores, tiles of 16 rows, threads_per_row / 32 warps a tile taking its steps in turn, rows_per_block tiles; split_k slices reduced in fixed order",
+                                  32, 256, 1, 8, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4))),
 };
 // clang-format on
 

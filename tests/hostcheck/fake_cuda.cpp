@@ -701,9 +701,9 @@ cudaError_t launch_qrows(const QLaunch &L, cudaStream_t) {
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
     if (L.bits != 4 || L.dtype != GEMV_DTYPE_F16 || L.zero_mode == GEMV_QZERO_FLOAT || L.rows != 1)
         violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only");
-    if (qmma_plan(L).block.x != (unsigned)L.args.teams * 32)
-        violation(world(), "qmma: block is not 32 x warps");
-    return check_quantized("qmma", L, qmma_plan(L), 1024, 2); // x staged as fp16
+    if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || qmma_plan(L).block.x != (unsigned)(L.args.teams << L.args.p_log2))
+        violation(world(), "qmma: block is not teams tiles of 2^p_log2 threads (32..256)");
+    return check_quantized("qmma", L, qmma_plan(L), libgemv::kQmmaMaxThreads, 2); // x staged as fp16
 }
 
 namespace {
