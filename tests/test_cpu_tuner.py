@@ -469,3 +469,42 @@ def test_q_mma_k_warps_take_at_most_256_threads_a_block():
     legal = {(c.threads_per_row, c.rows_per_block) for c in space.configs()
              if c.variant == "q_mma" and validate(c) and m.can_run(c)[0]}
     assert {p for p, _ in legal} == {32, 64, 128} and all(p * r <= 256 for p, r in legal)  # 128 packs a row
+
+
+def test_merge_later_tables_win_and_the_result_parses(tmp_path):
+    """python -m pygemv.tuning.merge: a table tuned in parts becomes one; a later part's
+    entry replaces the same descriptor's, the rest is kept, comments survive, and another
+    GPU's table or a truncated one is refused without writing anything."""
+    from pygemv.tuning.merge import MergeError, merge
+    from test_cpu_table import H100, entries as table_entries
+    base = write_table(tmp_path / "base.gemvtable", H100, table_entries())
+    faster = C("block_per_row", 128, 1, True, 2)
+    part = [Entry("float16", 1024, 1024, faster, 2.5, 3.5),                                       # replaces
+            Entry("float16", 4096, 4096, C("t_splitm_twopass", 16, 16, True, 4, False, 16), 13.6, 14.0, "T"),
+            Entry("float16", 4096, 4096, C("q_mma", 32, 4, True, 1, True, 16), 5.0, 5.4, bits=4, group=128)]
+    new = write_table(tmp_path / "part.gemvtable", H100, part, info={"tool": "pygemv-tune part"})
+    text = new.read_text().replace("# libgemv tuned", "# part two\n# libgemv tuned")
+    new.write_text(text)
+    out = tmp_path / "merged.gemvtable"
+    assert merge([base, new], out) == (len(table_entries()) + 2, 1)
+    merged = out.read_text()
+    assert "# part two" in merged and "# part.gemvtable: tool pygemv-tune part" in merged
+    with pygemv.Table(out) as t:
+        assert len(t) == len(table_entries()) + 2
+        assert t.lookup(1024, 1024, "float16") == (faster, 0.0)
+        assert t.lookup(1024, 1024, "float16", trans=True)[0] == C("t_columns", 32, 8, True, 4)
+        assert t.lookup(4096, 4096, "float16", trans=True)[0].variant == "t_splitm_twopass"
+        assert t.lookup(4096, 4096, "float16", weights=(4, 128, 1))[0].variant == "q_mma"
+        assert t.lookup(16, 17, "float32")[0] == C("rows_per_warp", 4, 16, False, 2)
+    other = write_table(tmp_path / "other.gemvtable", Fingerprint("NVIDIA H200", 132, 9, 0, 13000,
+                                                                   pygemv.library_version()), part)
+    with pytest.raises(MergeError, match="fingerprint differs"):
+        merge([base, other], tmp_path / "bad.gemvtable")
+    cut = tmp_path / "cut.gemvtable"
+    cut.write_text(new.read_text().replace("\nend\n", "\n"))
+    with pytest.raises(MergeError, match="truncated"):
+        merge([base, cut], tmp_path / "bad.gemvtable")
+    assert not (tmp_path / "bad.gemvtable").exists()
+    r = subprocess.run([sys.executable, "-m", "pygemv.tuning.merge", str(base), str(new), "-o", str(out)],
+                       capture_output=True, text=True, cwd="/")
+    assert r.returncode == 0 and f"{len(table_entries()) + 2} entries (1 replaced" in r.stdout
