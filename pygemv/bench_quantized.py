@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict
 
 from . import _lib, timing
+from .bench import Case, error_bound
 from ._quant import quantize
 
 SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672), (128256, 4096),
@@ -47,10 +48,11 @@ def _tinygemm(torch, codes, scales, zeros, group_size):
     return None
 
 
-class QCase:
+class QCase(Case):
     """The rotating inputs of one quantized problem (``pygemv.quantize`` of a random fp16/bf16
     weight, copies of it, x and y), the gemv_args_t of each set, and the float64 product of
-    set 0's dequantized first rows: what the benchmark and the tuner both time.
+    set 0's dequantized first rows: what the benchmark and the tuner both time (``call`` is
+    :class:`pygemv.bench.Case`'s: the weights ride in each set's args).
 
     fmt is (bits, group_size, zero_point, dtype), as ``quantize`` takes them."""
 
@@ -72,23 +74,8 @@ class QCase:
                                ctypes.addressof(self.Qs[i].descriptor)) for i in range(self.sets)]
         rows = min(m, 512)
         D = torch.as_tensor(self.Q0.dequantize(), device="cuda")[:rows].double()
-        from .bench import error_bound
         self.ref = D @ self.X[0].double()
         self.bound = error_bound(dtype, k, self.ref.abs(), D.abs() @ self.X[0].double().abs())
-
-    def call(self, config=None):
-        """``call(i, stream)``: one quantized gemv on set i (``config``: a ``_lib.Config``, or
-        None to dispatch)."""
-        lib = _lib.load()
-        c = None if config is None else ctypes.byref(config)
-
-        def run(i, s):
-            self.args[i].stream = s
-            st = lib.gemv_ex(ctypes.byref(self.args[i]), c)
-            if st:
-                _lib.check(st, "gemv")
-        run.keep = config
-        return run
 
     def check(self, config=None) -> tuple[bool, str]:
         """Poisoned y, one call on set 0, its first rows against the float64 reference."""
