@@ -6,14 +6,15 @@
 // holds the 16 rows' dot products). Codes become exact fp16 (q - z) with one LOP3 and one
 // HADD2/HFMA2 a pair, straight from the natural layout (docs/quantized.md): a pair is two
 // codes of one word, 4 apart, and x is staged in that same pair order, which the MMA allows
-// (any column order works while A and B agree). About 1.7 instructions a code against
-// q_rows' 3.5, each byte of W loaded by one thread.
+// (any column order works while A and B agree). Each byte of W is loaded by one thread; ncu
+// counts 4.6 instructions a code against q_rows' 5.9 (28672 x 8192), and the kernel is
+// issue-bound (benchmarks/NOTES.md section 21).
 //
 // threads_per_row = 32 kw: kw warps share a tile's 16 rows and take its steps in turn, so a
-// block reads kw x 64 contiguous bytes of each row at once. One warp a tile reads 64 bytes
-// a row a step, and a wave of such warps keeps tens of thousands of rows open at once:
-// dense fp16 65536 x 2048 read 64 bytes a row a load ran at 2.2 TB/s against 3.0 for 512
-// (benchmarks/results/h100-2026-11-24-s9-dense-contiguity.txt), the plateau q_mma hit.
+// block reads kw x 64 contiguous bytes of each row at once (their sums are added in turn
+// order). kw = 2 ran 4-9% faster on some large shapes (128256 x 4096, 11008 x 10944), kw >= 4
+// slower everywhere (benchmarks/results/h100-2026-11-24-s9-qmma-kwarps.txt): the tuner
+// searches it, the heuristic keeps kw = 1.
 #include "common.cuh"
 
 namespace libgemv {
