@@ -119,10 +119,24 @@ def write_table(path: str | os.PathLike, fingerprint: Fingerprint, entries: Iter
     lines.append(f"entries {len(entries)}")
     lines += [e.line() for e in entries]
     lines.append("end")
+    return write_atomically(path, "\n".join(lines) + "\n")
+
+
+def write_atomically(path: str | os.PathLike, text: str, check=None) -> Path:
+    """Write text to path through a temporary file beside it, so that a reader never sees
+    half a file; ``check(tmp_path)``, if given, runs before the file takes its name (and the
+    temporary file is removed when it raises)."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     with os.fdopen(fd, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(text)
+    try:
+        if check is not None:
+            check(tmp)
+    except BaseException:
+        os.unlink(tmp)
+        raise
     os.replace(tmp, path)
     return path
 

@@ -18,6 +18,7 @@ stands. Strided batches tune square matrices of 16 to 1024 at batches of 8 to 40
 from __future__ import annotations
 
 from pygemv import _lib
+from pygemv.bench_quantized import FORMATS as QUANTIZED_BENCH_FORMATS
 
 CAP_BYTES = 64 << 20
 LLM_SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (11008, 4096), (4096, 11008), (8192, 8192),
@@ -77,10 +78,9 @@ def batch_grid(dtype: str, cap_bytes: int = CAP_BYTES) -> list[tuple[int, int, i
 
 
 # Quantized weights (pygemv-tune --quantized): the formats of pygemv-bench --quantized, each
-# a distinct table key (bits, group size, dtype), on M and K of 1024 to 65536 and the LLM
-# projections (issue 15's shapes).
-QUANTIZED_FORMATS = [(4, 128, "int", "float16"), (4, 32, "int", "float16"), (8, None, "symmetric", "float16"),
-                     (4, 128, "float", "bfloat16")]
+# a distinct table key (bits, group size, dtype), as (bits, group_size, zero_point, dtype),
+# on M and K of 1024 to 65536 and the LLM projections (issue 15's shapes).
+QUANTIZED_FORMATS = [fmt[1:] for fmt in QUANTIZED_BENCH_FORMATS]
 
 
 def quantized_grid() -> list[tuple[tuple, str, int, int]]:

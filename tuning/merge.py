@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pygemv
+from pygemv._table import write_atomically
 
 FINGERPRINT_KEYS = ("gemv-table", "gpu", "sm_count", "compute_capability", "cuda_runtime", "libgemv")
 
@@ -81,17 +81,8 @@ def merge(paths: list[str | os.PathLike], out: str | os.PathLike) -> tuple[int, 
     lines += comments[2:] + first_other + [f"entries {len(entries)}"]
     lines += [entries[k] for k in sorted(entries, key=lambda k: (k[0], k[1], int(k[2]), int(k[3]), int(k[4])))]
     lines.append("end")
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    try:
-        pygemv.Table(tmp).close()  # libgemv's own parser: refuse what it would refuse
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    os.replace(tmp, out)
+    # libgemv's own parser first: a merge never ships what the library would refuse.
+    write_atomically(out, "\n".join(lines) + "\n", check=lambda tmp: pygemv.Table(tmp).close())
     return len(entries), replaced
 
 
