@@ -158,9 +158,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
                          (4096, 2049, {"batch": 2, "stride_a": 4096 * 2049, "stride_y": 4096})]:
             c = pick(m, k, dtype, **kw)
             assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, kw, c)
-    # Few long misaligned rows split K with realigned loads (7 x 107041 ran 0.23x cuBLAS scalar).
-    c = pick(7, 107041, "float16")
-    assert c.variant == "splitk_twopass" and c.vector_loads == 2, c
+    # Few long misaligned rows keep 16-byte loads (7 x 107041 ran 0.23x cuBLAS scalar).
+    c = pick(7, 107041, "float16")  # few long rows: row tiles, realigned
+    assert c.variant == "rows_in_registers" and c.vector_loads == 2 and c.rows_per_block == 4, c
     """)
 
 

@@ -26,8 +26,8 @@ def test_registry_is_complete_and_consistent():
         assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",)}.get(
             v.name, ("float32", "float16", "bfloat16"))
         assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,)}.get(v.name, ())
-        assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma"))  # these walk one matrix's rows
-        assert v.stages_x == (v.op == "N")  # the column kernels read x as a broadcast
+        assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers"))  # one matrix's rows
+        assert v.stages_x == (v.op == "N" and v.name != "rows_in_registers")  # op T reads x as a broadcast, row tiles as packs
     # Each op has its operations; filtering by op and weights partitions the registry.
     assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass"}
     assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma"}
@@ -129,6 +129,34 @@ def test_phased_rows_rules():
     why = pygemv.can_implement(Config("warp_per_row", 32, 8, P, 2, False), 64, 64, "float16")[1]
     assert "x_in_smem must be 1" in why
     assert any(cfg.vector_loads == P for cfg in pygemv.variant("block_per_row").configs())
+
+
+def test_row_tile_rules():
+    """rows_in_registers: 16-byte packs of A and of a contiguous x (aligned, or realigned for
+    rows and x at any phase), x never staged, at most 4 packs in flight a thread (rows *
+    unroll), 32..512 threads, single products, a workspace only when K is split."""
+    R, AL = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED
+    valid = pygemv._registry.validate
+    assert valid(Config("rows_in_registers", 128, 4, R, 1, False, 64))
+    assert valid(Config("rows_in_registers", 512, 1, R, 4, False, 1))
+    assert not valid(Config("rows_in_registers", 128, 4, R, 2, False, 64))  # 8 packs in flight
+    assert not valid(Config("rows_in_registers", 64, 2, R, 4, False, 64))
+    assert not valid(Config("rows_in_registers", 1024, 1, R, 1, False, 64))  # at most 512 threads
+    assert not valid(Config("rows_in_registers", 128, 8, R, 1, False, 64))   # at most 4 rows a tile
+    assert not valid(Config("rows_in_registers", 128, 4, R, 1, True, 64))    # x is never staged
+    assert not valid(Config("rows_in_registers", 128, 4, 0, 1, False, 64))   # packs only
+    assert not valid(Config("rows_in_registers", 128, 4, 3, 1, False, 64))
+    c = Config("rows_in_registers", 128, 4, R, 1, False, 64)
+    assert ok(c, k=100003, lda=100003) and ok(c, a_ptr=A + 2) and ok(c, x_ptr=A + 6, dtype="float16")
+    assert not ok(c, incx=2) and not ok(c, incx=-1)
+    assert "incx == 1" in pygemv.can_implement(c, 64, 100003, "float16", incx=3)[1]
+    assert not ok(c, batch=4, stride_a=64 * 64, stride_x=64, stride_y=64)
+    a = Config("rows_in_registers", 128, 4, AL, 1, False, 64)
+    assert ok(a, k=65536) and not ok(a, k=65535, lda=65535, dtype="float16") and not ok(a, x_ptr=A + 2, dtype="float16")
+    # Partials: M x slices fp32, the slices counted in 16-byte slots of a row (with its phase).
+    assert pygemv.workspace_size(c, 48, 23714, "float32") == 48 * 64 * 4  # 5930 slots in 64 slices of 93
+    assert pygemv.workspace_size(c, 48, 100, "float32") == 48 * 26 * 4  # 26 slots: fewer slices run
+    assert pygemv.workspace_size(Config("rows_in_registers", 128, 4, R, 1, False, 1), 48, 23714, "float32") == 0
 
 
 def test_an_operation_serves_only_its_op():

@@ -22,7 +22,15 @@ def realigned_configs(k: int) -> list[pygemv.Config]:
             C("splitk_twopass", 64, 2, R, 2, False, 3), C("splitk_atomic", 32, 2, R, 1, False, 5),
             C("warp_per_row", 32, 8, R, 2, True), C("rows_per_warp", 4, 16, R, 4, True),
             C("row_stream", 1, 64, R, 1, True), C("row_stream", 4, 32, R, 2, True), C("row_stream", 32, 8, R, 4, True),
-            *phased_configs()]
+            *phased_configs(), *tile_configs()]
+
+
+def tile_configs(loads: int = pygemv.LOADS_REALIGNED) -> list[pygemv.Config]:
+    """Row tiles of 1 to 4 rows, every unroll they take, with and without K slices."""
+    C = pygemv.Config
+    return [C("rows_in_registers", 64, 4, loads, 1, False, 3), C("rows_in_registers", 32, 2, loads, 2, False, 1),
+            C("rows_in_registers", 128, 1, loads, 4, False, 7), C("rows_in_registers", 512, 2, loads, 2, False, 2),
+            C("rows_in_registers", 256, 1, loads, 1, False, 5), C("rows_in_registers", 32, 4, loads, 1, False, 64)]
 
 
 def phased_configs() -> list[pygemv.Config]:
@@ -98,6 +106,29 @@ def test_phased_rows_walk_many_steps_of_every_phase_class(torch, dtype, m, k, pa
         runs += r
     assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
     assert runs > 2 * len(range(0, phases, 3 if m > 5000 else 1))  # phased configs ran, not only the dispatcher
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(2, 1241717), (16, 100003), (48, 23714), (19, 65536), (3, 33)])
+def test_row_tiles_on_long_rows_at_every_phase(torch, dtype, m, k):
+    """Row tiles (rows_in_registers) over long rows: the inner slots, the edge slots at both
+    ends of every row and K slice, A and x at several phases, NaN in the gaps and around A,
+    alpha and beta; aligned packs too where the layout allows them."""
+    buf, ws = workspace(torch)
+    phases = 16 // ES[dtype]
+    C = pygemv.Config
+    configs = tile_configs() + tile_configs(pygemv.LOADS_ALIGNED) + [C("rows_in_registers", 128, 2, 2, 2, False, 304),
+                                                                      C("rows_in_registers", 64, 4, 2, 1, False, 1024)]
+    failures, runs = [], 0
+    for i, (a_off, x_off) in enumerate(((0, 0), (1, 3), (phases - 1, 1), (3, phases - 1))):
+        case = Case(lda_pad=(0, 1, 7, 8)[i], a_off=a_off % phases, x_off=x_off % phases, y_off=i % 2,
+                    alpha=(1.0, -0.5, 2.0, 1.0)[i], beta=(0.0, 0.75, 0.0, 1.0)[i])
+        p = Problem(torch, m, k, dtype, case, seed=i)
+        f, r = check_all_configs(torch, p, configs, ws)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+    assert runs >= 4 * 9  # the dispatcher and the realigned row tiles ran on every layout
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

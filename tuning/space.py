@@ -160,7 +160,11 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
         split = var.split_k[1] > 1
         packs_only = not _valid(pygemv.Config(var.name, var.threads_per_row[0], max(1, 32 // var.threads_per_row[0]),
                                               pygemv.LOADS_SCALAR, 1, False, var.split_k[0]))
-        if packs_only:
+        if packs_only and not var.stages_x:
+            # Row tiles (16-byte packs, x never staged): few rows of 8 KB and more.
+            if m * batch > 1024 or loads < 512:
+                continue
+        elif packs_only:
             # The row stream: rows up to 4 KB (a step holds whole rows), blocks of 64-512.
             if k * es > 4096 or k * es < 16:
                 continue
@@ -172,7 +176,8 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
                 space.rows_per_block[(var.name, p)] = [t // p for t in (64, 128, 256, 512) if t >= p]
             continue
         if split:
-            choices = [s for s in _pow2_range(max(2, var.split_k[0]), var.split_k[1]) if s * 8 <= k]
+            # An operation whose range starts at 1 (row tiles) runs unsplit too.
+            choices = [s for s in _pow2_range(var.split_k[0], var.split_k[1]) if s * 8 <= k or s == 1]
             if not choices:
                 continue
             space.split_k[var.name] = choices
@@ -180,7 +185,8 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
         # p beyond the loads of a row (of a slice for split-K) leaves threads idle.
         span = loads if not split else max(1, loads // 2)
         ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(span))]
-        space.add(var.name, ps, m * batch)
+        if space.add(var.name, ps, m * batch) and not var.stages_x:
+            space.no_staging.add(var.name)  # x_in_smem is 0, not drawn
     return space
 
 

@@ -122,9 +122,13 @@ typedef enum gemv_variant {
                                         * (or per row), fp16: tensor cores (mma.sync, fp32 accumulation), a
                                         * warp per 16 rows, rows_per_block warps a block; split_k slices
                                         * reduced in fixed order */
+    GEMV_VARIANT_ROWS_IN_REGISTERS = 11, /* op N, few long rows: threads_per_row threads a block share a
+                                        * tile of rows_per_block rows (1..4), each keeping every row's
+                                        * sum over its 16-byte slots, so x is read once a tile; the block
+                                        * has threads_per_row threads (32..512; rows * unroll <= 4); split_k slices reduced in fixed order */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 11
+#define GEMV_VARIANT_COUNT 12
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {
@@ -152,7 +156,8 @@ typedef struct gemv_config {
     size_t struct_size;      /* sizeof(gemv_config_t) */
     int32_t variant;         /* gemv_variant_t */
     int32_t threads_per_row; /* p, a power of two */
-    int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block */
+    int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block
+                              * (rows_in_registers: p, every thread on every row) */
     int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 aligned, 2 realigned, 3 phased rows */
     int32_t unroll;          /* loads in flight per thread: 1, 2 or 4 */
     int32_t x_in_smem;       /* 1: stage x in shared memory once per block, 0: read x through the cache */

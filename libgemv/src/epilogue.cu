@@ -2,12 +2,13 @@
 // output of a batch (OutputMap: output g is entry g % n of product g / n).
 //   scale_y        y = beta*y: the alpha == 0 quick return, and the pre-pass of atomic
 //                  split-K into fp32 y (beta applied once, before the atomics).
-//   splitk_reduce  y = alpha * sum of slice partials + beta*y, slices summed in index
+//   splitk_reduce  y = alpha * sum of slice partials + beta*y, slices summed in a fixed
 //                  order: the second pass of deterministic split-K (op N) and split-M
 //                  (op T), and the finalize of atomic split-K into an fp32 workspace (one
 //                  slice, alpha = 1).
 // Geometry: grid-stride over the outputs, 256 threads; scale_y puts consecutive threads on
-// consecutive outputs, splitk_reduce 32 outputs a block with 8 lanes over the slices.
+// consecutive outputs, splitk_reduce 1 to 32 outputs a block with 256 to 8 lanes over the
+// slices (reduce_plan).
 #include "common.cuh"
 
 namespace libgemv {
@@ -33,29 +34,31 @@ template <typename T> __global__ void scale_y_kernel(const OutputMap y, float be
     }
 }
 
-// Short outputs with many slices (1 x 65536 split 64, op T 256 outputs split 256) would
-// leave one thread a long chain of L2 loads: 8 lanes share an output's slices (lane l
-// takes l, l + 8, ...), then lane sums are added in lane order. A fixed order either way.
-
+// Short outputs with many slices (2 x 1241717 split 304, op T 256 outputs split 256) would
+// leave one thread a long chain of L2 loads: 256 / O lanes share an output's slices (lane
+// l takes l, l + lanes, ...; reduce_plan picks O), then the lane sums are added in a fixed
+// order: a butterfly over the lanes within a warp, then the warps in order.
 template <typename T>
 __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, const OutputMap y, float alpha,
-                                     float beta, bool pdl) {
-    __shared__ float lane_sums[kReduceLanes][kReduceOutputs + 1];
+                                     float beta, int o_log2, bool pdl) {
+    __shared__ float warp_sums[kEpilogueThreads / 32][kReduceMaxOutputs];
     pdl_prologue(pdl);
     const int64_t total = y.n * y.batch;
-    const int o = threadIdx.x % kReduceOutputs, lane = threadIdx.x / kReduceOutputs;
-    for (int64_t g0 = blockIdx.x * (int64_t)kReduceOutputs; g0 < total; g0 += (int64_t)gridDim.x * kReduceOutputs) {
+    const int outputs = 1 << o_log2, lanes = kEpilogueThreads >> o_log2;
+    const int o = threadIdx.x & (outputs - 1), lane = threadIdx.x >> o_log2, warp = threadIdx.x >> 5;
+    for (int64_t g0 = blockIdx.x * (int64_t)outputs; g0 < total; g0 += (int64_t)gridDim.x * outputs) {
         const int64_t g = g0 + o;
         float s = 0.f;
         if (g < total) {
 #pragma unroll 4
-            for (int j = lane; j < splits; j += kReduceLanes) s += acc[(int64_t)j * total + g];
+            for (int j = lane; j < splits; j += lanes) s += acc[(int64_t)j * total + g];
         }
-        lane_sums[lane][o] = s;
+        for (int off = 16; off >= outputs; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+        if ((threadIdx.x & 31) < outputs) warp_sums[warp][o] = s;
         __syncthreads();
-        if (lane == 0 && g < total) {
-            float t = lane_sums[0][o];
-            for (int l = 1; l < kReduceLanes; ++l) t += lane_sums[l][o];
+        if ((int)threadIdx.x < outputs && g < total) {
+            float t = warp_sums[0][o];
+            for (int w = 1; w < kEpilogueThreads / 32; ++w) t += warp_sums[w][o];
             T *p = output<T>(y, g);
             float v = alpha * t;
             if (beta != 0.f) v = fmaf(beta, to_f32(*p), v);
@@ -79,8 +82,9 @@ cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int split
                                  float beta, cudaStream_t s, bool pdl) {
     return with_storage_type(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        const LaunchPlan p = reduce_plan(y);
-        return launch_kernel(splitk_reduce_kernel<T>, p.grid, p.block, 0, s, pdl, acc, splits, y, alpha, beta, pdl);
+        const LaunchPlan p = reduce_plan(y, splits);
+        return launch_kernel(splitk_reduce_kernel<T>, p.grid, p.block, 0, s, pdl, acc, splits, y, alpha, beta,
+                             reduce_outputs_log2(splits), pdl);
     });
 }
 

@@ -220,6 +220,44 @@ struct StreamLaunch {
     StreamArgs args;
 };
 
+// Arguments of one row-tile launch (rowtile.cu, rows_in_registers): a block sums a tile of
+// R rows over one K slice, each thread keeping R sums over its 16-byte slots (slot q of a
+// row is the aligned pack q from the 16-byte boundary at or below the row's start).
+struct TileArgs {
+    const void *A;
+    const void *x; // element 0 (incx == 1)
+    void *y;       // logical element 0
+    float *acc;    // partials acc[slice * m + row] when split, else null
+    int64_t m, k, lda, incy;
+    int64_t tiles; // ceil(m / R)
+    int64_t slots; // slots a row spans (tile_slots)
+    int64_t slice; // slots a K slice
+    float alpha, beta;
+    int pdl;
+};
+
+struct TileLaunch {
+    gemv_dtype_t dtype;
+    int loads;   // kLoadsAligned or kLoadsRealigned
+    int rows;    // R, rows a tile (and sums a thread)
+    int unroll;  // slots in flight a thread
+    int threads; // a block
+    int splits;  // grid.y
+    bool pdl;
+    TileArgs args;
+};
+// Slots a row spans: aligned rows ceil(K / N); rows of any phase one more where the phase
+// pushes the last element into the next pack (the most: phase N - 1).
+inline int64_t tile_slots(int64_t k, size_t esz, bool realigned) {
+    const int64_t n = 16 / (int64_t)esz;
+    return realigned ? (k + 2 * n - 2) / n : (k + n - 1) / n;
+}
+// Packs of A a row-tile thread has in flight: R rows times UNROLL slots, at most 4. More ran
+// slower on the H100, not faster (4 rows x 4 slots: 893 us on bf16 162 x 1640311 against 185
+// for 4 x 1; 16 x 1: 239), so only these kernels are built.
+constexpr int kTileMaxPacks = 4;
+constexpr int tile_max_threads(int rows) { return rows <= 1 ? 512 : 1024 / rows; }
+
 // The row stream's shared memory: x staged over lda + one pack (a pack that starts in the
 // last columns of a row ends in the next row, whose x is x again), and a float pair
 // (the pack's sums for the row it starts in and the next) for every pack of a step.
@@ -297,11 +335,13 @@ struct QConvertArgs {
 };
 cudaError_t launch_qconvert(const QConvertArgs &a, cudaStream_t stream);
 
-// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, rowstream.cu, columns.cu, qrows.cu, epilogue.cu).
+// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, rowstream.cu, rowtile.cu, columns.cu, qrows.cu,
+// qmma.cu, epilogue.cu).
 cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t stream);
+cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t stream);
 cudaError_t launch_qrows(const QLaunch &L, cudaStream_t stream);
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream);
 // y = beta*y (y = 0 when beta == 0) over every output of the map.
@@ -338,6 +378,9 @@ struct Operation {
     // (0: any the op allows); with stages_x_always, x_in_smem must be 1.
     uint32_t loads_mask = 0;
     bool stages_x_always = false;
+    // Operations that keep rows_per_block * unroll packs in flight a thread: at most this
+    // many (0: no such bound).
+    int max_packs = 0;
 
     bool serves(const Problem &pb) const; // op, storage types, batch
 };

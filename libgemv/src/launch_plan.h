@@ -55,6 +55,13 @@ inline LaunchPlan stream_plan(const StreamLaunch &L) {
             stream_smem_bytes(L.args.lda, dtype_size(L.dtype), L.threads, L.unroll), 0};
 }
 
+// Row tiles: p threads a block (all on every row of the tile), row tiles (grid.x, grid-stride
+// past the limit) x K slices (grid.y); warp sums in static shared memory.
+inline LaunchPlan tile_plan(const TileLaunch &L) {
+    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.args.tiles, 0x7fffffff)), (unsigned)L.splits),
+            dim3((unsigned)L.threads), 0, (size_t)L.rows * kMaxWarpsPerBlock * sizeof(float)};
+}
+
 // Quantized rows: teams of 2^p_log2 lanes, blocks (grid-stride over row tiles) x K slices;
 // the staged slice of x (fp32) in dynamic shared memory.
 inline LaunchPlan qrow_plan(const QLaunch &L) {
@@ -98,19 +105,31 @@ inline LaunchPlan column_plan(const ColumnLaunch &L) {
 }
 
 // Epilogues: 256 threads, grid-stride over every output of the batch. The reduce takes
-// 32 outputs a block, 8 lanes over the slices, and adds lane sums in shared memory.
+// 2^o_log2 outputs a block (consecutive threads on consecutive outputs, so partial loads
+// coalesce) and 256 / 2^o_log2 lanes an output, each adding every lanes-th slice: about 4
+// slices a lane, at least 8 lanes (32 outputs a block) and at most 256 (one output), so
+// few outputs of many slices do not leave a lane a long chain of L2 loads.
 constexpr int kEpilogueThreads = 256;
-constexpr int kReduceOutputs = 32, kReduceLanes = kEpilogueThreads / kReduceOutputs;
+constexpr int kReduceMaxOutputs = 32;
 
 inline LaunchPlan scale_y_plan(const OutputMap &y) {
     const int64_t b = (y.n * y.batch + kEpilogueThreads - 1) / kEpilogueThreads;
     return {dim3((unsigned)std::min<int64_t>(b, 65535 * 32)), dim3(kEpilogueThreads), 0, 0};
 }
 
-inline LaunchPlan reduce_plan(const OutputMap &y) {
-    const int64_t b = (y.n * y.batch + kReduceOutputs - 1) / kReduceOutputs;
+inline int reduce_outputs_log2(int splits) {
+    int lanes = 8;
+    while (lanes < kEpilogueThreads && (int64_t)lanes * 4 < splits) lanes *= 2;
+    int l = 0;
+    while ((kEpilogueThreads >> l) > lanes) ++l;
+    return l; // outputs a block = 256 / lanes
+}
+
+inline LaunchPlan reduce_plan(const OutputMap &y, int splits) {
+    const int64_t outputs = int64_t(1) << reduce_outputs_log2(splits);
+    const int64_t b = (y.n * y.batch + outputs - 1) / outputs;
     return {dim3((unsigned)std::min<int64_t>(b, 65535 * 32)), dim3(kEpilogueThreads), 0,
-            kReduceLanes * (kReduceOutputs + 1) * sizeof(float)};
+            (kEpilogueThreads / 32) * kReduceMaxOutputs * sizeof(float)};
 }
 
 // The read-ceiling kernel: 512 threads, a few full waves, grid-stride over 16-byte packs.

@@ -288,6 +288,71 @@ gemv_status_t stream_launch(const Operation &op, const gemv_config_t &c, const P
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
+// ---- op N: row tiles (rowtile.cu) --------------------------------------------------------
+
+// Slots a K slice for s requested slices.
+int64_t tile_slice(const gemv_config_t &c, const Problem &pb) {
+    const int64_t q = tile_slots(pb.k, dtype_size(pb.dtype()), c.vector_loads == kLoadsRealigned);
+    return (q + c.split_k - 1) / c.split_k;
+}
+int tile_splits(const gemv_config_t &c, const Problem &pb) {
+    return slices(tile_slots(pb.k, dtype_size(pb.dtype()), c.vector_loads == kLoadsRealigned), tile_slice(c, pb));
+}
+
+// x is read as 16-byte packs of a contiguous x (aligned with aligned rows, any phase when
+// realigned); rows_per_block * unroll packs in flight were checked with the ranges.
+gemv_status_t tile_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const char *name = op.info.name;
+    if (pb.incx != 1) {
+        set_error("%s reads x as 16-byte packs and needs incx == 1 (incx = %lld)", name, (long long)pb.incx);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    if (c.vector_loads == kLoadsAligned && (!rows_aligned16(pb) || !aligned16(pb.x))) {
+        set_error("%s with vector_loads = 1 needs A, every row and x 16-byte aligned (A = %p, lda = %lld, x = %p); "
+                  "vector_loads = 2 takes rows and x that start anywhere", name, pb.A, (long long)pb.lda, pb.x);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+size_t tile_workspace(const Operation &, const gemv_config_t &c, const Problem &pb) {
+    const int s = tile_splits(c, pb);
+    return s > 1 ? float_bytes((unsigned __int128)pb.m * (unsigned)s) : 0;
+}
+
+gemv_status_t tile_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    TileLaunch L{};
+    L.dtype = pb.dtype();
+    L.loads = c.vector_loads;
+    L.rows = c.rows_per_block;
+    L.unroll = c.unroll;
+    L.threads = c.threads_per_row;
+    L.splits = tile_splits(c, pb);
+    TileArgs &a = L.args;
+    a.A = pb.A;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.lda = pb.lda;
+    a.incy = pb.incy;
+    a.tiles = (pb.m + c.rows_per_block - 1) / c.rows_per_block;
+    a.slots = tile_slots(pb.k, dtype_size(pb.dtype()), c.vector_loads == kLoadsRealigned);
+    a.slice = tile_slice(c, pb);
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+    a.acc = L.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
+    // PDL where the grid is one wave or its blocks are long, as the row kernels (rows_launch).
+    const int64_t blocks = mul_sat(a.tiles, L.splits);
+    const int64_t first_wave = (int64_t)sm_count(pb.device) * std::clamp(2048 / L.threads, 1, 32);
+    L.pdl = pb.pdl && (blocks <= first_wave || a.slice * 16 * c.rows_per_block >= 4096);
+    a.pdl = L.pdl;
+    cudaError_t err = launch_rowtile(L, pb.stream);
+    if (err == cudaSuccess && a.acc)
+        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
 // ---- op N, quantized weights: the quantized rows (qrows.cu) ------------------------------
 
 // Columns a K slice: a multiple of the operation's granule (q_rows: a pack's codes; q_mma: a
@@ -471,6 +536,11 @@ constexpr gemv_variant_info_t info(int id, const char *name, const char *desc, i
     return {sizeof(gemv_variant_info_t), id, name, desc, pmin, pmax, rmin, rmax, smin, smax, kUnroll124,
             deterministic, workspace, op, types, batched, op == GEMV_OP_N, weight_bits};
 }
+// An operation that never stages x (x_in_smem is 0).
+constexpr gemv_variant_info_t no_staging(gemv_variant_info_t i) {
+    i.stages_x = 0;
+    return i;
+}
 // An operation without a loads-in-flight choice: unroll is 1.
 constexpr gemv_variant_info_t one_unroll(gemv_variant_info_t i) {
     i.unroll_mask = 1 << 1;
@@ -491,6 +561,12 @@ constexpr Operation quantized_rows(gemv_variant_info_t i) {
 }
 constexpr Operation quantized_mma(gemv_variant_info_t i) {
     return {i, qmma_can_implement, q_workspace, qmma_launch, kSplitTwoPass, 1u << kLoadsAligned, true};
+}
+// Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
+// kTileMaxPacks packs in flight a thread.
+constexpr Operation tiles(gemv_variant_info_t i) {
+    return {i, tile_can_implement, tile_workspace, tile_launch, kSplitTwoPass,
+            (1u << kLoadsAligned) | (1u << kLoadsRealigned), false, kTileMaxPacks};
 }
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
     return {i, columns_can_implement, columns_workspace, columns_launch, split};
@@ -521,6 +597,8 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
                         (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))),
     quantized_mma(one_unroll(info(GEMV_VARIANT_Q_MMA, "q_mma", "op N, int4 weights with symmetric or integer zeros, fp16: mma.sync tensor cores, tiles of 16 rows, threads_per_row / 32 warps a tile taking its steps in turn, rows_per_block tiles; split_k slices reduced in fixed order",
                                   32, 256, 1, 8, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4))),
+    tiles(no_staging(info(GEMV_VARIANT_ROWS_IN_REGISTERS, "rows_in_registers", "op N, few long rows: p threads a block share a tile of rows_per_block rows, each keeping every row's sum over its 16-byte slots (x read once a tile); split_k slices reduced in fixed order",
+               32, 512, 1, 4, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0))),
 };
 // clang-format on
 
@@ -619,6 +697,11 @@ gemv_status_t validate_config(const gemv_config_t &c) {
         set_error("config: %s takes vector_loads = %s and x_in_smem = %d (vector_loads = %d, x_in_smem = %d)", v->name,
                   op.loads_mask == (1u << kLoadsAligned) ? "1" : "1 or 2", op.stages_x_always ? 1 : 0,
                   c.vector_loads, c.x_in_smem);
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    if (op.max_packs && r * c.unroll > op.max_packs) {
+        set_error("config: %s keeps rows_per_block * unroll packs in flight a thread, at most %d (%d x %d)", v->name,
+                  op.max_packs, r, c.unroll);
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.split_k < v->split_k_min || c.split_k > v->split_k_max) {

@@ -688,6 +688,44 @@ cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t) {
     return cudaSuccess;
 }
 
+cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t) {
+    const char *kernel = "rowtile";
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const TileArgs &a = L.args;
+    const LaunchPlan p = tile_plan(L);
+    const size_t esz = dtype_size(L.dtype);
+    check_plan(w, kernel, p, tile_max_threads(L.rows));
+    log_launch(w, kernel, p, a.acc);
+    if (a.m < 1 || a.k < 1 || a.lda < a.k || L.rows < 1 || L.rows > 4 || L.rows * L.unroll > libgemv::kTileMaxPacks)
+        return violation(w, "%s: m %lld, k %lld, lda %lld, rows %d, unroll %d", kernel, (long long)a.m, (long long)a.k,
+                         (long long)a.lda, L.rows, L.unroll),
+               cudaSuccess;
+    if (p.block.x != (unsigned)L.threads || L.threads % 32 || (int64_t)L.threads * L.rows > 1024)
+        violation(w, "%s: %d threads a block for %d rows", kernel, L.threads, L.rows);
+    if (a.tiles != (a.m + L.rows - 1) / L.rows)
+        violation(w, "%s: %lld tiles of %d rows do not tile M = %lld", kernel, (long long)a.tiles, L.rows, (long long)a.m);
+    const int64_t slots = tile_slots(a.k, esz, L.loads == libgemv::kLoadsRealigned);
+    if (a.slots != slots || a.slice < 1 || (int64_t)(L.splits - 1) * a.slice >= slots || (__int128)L.splits * a.slice < slots)
+        violation(w, "%s: %d slices of %lld slots do not tile the %lld slots of a row", kernel, L.splits,
+                  (long long)a.slice, (long long)slots);
+    // Aligned packs are read only where a row's elements are (the kernel's edge slots go
+    // element by element), so A's extent is all it touches.
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, 1, 0, esz, L.loads == libgemv::kLoadsAligned, a.k);
+    if (L.loads == libgemv::kLoadsAligned && !aligned16(a.x))
+        violation(w, "%s: aligned packs of an x that is not 16-byte aligned", kernel);
+    if (L.loads != libgemv::kLoadsAligned && L.loads != libgemv::kLoadsRealigned)
+        violation(w, "%s: loads %d", kernel, L.loads);
+    if ((reinterpret_cast<uintptr_t>(a.A) | reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y)) &
+        (esz - 1))
+        violation(w, "%s: an operand not aligned to its elements", kernel);
+    check_span(w, kernel, "x", a.x, span(a.k, 1, 1, 0), esz);
+    if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.m}, sizeof(float));
+    else check_span(w, kernel, "y", a.y, span(a.m, a.incy, 1, 0), esz);
+    if ((L.splits > 1) != (a.acc != nullptr)) violation(w, "%s: partials without a split, or a split without", kernel);
+    return cudaSuccess;
+}
+
 namespace {
 cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPlan &p, int max_threads, size_t x_bytes);
 }
@@ -785,8 +823,11 @@ cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int split
                                  cudaStream_t, bool) {
     World &w = world();
     std::lock_guard<std::mutex> lock(w.mutex);
-    const LaunchPlan p = reduce_plan(y);
+    const LaunchPlan p = reduce_plan(y, splits);
     check_plan(w, "splitk_reduce", p, 1024);
+    const int lanes = kEpilogueThreads >> reduce_outputs_log2(splits);
+    if (lanes < 8 || lanes > kEpilogueThreads || (splits > 4 * lanes && lanes < kEpilogueThreads))
+        violation(w, "splitk_reduce: %d lanes an output for %d slices", lanes, splits);
     log_launch(w, "splitk_reduce", p, acc);
     check_span(w, "splitk_reduce", "partials", acc, {0, (__int128)splits * y.n * y.batch}, sizeof(float));
     check_span(w, "splitk_reduce", "y", y.y_first, span(y.n, y.incy, y.batch, y.stride_y), dtype_size(dtype));

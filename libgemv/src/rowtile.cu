@@ -1,0 +1,178 @@
+// Kernel family "row tile" (rows_in_registers): op N for few rows of a long K. A block sums
+// a tile of R rows over one K slice; each of its p threads owns 16-byte slots of the slice
+// and keeps the R rows' sums in registers, so x is read once for the tile, not once a row
+// (15 x 8929542 fp32 has an x of 36 MB: read once a row, it was as much traffic as A), and
+// a thread has R loads of A in flight per slot (times UNROLL slots, R * UNROLL <= 4).
+//
+// Slots: slot q of a row is the aligned 16-byte pack q from the boundary at or below the
+// row's start, so every load of A is one aligned pack whatever the row's phase b (in
+// elements). Its elements are row columns [qN - b, qN - b + N). x is read as aligned packs
+// too, from the boundary at or below x (phase bx): the slot's x is packs q and q + 1 shifted
+// by bx - b elements when that is >= 0, else packs q - 1 and q shifted by N + bx - b, in
+// registers. Slots whose elements or x packs reach outside [0, K) (the first two and the
+// last two) load their packs whole where they lie inside A's extent and x (else element by
+// element), with the elements outside the row and outside x set to zero: nothing outside A
+// or x is read, and a row's gap (lda - K, which may hold NaN) is never multiplied. With aligned rows and x
+// (LOADS = kLoadsAligned) b = bx = 0 and the shifts compile away.
+//
+// The block then adds each row's thread sums in a fixed order (warp butterfly, then warps
+// in order) and writes y, or with split-K the partial acc[slice * m + row] that
+// splitk_reduce adds in slice order: deterministic either way.
+// Geometry: block = p threads (p * R <= 1024, p <= 512), grid.x row tiles (grid-stride), grid.y K
+// slices of `slice` slots each.
+#include "common.cuh"
+
+namespace libgemv {
+
+namespace {
+
+template <typename T, int LOADS, int R, int UNROLL>
+__global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const TileArgs a) {
+    constexpr int N = kPack<T>;
+    constexpr bool kShift = LOADS == kLoadsRealigned;
+    __shared__ float warp_sums[R][kMaxWarpsPerBlock];
+    pdl_prologue(a.pdl);
+    const T *x = static_cast<const T *>(a.x);
+    const int bx = kShift ? (int)((reinterpret_cast<uintptr_t>(x) & 15) / sizeof(T)) : 0;
+    const uint4 *xv = reinterpret_cast<const uint4 *>(x - bx);
+    const int p = blockDim.x, warp = threadIdx.x >> 5;
+    const int64_t q_begin = (int64_t)blockIdx.y * a.slice, q_end = min(q_begin + a.slice, a.slots);
+    // Slots whose elements lie in every row and whose x packs lie in x (see above).
+    const int64_t q_lo = kShift ? 2 : 0, q_hi = kShift ? (a.k - 2 * N) / N : a.k / N - 1; // inclusive
+    const T *a_begin = static_cast<const T *>(a.A), *a_end = a_begin + (a.m - 1) * a.lda + a.k; // A's extent
+    for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+        const int64_t row0 = tile * R;
+        const int rows = (int)min((int64_t)R, a.m - row0);
+        // Per row: its aligned base, and (phase b) | (x shift in bytes) << 8 | (x from pack q - 1) << 16.
+        const uint4 *av[R];
+        int code[R];
+        bool need_below = false, need_above = false;
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const T *start = static_cast<const T *>(a.A) + (row0 + min(r, rows - 1)) * a.lda;
+            const int b = kShift ? (int)((reinterpret_cast<uintptr_t>(start) & 15) / sizeof(T)) : 0;
+            av[r] = reinterpret_cast<const uint4 *>(start - b);
+            const int d = bx - b;
+            code[r] = b | ((d < 0 ? d + N : d) * (int)sizeof(T)) << 8 | (d < 0) << 16;
+            need_below |= r < rows && d < 0;
+            need_above |= r < rows && d > 0;
+        }
+        float acc[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[r] = 0.f;
+
+        // UNROLL slots, p apart: R * UNROLL packs of A and the x packs around them in flight
+        // at once. EDGE: slots that reach outside a row or x (the first two and the last two of
+        // a row) load through load_edge_pack, so nothing outside A's extent or x is read, and
+        // the elements outside the row (a gap may hold NaN) and outside x are zeros.
+        auto slots_at = [&](int64_t q, auto edge) {
+            constexpr bool EDGE = decltype(edge)::value;
+            uint4 ra[UNROLL][R], x0[UNROLL];
+            [[maybe_unused]] uint4 xlo[UNROLL], xhi[UNROLL];
+            auto x_pack = [&](int64_t j) { // x's aligned pack j, zeros outside x
+                if constexpr (!EDGE) return __ldg(xv + j);
+                const int64_t lo = max((int64_t)0, bx - j * N), hi = min((int64_t)N, bx + a.k - j * N);
+                return lo < hi ? load_edge_pack<T>(x - bx + j * N, (int)lo, (int)hi, x, x + a.k) : make_uint4(0u, 0u, 0u, 0u);
+            };
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    const int64_t qu = q + (int64_t)u * p;
+                    ra[u][r] = make_uint4(0u, 0u, 0u, 0u);
+                    if constexpr (EDGE) {
+                        const int64_t b = code[r] & 0xff, lo = max((int64_t)0, b - qu * N), hi = min((int64_t)N, a.k + b - qu * N);
+                        if (r < rows && qu < q_end && lo < hi)
+                            ra[u][r] = load_edge_pack<T>(reinterpret_cast<const T *>(av[r] + qu), (int)lo, (int)hi, a_begin, a_end);
+                    } else if (r < rows) {
+                        ra[u][r] = load_a_pack(av[r] + qu);
+                    }
+                }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                const int64_t qu = q + (int64_t)u * p;
+                x0[u] = x_pack(qu);
+                if constexpr (kShift) {
+                    xlo[u] = need_below ? x_pack(qu - 1) : x0[u];
+                    xhi[u] = need_above ? x_pack(qu + 1) : x0[u];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                // A slot of the next slice has zeros of A but x there may be Inf or NaN: skip it.
+                if (EDGE && q + (int64_t)u * p >= q_end) continue;
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    if constexpr (kShift) {
+                        const int sh = (code[r] >> 8) & 0xff;
+                        const uint4 xs = (code[r] >> 16) ? shift_pack<T>(xlo[u], x0[u], sh) : shift_pack<T>(x0[u], xhi[u], sh);
+                        acc[r] = dot_pack<T>(ra[u][r], xs, acc[r]);
+                    } else {
+                        acc[r] = dot_pack<T>(ra[u][r], x0[u], acc[r]);
+                    }
+                }
+            }
+        };
+
+        int64_t q = q_begin + threadIdx.x;
+        for (; q < q_end; q += (int64_t)UNROLL * p) {
+            if (q >= q_lo && q + (int64_t)(UNROLL - 1) * p <= min(q_hi, q_end - 1)) slots_at(q, std::false_type{});
+            else slots_at(q, std::true_type{}); // slots past q_end are skipped there
+        }
+
+        // Each row's sum over the block: butterfly within warps, then warps in order.
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const float s = group_sum(acc[r], 32);
+            if ((threadIdx.x & 31) == 0) warp_sums[r][warp] = s;
+        }
+        __syncthreads();
+        if ((int)threadIdx.x < rows) {
+            const int r = threadIdx.x;
+            float s = 0.f;
+            for (int w = 0; w < (p >> 5); ++w) s += warp_sums[r][w];
+            const int64_t row = row0 + r;
+            if (a.acc) {
+                a.acc[(int64_t)blockIdx.y * a.m + row] = s;
+            } else {
+                T *yp = static_cast<T *>(a.y) + row * a.incy;
+                float v = a.alpha * s;
+                if (a.beta != 0.f) v = fmaf(a.beta, to_f32(*yp), v); // beta == 0 assigns (NaN in y stays out)
+                *yp = from_f32<T>(v);
+            }
+        }
+        __syncthreads(); // warp_sums is reused by the next tile
+    }
+}
+
+} // namespace
+
+// The kernels: 3 dtypes x 2 load modes x the (R, UNROLL) pairs with R * UNROLL <= kTileMaxPacks.
+cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t stream) {
+    return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
+        using T = typename decltype(tag)::type;
+        auto go = [&](auto loads) -> cudaError_t {
+            constexpr int LD = decltype(loads)::value;
+            const LaunchPlan pl = tile_plan(L);
+            auto run = [&](auto kernel) {
+                return launch_kernel(kernel, pl.grid, pl.block, 0, stream, L.pdl, L.args);
+            };
+            switch (L.rows * 8 + L.unroll) {
+            case 1 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 1, 1>);
+            case 1 * 8 + 2: return run(gemv_rowtile_kernel<T, LD, 1, 2>);
+            case 1 * 8 + 4: return run(gemv_rowtile_kernel<T, LD, 1, 4>);
+            case 2 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 2, 1>);
+            case 2 * 8 + 2: return run(gemv_rowtile_kernel<T, LD, 2, 2>);
+            case 4 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 4, 1>);
+            default: return cudaErrorInvalidValue;
+            }
+        };
+        switch (L.loads) {
+        case kLoadsAligned: return go(std::integral_constant<int, kLoadsAligned>{});
+        case kLoadsRealigned: return go(std::integral_constant<int, kLoadsRealigned>{});
+        default: return cudaErrorInvalidValue;
+        }
+    });
+}
+
+} // namespace libgemv
