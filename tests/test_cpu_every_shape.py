@@ -159,8 +159,14 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             c = pick(m, k, dtype, **kw)
             assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, kw, c)
     # Few long misaligned rows keep 16-byte loads (7 x 107041 ran 0.23x cuBLAS scalar).
-    c = pick(7, 107041, "float16")  # few long rows: row tiles, realigned
+    c = pick(7, 107041, "float16")
+    assert c.variant == "splitk_twopass" and c.vector_loads == 2, c
+    # Few long rows of 32 MB and more: row tiles of 4 rows (2 for two), realigned or aligned.
+    c = pick(15, 1200007, "float16")
     assert c.variant == "rows_in_registers" and c.vector_loads == 2 and c.rows_per_block == 4, c
+    assert c.split_k == 1024 and c.threads_per_row == 128 and c.unroll == 1, c
+    c = pick(2, 1 << 23, "float16")
+    assert c.variant == "rows_in_registers" and c.vector_loads == 1 and (c.rows_per_block, c.unroll) == (2, 2), c
     """)
 
 
