@@ -111,10 +111,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
                 if (args.acc) {
                     args.acc[((int64_t)blockIdx.y * args.batch + b) * args.k + jj] = s;
                 } else {
-                    T *yp = static_cast<T *>(args.y) + b * args.stride_y + jj * args.incy;
-                    float out = args.alpha * s;
-                    if (args.beta != 0.f) out = fmaf(args.beta, to_f32(*yp), out); // beta == 0 assigns
-                    *yp = from_f32<T>(out);
+                    store_y(static_cast<T *>(args.y) + b * args.stride_y + jj * args.incy, args.alpha, args.beta, s);
                 }
             }
             __syncthreads(); // lane_sums is reused by the next tile

@@ -28,6 +28,14 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(flo
     return __float2bfloat16_rn(v);
 }
 
+// Every kernel's final store: *y = alpha * sum + beta * y. beta == 0 assigns, so NaN or Inf
+// already in y does not leak in (the contract).
+template <typename T> __device__ __forceinline__ void store_y(T *yp, float alpha, float beta, float sum) {
+    float v = alpha * sum;
+    if (beta != 0.f) v = fmaf(beta, to_f32(*yp), v);
+    *yp = from_f32<T>(v);
+}
+
 // Elements in one 16-byte pack.
 template <typename T> constexpr int kPack = 16 / sizeof(T);
 
@@ -191,10 +199,7 @@ template <typename T> __device__ __forceinline__ void q_store_row(const QArgs &a
     if (a.acc) {
         a.acc[(int64_t)blockIdx.y * a.m + row] = sum;
     } else {
-        T *yp = static_cast<T *>(a.y) + row * a.incy;
-        float v = a.alpha * sum;
-        if (a.beta != 0.f) v = fmaf(a.beta, to_f32(*yp), v);
-        *yp = from_f32<T>(v);
+        store_y(static_cast<T *>(a.y) + row * a.incy, a.alpha, a.beta, sum);
     }
 }
 
@@ -501,11 +506,7 @@ __device__ __forceinline__ void write_row(const RowArgs &args, int64_t row, floa
     switch (args.epilogue) {
     case Epilogue::kStore: {
         const RowPos rp = row_pos<BATCHED>(args, row);
-        T *yp = static_cast<T *>(args.y) + rp.b * args.stride_y + rp.i * args.incy;
-        float v = args.alpha * dot;
-        // beta == 0 assigns: NaN or Inf already in y must not leak in.
-        if (args.beta != 0.f) v = fmaf(args.beta, to_f32(*yp), v);
-        *yp = from_f32<T>(v);
+        store_y(static_cast<T *>(args.y) + rp.b * args.stride_y + rp.i * args.incy, args.alpha, args.beta, dot);
         break;
     }
     case Epilogue::kAtomic:

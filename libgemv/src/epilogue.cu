@@ -59,10 +59,7 @@ __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, 
         if ((int)threadIdx.x < outputs && g < total) {
             float t = warp_sums[0][o];
             for (int w = 1; w < kEpilogueThreads / 32; ++w) t += warp_sums[w][o];
-            T *p = output<T>(y, g);
-            float v = alpha * t;
-            if (beta != 0.f) v = fmaf(beta, to_f32(*p), v);
-            *p = from_f32<T>(v);
+            store_y(output<T>(y, g), alpha, beta, t);
         }
         __syncthreads();
     }

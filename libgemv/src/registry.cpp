@@ -57,6 +57,14 @@ namespace {
 
 int slices(int64_t k, int64_t len) { return (int)((k + len - 1) / len); }
 
+// PDL (see common.cuh) pays where the grid is one wave or its blocks are long; with many
+// short blocks it was measured slower (fp16 65536x256, 2 KiB a block, 16384 blocks: 20.7 us
+// with PDL, 13.5 us without), so such grids launch without it.
+bool pdl_pays(const Problem &pb, int64_t blocks, int threads, int64_t block_bytes) {
+    const int64_t first_wave = (int64_t)sm_count(pb.device) * std::clamp(2048 / threads, 1, 32); // resident (sm_90)
+    return pb.pdl && (blocks <= first_wave || block_bytes >= 4096);
+}
+
 // n floats, saturated at SIZE_MAX: a size that cannot be allocated fails the workspace check
 // instead of wrapping to a small one (2^52 rows x 1024 slices x 4 bytes is 2^64).
 size_t float_bytes(unsigned __int128 n) {
@@ -156,9 +164,6 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     a.rows_per_block = c.rows_per_block;
     a.k_chunk = split == kNoSplit ? pb.k : split_slice_len(pb.k, c.split_k);
     L.splits = slices(pb.k, a.k_chunk);
-    // PDL (see common.cuh) pays where the grid is one wave or its blocks are long; with
-    // many short blocks it was measured slower (fp16 65536x256, 2 KiB a block, 16384
-    // blocks: 20.7 us with PDL, 13.5 us without), so such grids launch without it.
     const int threads = a.rows_per_block << a.p_log2;
     const int blocks_per_sm = std::clamp(2048 / threads, 1, 32); // resident at most (sm_90)
     const int64_t first_wave = (int64_t)sm_count(pb.device) * blocks_per_sm;
@@ -172,7 +177,7 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
         L.max_blocks = std::max<int64_t>(a.period, (int64_t)sm_count(pb.device) * std::min(blocks_per_sm, by_smem));
     }
     const int64_t blocks = (int64_t)row_plan(L).grid.x * L.splits;
-    const bool pdl = pb.pdl && (blocks <= first_wave || (int64_t)a.rows_per_block * a.k_chunk * (int64_t)esz >= 4096);
+    const bool pdl = pdl_pays(pb, blocks, threads, (int64_t)a.rows_per_block * a.k_chunk * (int64_t)esz);
     L.pdl = pdl;
     a.pdl = pdl;
     if (pdl && prefetch_kb_per_sm() > 0 && !pb.batched()) {
@@ -342,10 +347,7 @@ gemv_status_t tile_launch(const Operation &op, const gemv_config_t &c, const Pro
     a.alpha = pb.alpha;
     a.beta = pb.beta;
     a.acc = L.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
-    // PDL where the grid is one wave or its blocks are long, as the row kernels (rows_launch).
-    const int64_t blocks = mul_sat(a.tiles, L.splits);
-    const int64_t first_wave = (int64_t)sm_count(pb.device) * std::clamp(2048 / L.threads, 1, 32);
-    L.pdl = pb.pdl && (blocks <= first_wave || a.slice * 16 * c.rows_per_block >= 4096);
+    L.pdl = pdl_pays(pb, mul_sat(a.tiles, L.splits), L.threads, a.slice * 16 * c.rows_per_block);
     a.pdl = L.pdl;
     cudaError_t err = launch_rowtile(L, pb.stream);
     if (err == cudaSuccess && a.acc)

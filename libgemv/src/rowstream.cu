@@ -165,10 +165,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL), UNROLL == 4 ? 2 : 1
             }
             v = group_sum(v, p);
             if (lane == 0 && r < g.rows) {
-                T *yp = static_cast<T *>(args.y) + (g.r0 + r) * args.incy;
-                float out = args.alpha * v;
-                if (args.beta != 0.f) out = fmaf(args.beta, to_f32(*yp), out); // beta == 0 assigns
-                *yp = from_f32<T>(out);
+                store_y(static_cast<T *>(args.y) + (g.r0 + r) * args.incy, args.alpha, args.beta, v);
             }
         }
         __syncthreads(); // lo and hi are rewritten by the next step

@@ -132,14 +132,8 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
             float s = 0.f;
             for (int w = 0; w < (p >> 5); ++w) s += warp_sums[r][w];
             const int64_t row = row0 + r;
-            if (a.acc) {
-                a.acc[(int64_t)blockIdx.y * a.m + row] = s;
-            } else {
-                T *yp = static_cast<T *>(a.y) + row * a.incy;
-                float v = a.alpha * s;
-                if (a.beta != 0.f) v = fmaf(a.beta, to_f32(*yp), v); // beta == 0 assigns (NaN in y stays out)
-                *yp = from_f32<T>(v);
-            }
+            if (a.acc) a.acc[(int64_t)blockIdx.y * a.m + row] = s;
+            else store_y(static_cast<T *>(a.y) + row * a.incy, a.alpha, a.beta, s);
         }
         __syncthreads(); // warp_sums is reused by the next tile
     }
