@@ -167,6 +167,12 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     assert c.split_k == 1024 and c.threads_per_row == 128 and c.unroll == 1, c
     c = pick(2, 1 << 23, "float16")
     assert c.variant == "rows_in_registers" and c.vector_loads == 1 and (c.rows_per_block, c.unroll) == (2, 2), c
+    # From 4 rows and 2 MB: tiles too, at most 4 blocks an SM (132 SMs: 528 over 12 tiles).
+    c = pick(48, 23714, "float32")
+    assert c.variant == "rows_in_registers" and c.vector_loads == 2 and c.rows_per_block == 4, c
+    assert c.split_k == 528 // 12 and c.threads_per_row == 128, c
+    for m, k in ((3, 400001), (4, 40001)):  # under 4 rows, under 2 MB: split K
+        assert pick(m, k, "float32").variant == "splitk_twopass", (m, k)
     """)
 
 

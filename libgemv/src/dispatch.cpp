@@ -127,26 +127,32 @@ bool phased_config(const Problem &pb, gemv_config_t *out) {
     return runs(*out, pb);
 }
 
-// Few long rows (single products, contiguous x, rows of 64 KB and more, at most 320 of them,
-// 32 MB and more): row tiles (rows_in_registers), x read once a tile of up to 4 rows, 4
-// packs in flight a thread, 128-thread blocks, K split into one slot a thread, at most 1024
-// slices. Smaller matrices stay with split K: there the tiles lost (bf16 2 x 48354: 7.7 us
-// against cuBLAS's 4.7; fp32 48 x 23714 6.8 against 5.4, split K the same). Fit to
-// benchmarks/sweep_row_tiles.py on the H100 (benchmarks/results/h100-2026-11-24-s10-*): the
-// best config of every shape had 4 packs a thread and 64-256 threads; bf16 162 x 1640311 185
-// us against 256 in one block a row (cuBLAS 230), fp32 15 x 8929542 196 against 238 split
-// (cuBLAS 207), fp16 2 x 1241717 8.0 against 10.7 (cuBLAS 13.1).
-bool tile_config(const Problem &pb, gemv_config_t *out) {
+// Few long rows (single products, contiguous x, rows of 64 KB and more, at most 320 of them):
+// row tiles (rows_in_registers), x read once a tile of up to 4 rows, 4 packs in flight a
+// thread, 128-thread blocks, K split into one slot a thread, at most 1024 slices. From 32
+// MB (fit to benchmarks/sweep_row_tiles.py on the H100, -s10-*): the best config of every
+// shape had 4 packs a thread and 64-256 threads; bf16 162 x 1640311 185 us against 256 in one
+// block a row (cuBLAS 230), fp32 15 x 8929542 196 against 238 split (cuBLAS 207), fp16 2 x
+// 1241717 8.0 against 10.7 (cuBLAS 13.1). Below, from 4 rows and 2 MB, at most 4 blocks an
+// SM: latency-bound, where the tiles won once the edge slots no longer waited on memory
+// twice (-s11-*: fp32 48 x 23714 5.7 us against 7.0 split, cuBLAS 5.5; bf16 9 x 215081 5.6
+// against 6.9, cuBLAS 7.4); fewer rows or smaller matrices stay split (fp16 7 x 107041: 4.1
+// split, 4.7 tiles).
+bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
-    if (pb.batched() || pb.incx != 1 || pb.m > 320 || loads < 4096 || mul_sat(pb.m, pb.k * esz) < (32 << 20))
+    const int64_t bytes = mul_sat(pb.m, pb.k * esz);
+    const bool large = bytes >= (32 << 20);
+    if (pb.batched() || pb.incx != 1 || pb.m > 320 || loads < 4096 || !(large || (pb.m >= 4 && bytes >= (2 << 20))))
         return false;
     const int rows = (int)std::min<int64_t>(4, pow2_floor(2 * pb.m - 1)); // the power of two >= m, at most 4
     const int p = 128, unroll = kTileMaxPacks / rows;
     const bool aligned = rows_aligned16(pb) && (reinterpret_cast<uintptr_t>(pb.x) & 15u) == 0;
-    const int64_t slots = tile_slots(pb.k, (size_t)esz, !aligned);
-    const int want = (int)std::clamp<int64_t>((slots + p - 1) / p, 1, 1024);
+    const int64_t slots = tile_slots(pb.k, (size_t)esz, !aligned), tiles = (pb.m + rows - 1) / rows;
+    int64_t want = (slots + p - 1) / p;
+    if (!large) want = std::min<int64_t>(want, std::max<int64_t>(1, 4 * (int64_t)std::max(sm_count, 1) / tiles));
+    want = std::clamp<int64_t>(want, 1, 1024);
     gemv_config_t c = make_config(GEMV_VARIANT_ROWS_IN_REGISTERS, p, rows, aligned ? kLoadsAligned : kLoadsRealigned,
-                                  unroll, 0, want);
+                                  unroll, 0, (int)want);
     while (c.split_k > 1 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
     // Without the workspace for most of the slices (a graph capture without one) the row
     // kernels' own choice, split or not, does better than a few long tiles.
@@ -159,7 +165,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
     gemv_config_t chosen;
-    if (tile_config(pb, &chosen) || phased_config(pb, &chosen) || stream_config(pb, sm_count, &chosen)) return chosen;
+    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) || stream_config(pb, sm_count, &chosen)) return chosen;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
 

@@ -17,7 +17,9 @@
 //
 // The block then adds each row's thread sums in a fixed order (warp butterfly, then warps
 // in order) and writes y, or with split-K the partial acc[slice * m + row] that
-// splitk_reduce adds in slice order: deterministic either way.
+// splitk_reduce adds in slice order: deterministic either way. (Adding the slices within a
+// thread-block cluster instead, in one kernel, was slower: at most 8 slices a cluster left
+// too few blocks; branch experiment/splitk-cluster.)
 // Geometry: block = p threads (p * R <= 1024, p <= 512), grid.x row tiles (grid-stride), grid.y K
 // slices of `slice` slots each.
 #include "common.cuh"
@@ -69,10 +71,23 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
             constexpr bool EDGE = decltype(edge)::value;
             uint4 ra[UNROLL][R], x0[UNROLL];
             [[maybe_unused]] uint4 xlo[UNROLL], xhi[UNROLL];
-            auto x_pack = [&](int64_t j) { // x's aligned pack j, zeros outside x
+            // x's aligned pack j: its first element, and [lo, hi) of it inside x.
+            auto x_at = [&](int64_t j) { return x - bx + j * N; };
+            auto x_lo = [&](int64_t j) { return (int)max((int64_t)0, min((int64_t)N, bx - j * N)); };
+            auto x_hi = [&](int64_t j) { return (int)max((int64_t)0, min((int64_t)N, bx + a.k - j * N)); };
+            auto x_issue = [&](int64_t j) { // edge slots: whole packs inside x now, the rest in x_finish
                 if constexpr (!EDGE) return __ldg(xv + j);
-                const int64_t lo = max((int64_t)0, bx - j * N), hi = min((int64_t)N, bx + a.k - j * N);
-                return lo < hi ? load_edge_pack<T>(x - bx + j * N, (int)lo, (int)hi, x, x + a.k) : make_uint4(0u, 0u, 0u, 0u);
+                return edge_pack_issue<T>(x_at(j), x, x + a.k);
+            };
+            auto x_finish = [&](const uint4 &v, int64_t j) {
+                if constexpr (!EDGE) return v;
+                return edge_pack_finish<T>(v, x_at(j), x_lo(j), x_hi(j), x, x + a.k);
+            };
+            // Row r's slot qu: its aligned pack, and [lo, hi) of it inside the row (edge slots).
+            auto a_at = [&](int r, int64_t qu) { return reinterpret_cast<const T *>(av[r] + qu); };
+            auto a_lo = [&](int r, int64_t qu) { return (int)max((int64_t)0, min((int64_t)N, (int64_t)(code[r] & 0xff) - qu * N)); };
+            auto a_hi = [&](int r, int64_t qu) {
+                return (int)max((int64_t)0, min((int64_t)N, a.k + (code[r] & 0xff) - qu * N));
             };
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u)
@@ -81,9 +96,7 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
                     const int64_t qu = q + (int64_t)u * p;
                     ra[u][r] = make_uint4(0u, 0u, 0u, 0u);
                     if constexpr (EDGE) {
-                        const int64_t b = code[r] & 0xff, lo = max((int64_t)0, b - qu * N), hi = min((int64_t)N, a.k + b - qu * N);
-                        if (r < rows && qu < q_end && lo < hi)
-                            ra[u][r] = load_edge_pack<T>(reinterpret_cast<const T *>(av[r] + qu), (int)lo, (int)hi, a_begin, a_end);
+                        if (r < rows && qu < q_end) ra[u][r] = edge_pack_issue<T>(a_at(r, qu), a_begin, a_end);
                     } else if (r < rows) {
                         ra[u][r] = load_a_pack(av[r] + qu);
                     }
@@ -91,10 +104,25 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) {
                 const int64_t qu = q + (int64_t)u * p;
-                x0[u] = x_pack(qu);
+                x0[u] = x_issue(qu);
                 if constexpr (kShift) {
-                    xlo[u] = need_below ? x_pack(qu - 1) : x0[u];
-                    xhi[u] = need_above ? x_pack(qu + 1) : x0[u];
+                    xlo[u] = need_below ? x_issue(qu - 1) : x0[u];
+                    xhi[u] = need_above ? x_issue(qu + 1) : x0[u];
+                }
+            }
+            if constexpr (EDGE) { // every load is in flight: now the masks (and the rare gathers)
+#pragma unroll
+                for (int u = 0; u < UNROLL; ++u) {
+                    const int64_t qu = q + (int64_t)u * p;
+#pragma unroll
+                    for (int r = 0; r < R; ++r)
+                        if (r < rows && qu < q_end)
+                            ra[u][r] = edge_pack_finish<T>(ra[u][r], a_at(r, qu), a_lo(r, qu), a_hi(r, qu), a_begin, a_end);
+                    x0[u] = x_finish(x0[u], qu);
+                    if constexpr (kShift) {
+                        xlo[u] = need_below ? x_finish(xlo[u], qu - 1) : x0[u];
+                        xhi[u] = need_above ? x_finish(xhi[u], qu + 1) : x0[u];
+                    }
                 }
             }
 #pragma unroll
@@ -116,8 +144,11 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
 
         int64_t q = q_begin + threadIdx.x;
         for (; q < q_end; q += (int64_t)UNROLL * p) {
-            if (q >= q_lo && q + (int64_t)(UNROLL - 1) * p <= min(q_hi, q_end - 1)) slots_at(q, std::false_type{});
-            else slots_at(q, std::true_type{}); // slots past q_end are skipped there
+            const bool edge = !(q >= q_lo && q + (int64_t)(UNROLL - 1) * p <= min(q_hi, q_end - 1));
+            // A warp takes one path (the edge path serves inner slots too): with a few edge
+            // slots in one branch and the rest in another, it waited on memory twice.
+            if (__any_sync(__activemask(), edge)) slots_at(q, std::true_type{}); // slots past q_end are skipped there
+            else slots_at(q, std::false_type{});
         }
 
         // Each row's sum over the block: butterfly within warps, then warps in order.
