@@ -109,11 +109,12 @@ def test_phased_rows_walk_many_steps_of_every_phase_class(torch, dtype, m, k, pa
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("m, k", [(2, 1241717), (16, 100003), (48, 23714), (19, 65536), (3, 33)])
+@pytest.mark.parametrize("m, k", [(2, 1241717), (16, 100003), (48, 23714), (19, 65536), (3, 33), (1031, 2053)])
 def test_row_tiles_on_long_rows_at_every_phase(torch, dtype, m, k):
     """Row tiles (rows_in_registers) over long rows: the inner slots, the edge slots at both
     ends of every row and K slice, A and x at several phases, NaN in the gaps and around A,
-    alpha and beta; aligned packs too where the layout allows them."""
+    alpha and beta; aligned packs too where the layout allows them. Grids of one wave issue
+    the edge slots' loads first, larger ones (1031 rows) load and mask each in turn."""
     buf, ws = workspace(torch)
     phases = 16 // ES[dtype]
     C = pygemv.Config

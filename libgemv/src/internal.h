@@ -243,6 +243,7 @@ struct TileLaunch {
     int unroll;  // slots in flight a thread
     int threads; // a block
     int splits;  // grid.y
+    bool issue_first; // edge slots issue every load before the first is used (rowtile.cu)
     bool pdl;
     TileArgs args;
 };

@@ -28,7 +28,7 @@ namespace libgemv {
 
 namespace {
 
-template <typename T, int LOADS, int R, int UNROLL>
+template <typename T, int LOADS, int R, int UNROLL, bool ISSUE_FIRST>
 __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const TileArgs a) {
     constexpr int N = kPack<T>;
     constexpr bool kShift = LOADS == kLoadsRealigned;
@@ -65,8 +65,13 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
 
         // UNROLL slots, p apart: R * UNROLL packs of A and the x packs around them in flight
         // at once. EDGE: slots that reach outside a row or x (the first two and the last two of
-        // a row) load through load_edge_pack, so nothing outside A's extent or x is read, and
-        // the elements outside the row (a gap may hold NaN) and outside x are zeros.
+        // a row) load so that nothing outside A's extent or x is read, and the elements outside
+        // the row (a gap may hold NaN) and outside x are zeros. ISSUE_FIRST: all their loads
+        // first, then the masks (edge_pack_issue/finish); else each load with its mask
+        // (load_edge_pack), which waits on memory once a pack but holds fewer registers (bf16 4
+        // rows: 48 against 64). A grid of one wave waits on its slowest block, whose edge slots
+        // are the critical path (fp32 48 x 23714: 5.7 us issuing first, 6.0 not); many waves
+        // hide that and want the occupancy (bf16 167 x 1210399: 164 us, 180 issuing first).
         auto slots_at = [&](int64_t q, auto edge) {
             constexpr bool EDGE = decltype(edge)::value;
             uint4 ra[UNROLL][R], x0[UNROLL];
@@ -77,10 +82,12 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
             auto x_hi = [&](int64_t j) { return (int)max((int64_t)0, min((int64_t)N, bx + a.k - j * N)); };
             auto x_issue = [&](int64_t j) { // edge slots: whole packs inside x now, the rest in x_finish
                 if constexpr (!EDGE) return __ldg(xv + j);
+                if constexpr (!ISSUE_FIRST) return x_lo(j) < x_hi(j) ? load_edge_pack<T>(x_at(j), x_lo(j), x_hi(j), x, x + a.k)
+                                                                      : make_uint4(0u, 0u, 0u, 0u);
                 return edge_pack_issue<T>(x_at(j), x, x + a.k);
             };
             auto x_finish = [&](const uint4 &v, int64_t j) {
-                if constexpr (!EDGE) return v;
+                if constexpr (!EDGE || !ISSUE_FIRST) return v;
                 return edge_pack_finish<T>(v, x_at(j), x_lo(j), x_hi(j), x, x + a.k);
             };
             // Row r's slot qu: its aligned pack, and [lo, hi) of it inside the row (edge slots).
@@ -95,8 +102,11 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
                 for (int r = 0; r < R; ++r) {
                     const int64_t qu = q + (int64_t)u * p;
                     ra[u][r] = make_uint4(0u, 0u, 0u, 0u);
-                    if constexpr (EDGE) {
+                    if constexpr (EDGE && ISSUE_FIRST) {
                         if (r < rows && qu < q_end) ra[u][r] = edge_pack_issue<T>(a_at(r, qu), a_begin, a_end);
+                    } else if constexpr (EDGE) { // load and mask in one step: fewer registers
+                        const int lo = a_lo(r, qu), hi = a_hi(r, qu);
+                        if (r < rows && qu < q_end && lo < hi) ra[u][r] = load_edge_pack<T>(a_at(r, qu), lo, hi, a_begin, a_end);
                     } else if (r < rows) {
                         ra[u][r] = load_a_pack(av[r] + qu);
                     }
@@ -110,7 +120,7 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
                     xhi[u] = need_above ? x_issue(qu + 1) : x0[u];
                 }
             }
-            if constexpr (EDGE) { // every load is in flight: now the masks (and the rare gathers)
+            if constexpr (EDGE && ISSUE_FIRST) { // every load is in flight: now the masks (and the rare gathers)
 #pragma unroll
                 for (int u = 0; u < UNROLL; ++u) {
                     const int64_t qu = q + (int64_t)u * p;
@@ -172,29 +182,34 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
 
 } // namespace
 
-// The kernels: 3 dtypes x 2 load modes x the (R, UNROLL) pairs with R * UNROLL <= kTileMaxPacks.
+// The kernels: 3 dtypes x 2 load modes x the (R, UNROLL) pairs with R * UNROLL <= kTileMaxPacks
+// x the two ways of loading edge slots.
 cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t stream) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
         using T = typename decltype(tag)::type;
-        auto go = [&](auto loads) -> cudaError_t {
+        auto go = [&](auto loads, auto issue_first) -> cudaError_t {
             constexpr int LD = decltype(loads)::value;
+            constexpr bool IF = decltype(issue_first)::value;
             const LaunchPlan pl = tile_plan(L);
             auto run = [&](auto kernel) {
                 return launch_kernel(kernel, pl.grid, pl.block, 0, stream, L.pdl, L.args);
             };
             switch (L.rows * 8 + L.unroll) {
-            case 1 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 1, 1>);
-            case 1 * 8 + 2: return run(gemv_rowtile_kernel<T, LD, 1, 2>);
-            case 1 * 8 + 4: return run(gemv_rowtile_kernel<T, LD, 1, 4>);
-            case 2 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 2, 1>);
-            case 2 * 8 + 2: return run(gemv_rowtile_kernel<T, LD, 2, 2>);
-            case 4 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 4, 1>);
+            case 1 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 1, 1, IF>);
+            case 1 * 8 + 2: return run(gemv_rowtile_kernel<T, LD, 1, 2, IF>);
+            case 1 * 8 + 4: return run(gemv_rowtile_kernel<T, LD, 1, 4, IF>);
+            case 2 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 2, 1, IF>);
+            case 2 * 8 + 2: return run(gemv_rowtile_kernel<T, LD, 2, 2, IF>);
+            case 4 * 8 + 1: return run(gemv_rowtile_kernel<T, LD, 4, 1, IF>);
             default: return cudaErrorInvalidValue;
             }
         };
+        auto with_edges = [&](auto loads) -> cudaError_t {
+            return L.issue_first ? go(loads, std::true_type{}) : go(loads, std::false_type{});
+        };
         switch (L.loads) {
-        case kLoadsAligned: return go(std::integral_constant<int, kLoadsAligned>{});
-        case kLoadsRealigned: return go(std::integral_constant<int, kLoadsRealigned>{});
+        case kLoadsAligned: return with_edges(std::integral_constant<int, kLoadsAligned>{});
+        case kLoadsRealigned: return with_edges(std::integral_constant<int, kLoadsRealigned>{});
         default: return cudaErrorInvalidValue;
         }
     });
