@@ -69,9 +69,10 @@ __global__ void __launch_bounds__(tile_max_threads(R)) gemv_rowtile_kernel(const
         // the row (a gap may hold NaN) and outside x are zeros. ISSUE_FIRST: all their loads
         // first, then the masks (edge_pack_issue/finish); else each load with its mask
         // (load_edge_pack), which waits on memory once a pack but holds fewer registers (bf16 4
-        // rows: 48 against 64). A grid of one wave waits on its slowest block, whose edge slots
-        // are the critical path (fp32 48 x 23714: 5.7 us issuing first, 6.0 not); many waves
-        // hide that and want the occupancy (bf16 167 x 1210399: 164 us, 180 issuing first).
+        // rows: 48 against 64). A grid of one wave (registry.cpp: up to 8 blocks an SM) waits
+        // on its slowest block, whose edge slots are the critical path (fp32 48 x 23714: 5.7 us
+        // issuing first, 6.0 not); many waves hide that and want the occupancy (bf16 167 x
+        // 1210399: 164 us, 180 issuing first).
         auto slots_at = [&](int64_t q, auto edge) {
             constexpr bool EDGE = decltype(edge)::value;
             uint4 ra[UNROLL][R], x0[UNROLL];
