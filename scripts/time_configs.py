@@ -19,7 +19,8 @@ def main(argv):
     configs = [pygemv.Config(v, *(int(f) for f in rest)) for v, *rest in (a.split(":") for a in argv[3:])]
     measure = GpuMeasure(m, k, dtype, GpuContext.create(), weights=weights, repeats=15, target_ms=2.0)
     what = f"{dtype} {m}x{k}" + (f" W{weights[0]}G{weights[1] or 0}-{weights[2]}" if weights else "")
-    for label, cfg in [("dispatch", measure.dispatch())] + [(str(c), c) for c in configs]:
+    chosen = measure.dispatch()
+    for label, cfg in [(f"dispatch ({chosen})", chosen)] + [(str(c), c) for c in configs]:
         ok, why = measure.legal(cfg)
         if ok:
             ok, why = measure.check(cfg)
