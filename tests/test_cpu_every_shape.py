@@ -177,10 +177,12 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
 
 
 def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
-    """The row stream for packed rows up to 3.5 KB that do not start 16-byte aligned; row
-    kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
+    """The row stream for packed rows up to 3.5 KB that do not start 16-byte aligned (rows of
+    256 bytes and more of 2048 rows and more: from 128 MB, else realigned rows with x staged);
+    row kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
     tile shrinks until the GPU has steps for every SM, and every choice can run."""
     run("""
+    import math
     buf = pygemv.empty(1 << 22, "float16")
     base = buf.ptr
     def pick(m, k, dtype, lda=None, a_off=0, **kw):
@@ -190,8 +192,24 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
         for m, k, lda, a_off in [(100000, 9, None, 0), (20000, 105, None, 0), (2000, 1306 // es * 2 + 1, None, 0),
                                  (5000, 64, 65, 0), (5000, 64, None, es), (12141, 35, None, 0)]:
             c = pick(m, k, dtype, lda, a_off)
+            if k * es >= 256 and m >= 2048:  # under 128 MB: realigned rows with x staged (below)
+                assert c.variant == "rows_per_warp" and c.vector_loads == 2 and c.x_in_smem, (dtype, m, k, c)
+                continue
             assert c.variant == "row_stream" and c.vector_loads == 2 and c.x_in_smem, (dtype, m, k, lda, a_off, c)
             assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base + a_off)[0]
+        # Rows of 256 bytes to 3.5 KB, 2048 and more, under 128 MB: about ten packs a lane (4..16),
+        # unroll 2, x staged; from 128 MB the row stream again.
+        for m, k, p in [(20000, 701, 8), (6770, 1477, 16), (50084, 153, 4), (2048, 129, 4)]:
+            if not 256 <= k * es <= 3584:
+                continue
+            c = pick(m, k, dtype)
+            want = max(4, min(16, 1 << round(math.log2(-(-k * es // 16) / 10))))
+            assert (c.variant, c.vector_loads, c.unroll, c.x_in_smem) == ("rows_per_warp", 2, 2, True), (dtype, m, k, c)
+            assert c.threads_per_row == want and c.threads_per_row * c.rows_per_block == (128 if want == 4 else 256), c
+            ok, why = pygemv.can_implement(c, m, k, dtype, a_ptr=base, x_ptr=base + (1 << 21))
+            assert ok, (dtype, m, k, c, why)
+        big = pick((128 << 20) // (701 * es) + 1, 701, dtype)  # 128 MB: fp32 streamed, 16-bit phased
+        assert (big.variant == "row_stream") if es == 4 else big.vector_loads == pygemv.LOADS_PHASED, big
         for m, k, lda, a_off, kw in [(100000, 64, None, 0, {}),               # aligned rows
                                      (2000, 3601 // es + 2, None, 0, {}),    # over 3.5 KB
                                      (5000, 64, 80, 0, {}),                  # a gap of a fifth

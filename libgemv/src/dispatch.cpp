@@ -75,6 +75,7 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
 // about six packs of a row for each of its lanes. Small matrices (under half a step an SM
 // even at one pack a thread) stay with the row kernels: a block's x staging is not paid
 // back there (fp16 4 x 257: 2.9 us streamed, 1.4 us in a tuned warp a row).
+// (Tried after short_rows_config, which takes rows of 256 bytes and more under 128 MB.)
 bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), n = 16 / esz, row_bytes = pb.lda * esz;
     if (pb.batched() || pb.m < 2 || rows_aligned16(pb) || pb.lda < n || row_bytes > 3584 || (pb.lda - pb.k) * 8 > pb.lda)
@@ -89,6 +90,23 @@ bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (steps(threads, unroll) < want / 4) return false;
     const int p = std::clamp(pow2_round((double)((row_bytes + 15) / 16) / 6.0), 1, 32);
     *out = make_config(GEMV_VARIANT_ROW_STREAM, p, threads / p, kLoadsRealigned, unroll, 1, 1);
+    return runs(*out, pb);
+}
+
+// Rows that do not start 16-byte aligned, of 256 bytes to 3.5 KB, on matrices of 2048 rows
+// and more under 128 MB: realigned rows with x staged, about ten packs a lane (4 to 16
+// lanes), unroll 2. Fit to benchmarks/experiments/stream_vs_rows.sh on the H100 (results/
+// h100-2026-11-24-s11-stream-vs-rows.txt, 28 shapes of 8-64 MB): these configs took 0.63-0.95
+// of the time of the row stream (fp16 5983 x 701: 6.2 against 9.3 us) and 0.75-0.97 of the
+// row kernels with x through the cache (fp32 18850 x 445: 15.8 against 20.4); the row stream
+// keeps the large ones (fp16 1296187 x 108: 142 us streamed, 213 in rows).
+bool short_rows_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row_bytes = pb.k * esz, packs = (row_bytes + 15) / 16;
+    if (pb.batched() || pb.m < 2048 || rows_aligned16(pb) || row_bytes < 256 || row_bytes > 3584 ||
+        mul_sat(pb.m, pb.lda * esz) >= (128 << 20))
+        return false;
+    const int p = std::clamp(pow2_round((double)packs / 10.0), 4, 16);
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, p == 4 ? 32 : 256 / p, kLoadsRealigned, 2, 1, 1);
     return runs(*out, pb);
 }
 
@@ -165,7 +183,9 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
     gemv_config_t chosen;
-    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) || stream_config(pb, sm_count, &chosen)) return chosen;
+    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) || short_rows_config(pb, &chosen) ||
+        stream_config(pb, sm_count, &chosen))
+        return chosen;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
 
