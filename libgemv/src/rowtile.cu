@@ -19,7 +19,7 @@
 // in order) and writes y, or with split-K the partial acc[slice * m + row] that
 // splitk_reduce adds in slice order: deterministic either way. (Adding the slices within a
 // thread-block cluster instead, in one kernel, was slower: at most 8 slices a cluster left
-// too few blocks; branch experiment/splitk-cluster.)
+// too few blocks; benchmarks/experiments/splitk-cluster.patch.)
 // Geometry: block = p threads (p * R <= 1024, p <= 512), grid.x row tiles (grid-stride), grid.y K
 // slices of `slice` slots each.
 #include "common.cuh"
