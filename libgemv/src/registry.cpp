@@ -350,8 +350,9 @@ gemv_status_t tile_launch(const Operation &op, const gemv_config_t &c, const Pro
     // One wave (up to 8 blocks of 128 threads an SM at 64 registers): its slowest block's
     // edge slots are the critical path (fp32 66 x 32383, 17 tiles x 33 slices: 7.7 us
     // loading and masking in turn, 6.7 issuing first).
-    L.issue_first = mul_sat(a.tiles, L.splits) <= 8 * (int64_t)sm_count(pb.device);
-    L.pdl = pdl_pays(pb, mul_sat(a.tiles, L.splits), L.threads, a.slice * 16 * c.rows_per_block);
+    const int64_t blocks = mul_sat(a.tiles, L.splits);
+    L.issue_first = blocks <= 8 * (int64_t)sm_count(pb.device);
+    L.pdl = pdl_pays(pb, blocks, L.threads, a.slice * 16 * c.rows_per_block);
     a.pdl = L.pdl;
     cudaError_t err = launch_rowtile(L, pb.stream);
     if (err == cudaSuccess && a.acc)
