@@ -3,8 +3,10 @@ instrument (tuning/measure.py: cold L2, graph replay, median; checked first). Us
     python scripts/time_configs.py 65536 256 float16 rows_per_warp:16:4:1:2:0:1 warp_per_row:32:4:1:2:0:1
     python scripts/time_configs.py --weights 4,128,int 8192 8192 float16 q_mma:128:1:1:1:1:4
     python scripts/time_configs.py --warm 48 23714 float32 rows_in_registers:256:4:2:1:0:32
+    python scripts/time_configs.py --op T 4096 4096 float16 t_splitm_twopass:16:16:1:4:0:8
 A config is variant:threads_per_row:rows_per_block:vector_loads:unroll:x_in_smem:split_k;
 --weights bits,group_size,zero_point (group 0: one group a row) times quantized weights;
+--op T times y = A^T x (A still M x K);
 --warm also times each config with a warm L2 (one buffer set: A, x and the kernel's code
 stay in L2), to tell latency from DRAM apart from latency in the kernel."""
 import sys
@@ -14,7 +16,9 @@ from pygemv.tuning.measure import GpuContext, GpuMeasure
 
 
 def main(argv):
-    weights, warm = None, None
+    weights, warm, op = None, None, "N"
+    if argv and argv[0] == "--op":
+        op, argv = argv[1], argv[2:]
     if argv and argv[0] == "--warm":
         warm, argv = True, argv[1:]
     if argv and argv[0] == "--weights":
@@ -22,12 +26,12 @@ def main(argv):
         weights, argv = (int(bits), int(gs) or None, zp), argv[2:]
     m, k, dtype = int(argv[0]), int(argv[1]), argv[2]
     configs = [pygemv.Config(v, *(int(f) for f in rest)) for v, *rest in (a.split(":") for a in argv[3:])]
-    measure = GpuMeasure(m, k, dtype, GpuContext.create(), weights=weights, repeats=15, target_ms=2.0)
+    measure = GpuMeasure(m, k, dtype, GpuContext.create(), op=op, weights=weights, repeats=15, target_ms=2.0)
     if warm:
         warm_ctx = GpuContext.create()
         warm_ctx.l2_bytes = 1  # one buffer set
-        warm = GpuMeasure(m, k, dtype, warm_ctx, weights=weights, repeats=15, target_ms=2.0)
-    what = f"{dtype} {m}x{k}" + (f" W{weights[0]}G{weights[1] or 0}-{weights[2]}" if weights else "")
+        warm = GpuMeasure(m, k, dtype, warm_ctx, op=op, weights=weights, repeats=15, target_ms=2.0)
+    what = f"{op} {dtype} {m}x{k}" + (f" W{weights[0]}G{weights[1] or 0}-{weights[2]}" if weights else "")
     chosen = measure.dispatch()
     for label, cfg in [(f"dispatch ({chosen})", chosen)] + [(str(c), c) for c in configs]:
         ok, why = measure.legal(cfg)

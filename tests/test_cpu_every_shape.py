@@ -173,6 +173,20 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     assert c.split_k == 528 // 12 and c.threads_per_row == 128, c
     for m, k in ((3, 400001), (4, 40001)):  # under 4 rows, under 2 MB: split K
         assert pick(m, k, "float32").variant == "splitk_twopass", (m, k)
+    # Tiny matrices of short misaligned rows (<= 64 packs a row, <= 512 KB): one load a lane,
+    # unroll 1, x staged only when strided.
+    for m, k, dtype, p in [(550, 113, "float32", 32), (146, 85, "bfloat16", 16), (719, 75, "bfloat16", 16)]:
+        c = pick(m, k, dtype)
+        assert (c.threads_per_row, c.vector_loads, c.unroll, c.x_in_smem) == (p, 2, 1, False), (m, k, dtype, c)
+        assert c.threads_per_row * c.rows_per_block == 128, c
+        assert pick(m, k, dtype, incx=2).x_in_smem, (m, k, dtype)
+    for m, k, dtype in [(5000, 113, "float32"), (146, 801, "bfloat16")]:  # over 512 KB, over 64 packs
+        assert pick(m, k, dtype).unroll == 2, (m, k, dtype)
+    # Aligned rows of 64-256 bytes read x through L1 (faster than staged on the H100).
+    for m, k, dtype in [(131072, 128, "float16"), (1048576, 32, "bfloat16"), (65536, 64, "float32")]:
+        if m * k * 2 <= (1 << 21) * 2:
+            assert not pick(m, k, dtype).x_in_smem, (m, k, dtype)
+    assert not pick(2048, 64, "float16").x_in_smem and pick(2048, 64, "float16", x_off=2).x_in_smem
     """)
 
 

@@ -20,6 +20,12 @@ int pow2_floor(int64_t v) {
     return p;
 }
 
+int pow2_ceil(int64_t v) {
+    int p = 1;
+    while (p < v && p < (1 << 30)) p <<= 1;
+    return p;
+}
+
 // The nearest power of two in the log domain (45 -> 64, 40 -> 32).
 int pow2_round(double v) {
     if (v <= 1) return 1;
@@ -193,13 +199,19 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     // x shifted in registers); the can_implement check below drops what cannot run.
     for (const int mode : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         const bool vec = mode != kLoadsScalar;
+        // Rows shorter than a pack: element loads. Realigned, a row of 1-2 elements is
+        // still a 16-byte load or two and a shift: bf16 425x2 1.22 us against 0.98, fp32
+        // 902x1 1.22 against 1.00 (held-out, -s12-heldout.txt); the table's fp16
+        // 1048576x3 entry is scalar too (8.6 us against 13.4 realigned).
+        if (mode == kLoadsRealigned && pb.k < pack) continue;
         const int64_t loads = vec ? (pb.k + pack - 1) / pack : pb.k; // loads per row
         // x staged in shared memory where the load mode needs it (aligned packs of a
-        // misaligned or strided x; realigned rows of a strided x), and for rows of at
-        // most 256 bytes (measured faster there than x through L1).
+        // misaligned or strided x; realigned rows of a strided x), and for realigned rows
+        // of at most 256 bytes. Aligned rows of 64-256 bytes read x through L1 faster
+        // than staged, 4-20% (fp16 131072x128 11.8 against 13.7 us; NOTES.md section 23).
         const bool x_unaligned = pb.incx != 1 || (mode == kLoadsAligned && (reinterpret_cast<uintptr_t>(pb.x) & 15u));
         const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
-                          (x_unaligned || (size_t)pb.k * esz <= 256);
+                          (x_unaligned || (mode == kLoadsRealigned && (size_t)pb.k * esz <= 256));
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
         // Few rows (a batch counts all its rows): more threads a row, while each keeps two
         // loads or more.
@@ -209,6 +221,15 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
         gemv_config_t c = row_config(p, loads, mode, smem);
+        // Tiny matrices of short misaligned rows (at most 64 packs a row, 512 KB in all):
+        // every row is in flight at once, so a second load a lane and the wait on a staged
+        // x are latency added, not hidden. One load a lane, x staged only where it must be:
+        // fp32 550x113 1.85 us against 3.42 (8 lanes, unroll 2), bf16 146x85 1.86 against
+        // 2.48, 719x75 1.93 against 2.63 (benchmarks/experiments/tiny_rows.sh).
+        if (mode == kLoadsRealigned && loads <= 64 && mul_sat(rows, loads) <= 32768) {
+            c = row_config(std::min(32, pow2_ceil(loads)), loads, mode, x_unaligned);
+            c.unroll = 1;
+        }
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
         if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {
@@ -238,12 +259,6 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     }
     // Runs every problem: scalar loads, x through the cache, no workspace.
     return row_config(32, 1, kLoadsScalar, false);
-}
-
-int pow2_ceil(int64_t v) {
-    int p = 1;
-    while (p < v && p < (1 << 30)) p <<= 1;
-    return p;
 }
 
 // op T. Each thread owns one pack of columns (16 bytes, or one element); c threads span a

@@ -28,9 +28,9 @@ inline size_t x_smem_bytes(const RowLaunch &L) {
 
 // Row kernels: p * rows_per_block threads a block; blocks along the rows of all products
 // (grid.x, a grid-stride loop past the hardware limit, so any M and batch); K slices
-// (grid.y). The row-block kernel keeps one float a warp for its reduction. Phased rows:
-// period classes of rows, the same number of blocks each (grid.x a multiple of period), at
-// most max_blocks in all, so each block's staging of x serves many rows.
+// (grid.y). The row-block kernel keeps one float a warp for its reduction. Staged x: at
+// most max_blocks along the rows, so each block's staging of x serves many rows; phased
+// rows in period classes of rows, the same number of blocks each (a multiple of period).
 inline LaunchPlan row_plan(const RowLaunch &L) {
     const RowArgs &a = L.args;
     const int period = std::max(1, a.period);

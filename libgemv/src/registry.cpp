@@ -167,14 +167,17 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     const int threads = a.rows_per_block << a.p_log2;
     const int blocks_per_sm = std::clamp(2048 / threads, 1, 32); // resident at most (sm_90)
     const int64_t first_wave = (int64_t)sm_count(pb.device) * blocks_per_sm;
-    a.period = 1;
-    if (c.vector_loads == kLoadsPhased) {
-        // One wave of blocks (by threads and by the staged x), each staging x once for the
-        // rows of its phase class it walks.
-        a.period = phase_period(pb.lda, esz);
+    a.period = c.vector_loads == kLoadsPhased ? phase_period(pb.lda, esz) : 1;
+    if (c.x_in_smem && (c.vector_loads == kLoadsPhased || c.vector_loads == kLoadsScalar)) {
+        // One wave of blocks (by threads and by the staged x, shared by the K slices), each
+        // staging x once for the rows it walks (of its phase class when phased): a block
+        // stages before its first load of A. Scalar rows of 17-18 elements ran 3-5% faster
+        // so (fp16 1048576x17 22.0 -> 21.3 us); 16-byte rows ran slower (1048576x32 26.1
+        // -> 27.0) and keep a block a step (benchmarks/NOTES.md section 23).
         const size_t per_block = x_smem_bytes(L) + 1024; // and the 1 KB an SM reserves a block
         const int by_smem = (int)std::max<size_t>(1, kSmemPerSm / per_block);
-        L.max_blocks = std::max<int64_t>(a.period, (int64_t)sm_count(pb.device) * std::min(blocks_per_sm, by_smem));
+        const int64_t wave = (int64_t)sm_count(pb.device) * std::min(blocks_per_sm, by_smem);
+        L.max_blocks = std::max<int64_t>(a.period, wave / L.splits);
     }
     const int64_t blocks = (int64_t)row_plan(L).grid.x * L.splits;
     const bool pdl = pdl_pays(pb, blocks, threads, (int64_t)a.rows_per_block * a.k_chunk * (int64_t)esz);
