@@ -223,7 +223,8 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         gemv_config_t c = row_config(p, loads, mode, smem);
         // Tiny matrices of short misaligned rows (at most 64 packs a row, 512 KB in all):
         // every row is in flight at once, so a second load a lane and the wait on a staged
-        // x are latency added, not hidden. One load a lane, x staged only where it must be:
+        // x are latency added, not hidden. A lane a pack up to a warp a row (two packs a lane
+        // from 33), unroll 1, x staged only where it must be:
         // fp32 550x113 1.85 us against 3.42 (8 lanes, unroll 2), bf16 146x85 1.86 against
         // 2.48, 719x75 1.93 against 2.63 (benchmarks/experiments/tiny_rows.sh).
         if (mode == kLoadsRealigned && loads <= 64 && mul_sat(rows, loads) <= 32768) {
