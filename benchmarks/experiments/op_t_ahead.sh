@@ -3,6 +3,8 @@
 # on its loads (long scoreboard 13-18 against 5-7; op_t_profile.sh). Two levers, timed on
 # the dispatcher's config and on more slices: L2 prefetch of the rows GEMV_OPT_AHEAD steps
 # ahead (no registers held), and more blocks (split-M above the heuristic's cap of 64).
+# The prefetch is not in the library (slower everywhere, NOTES.md section 23): apply
+# op-t-ahead.patch first (git apply benchmarks/experiments/op-t-ahead.patch; rebuild).
 #   OUT=dir bash benchmarks/experiments/op_t_ahead.sh
 set -u
 OUT=${OUT:-.}
