@@ -220,17 +220,16 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             const int64_t want = target_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
-        gemv_config_t c = row_config(p, loads, mode, smem);
         // Tiny matrices of short misaligned rows (at most 64 packs a row, 512 KB in all):
         // every row is in flight at once, so a second load a lane and the wait on a staged
         // x are latency added, not hidden. A lane a pack up to a warp a row (two packs a lane
         // from 33), unroll 1, x staged only where it must be:
         // fp32 550x113 1.85 us against 3.42 (8 lanes, unroll 2), bf16 146x85 1.86 against
         // 2.48, 719x75 1.93 against 2.63 (benchmarks/experiments/tiny_rows.sh).
-        if (mode == kLoadsRealigned && loads <= 64 && mul_sat(rows, loads) <= 32768) {
-            c = row_config(std::min(32, pow2_ceil(loads)), loads, mode, x_unaligned);
-            c.unroll = 1;
-        }
+        const bool tiny = mode == kLoadsRealigned && loads <= 64 && mul_sat(rows, loads) <= 32768;
+        if (tiny) p = std::min(32, pow2_ceil(loads));
+        gemv_config_t c = row_config(p, loads, mode, tiny ? x_unaligned : smem);
+        if (tiny) c.unroll = 1;
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
         if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {
