@@ -33,7 +33,7 @@ def big_table(path, n: int, gpu: Fingerprint = H100):
     M and K instead of 4x (so about 600 entries lie within reach of a lookup)."""
     side = int(n ** 0.5) + 1
     grid = sorted({int(round(16 * 2 ** (j / 8))) for j in range(4 * side)})[:side]
-    es = [Entry("float16", grid[i // side], grid[i % side], pygemv.Config("warp_per_row", 32, 4, False, 1), 1.0, 1.0)
+    es = [Entry("float16", grid[i // side], grid[i % side], pygemv.Config("warp_per_row", 32, 4, False, 1), 1.0, 1.2)
           for i in range(n)]
     return write_table(path, gpu, es)
 

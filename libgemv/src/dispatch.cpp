@@ -80,11 +80,14 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
 // 16-bit rows 128; four packs a thread (fewer until the GPU has two steps for each SM);
 // about six packs of a row for each of its lanes. Small matrices (under half a step an SM
 // even at one pack a thread) stay with the row kernels: a block's x staging is not paid
-// back there (fp16 4 x 257: 2.9 us streamed, 1.4 us in a tuned warp a row).
-// (Tried after short_rows_config, which takes rows of 256 bytes and more under 128 MB.)
+// back there (fp16 4 x 257: 2.9 us streamed, 1.4 us in a tuned warp a row). Rows of 256
+// bytes and more stream from 128 MB only: short_rows_config takes them from 8 MB, and
+// below the row kernels beat the stream (fp32 1191 x 705: 5.3 us streamed, 3.5 in rows of
+// 64 lanes; fp16 1262 x 476 3.6 against 2.6; results/h100-2026-11-24-s13-few-rows.txt).
 bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), n = 16 / esz, row_bytes = pb.lda * esz;
-    if (pb.batched() || pb.m < 2 || rows_aligned16(pb) || pb.lda < n || row_bytes > 3584 || (pb.lda - pb.k) * 8 > pb.lda)
+    if (pb.batched() || pb.m < 2 || rows_aligned16(pb) || pb.lda < n || row_bytes > 3584 || (pb.lda - pb.k) * 8 > pb.lda ||
+        (row_bytes >= 256 && mul_sat(pb.m, row_bytes) < (128 << 20)))
         return false;
     int threads = esz == 4 || row_bytes > 1024 ? 512 : 128, unroll = 4;
     auto steps = [&](int t, int u) {
@@ -100,16 +103,18 @@ bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 }
 
 // Rows that do not start 16-byte aligned, of 256 bytes to 3.5 KB, on matrices of 2048 rows
-// and more under 128 MB: realigned rows with x staged, about ten packs a lane (4 to 16
-// lanes), unroll 2. Fit to benchmarks/experiments/stream_vs_rows.sh on the H100 (results/
+// and more from 8 MB to 128 MB: realigned rows with x staged, about ten packs a lane (4 to 16
+// lanes), unroll 2 (below 8 MB the row kernels' own choice: fp16 2181 x 1614, 7 MB, 6.8 us
+// here, 5.1 at 64 lanes; results/h100-2026-11-24-s13-few-rows2.txt). Fit to benchmarks/experiments/stream_vs_rows.sh on the H100 (results/
 // h100-2026-11-24-s11-stream-vs-rows.txt, 28 shapes of 8-64 MB): these configs took 0.63-0.95
 // of the time of the row stream (fp16 5983 x 701: 6.2 against 9.3 us) and 0.75-0.97 of the
 // row kernels with x through the cache (fp32 18850 x 445: 15.8 against 20.4); the row stream
 // keeps the large ones (fp16 1296187 x 108: 142 us streamed, 213 in rows).
 bool short_rows_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row_bytes = pb.k * esz, packs = (row_bytes + 15) / 16;
+    const int64_t bytes = mul_sat(pb.m, pb.lda * esz);
     if (pb.batched() || pb.m < 2048 || rows_aligned16(pb) || row_bytes < 256 || row_bytes > 3584 ||
-        mul_sat(pb.m, pb.lda * esz) >= (128 << 20))
+        bytes < (8 << 20) || bytes >= (128 << 20))
         return false;
     const int p = std::clamp(pow2_round((double)packs / 10.0), 4, 16);
     *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, p == 4 ? 32 : 256 / p, kLoadsRealigned, 2, 1, 1);
@@ -185,15 +190,38 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     return runs(c, pb);
 }
 
+// Lanes a row of `loads` 16-byte packs when every row is in flight at once: a lane a pack,
+// the power of two at or above, at most 512; 1024 for rows of more than 1024 packs while
+// the rows fill at most half the GPU's threads (fp16 189 x 15606, 189 blocks of 1024: 6.4
+// us against 4.4 in 512; bf16 4 x 15128 2.3 against 2.9).
+int one_load_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
+    if (loads > 1024 && mul_sat(rows, 1024) <= target_threads / 2) return 1024;
+    return std::min(512, pow2_ceil(loads));
+}
+
+// A matrix whose rows of at most 2048 packs, at one_load_lanes a row, fit the GPU's threads
+// at once (a full SM's worth on every SM): every load is in flight together, so the time
+// is the latency of one, and more loads a lane, a staged x or a long stream of packs only
+// add to it.
+bool latency_bound(const Problem &pb, int64_t target_threads) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
+    const int64_t rows = mul_sat(pb.m, pb.batch);
+    return loads <= 2048 && mul_sat(rows, one_load_lanes(loads, rows, target_threads)) <= target_threads;
+}
+
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
-    gemv_config_t chosen;
-    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) || short_rows_config(pb, &chosen) ||
-        stream_config(pb, sm_count, &chosen))
-        return chosen;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
+    const bool latency = latency_bound(pb, target_threads);
+    // Latency-bound rows of 256 bytes and more go to the row kernels below (fp16 3473 x 145:
+    // 2.6 us at a warp a row against 3.4 in short_rows_config's 4 lanes); shorter rows still
+    // stream, where the stream has steps enough for every SM.
+    gemv_config_t chosen;
+    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) ||
+        (!latency && short_rows_config(pb, &chosen)) || stream_config(pb, sm_count, &chosen))
+        return chosen;
 
     // 16-byte loads first: aligned rows, then rows realigned in the kernel (a scalar head,
     // x shifted in registers); the can_implement check below drops what cannot run.
@@ -220,16 +248,17 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             const int64_t want = target_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
-        // Tiny matrices of short misaligned rows (at most 64 packs a row, 512 KB in all):
-        // every row is in flight at once, so a second load a lane and the wait on a staged
-        // x are latency added, not hidden. A lane a pack up to a warp a row (two packs a lane
-        // from 33), unroll 1, x staged only where it must be:
-        // fp32 550x113 1.85 us against 3.42 (8 lanes, unroll 2), bf16 146x85 1.86 against
-        // 2.48, 719x75 1.93 against 2.63 (benchmarks/experiments/tiny_rows.sh).
-        const bool tiny = mode == kLoadsRealigned && loads <= 64 && mul_sat(rows, loads) <= 32768;
-        if (tiny) p = std::min(32, pow2_ceil(loads));
-        gemv_config_t c = row_config(p, loads, mode, tiny ? x_unaligned : smem);
-        if (tiny) c.unroll = 1;
+        // Latency-bound matrices (every row in flight at once at a pack a lane): a lane a
+        // pack, up to 512 a row (1024 past 1024 packs), unroll 1, x staged only where it must
+        // be. Two packs a lane or a staged x add latency there instead of hiding it: bf16
+        // 122 x 1001 2.0 us against 3.75 (a warp a row, unroll 2), fp16 17 x 1391 1.84
+        // against 2.83 (64 lanes), bf16 2 x 4038 1.89 against 3.15 (128 lanes), fp32 550 x 113
+        // 1.85 against 3.42 (8 lanes); results/h100-2026-11-24-s13-few-rows.txt and
+        // -s12-tiny-rows.txt (benchmarks/experiments/few_rows.py, tiny_rows.sh).
+        const bool one_load = latency && vec;
+        if (one_load) p = one_load_lanes(loads, rows, target_threads);
+        gemv_config_t c = row_config(p, loads, mode, one_load ? x_unaligned : smem);
+        if (one_load) c.unroll = 1;
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
         if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {

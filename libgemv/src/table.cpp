@@ -49,6 +49,7 @@ struct TableEntry {
     gemv_dtype_t dtype;
     double log_m, log_k, log_batch;
     bool dense16; // tuned on rows that allow 16-byte loads (K * size % 16 == 0, or M == 1)
+    double gain;  // heuristic_us / tuned_us: how much the config beat the heuristic at its shape
     gemv_config_t config;
 };
 
@@ -97,6 +98,14 @@ constexpr double kMaxDistance = 1.5;
 // speak for their own shape and its near neighbours alone (within sqrt(2) along one axis),
 // and the heuristic, fit to each kind's sweep, runs the rest.
 constexpr double kMaxDistanceCoarse = 0.5;
+// An op N entry whose config beat the heuristic at its own shape by less than this speaks
+// for its shape alone: between grid points the heuristic, which follows the shape, runs
+// the call. Such an entry says that the heuristic is as good in its cell; its config, fit
+// to the grid point, may not be (fp32 6972 x 1004 took the 4096 x 1024 entry, 1.00 over
+// the heuristic there: 12.7 us against the heuristic's 11.5; benchmarks/results/
+// h100-2026-11-24-s13-few-rows2.txt). 1.0 gave 0.929 of the best config on those 30
+// shapes, 1.03 0.946, 1.05 0.946, 1.1 0.949 (NOTES.md section 24).
+constexpr double kMinGainAway = 1.05;
 constexpr int64_t kMaxEntries = 1 << 16;
 
 std::atomic<uint64_t> g_serial{0};
@@ -119,9 +128,10 @@ bool parse_int(const std::string &s, int64_t lo, int64_t hi, int64_t *out) {
     return true;
 }
 
-bool parse_us(const std::string &s) {
+bool parse_us(const std::string &s, double *out) {
     char *end = nullptr;
     double v = strtod(s.c_str(), &end);
+    *out = v;
     return !s.empty() && !*end && std::isfinite(v) && v >= 0;
 }
 
@@ -191,7 +201,10 @@ gemv_status_t parse_entry(Parser &ps, const std::vector<std::string> &w, Table &
         std::string why = gemv_last_error();
         return ps.fail("invalid config", why);
     }
-    if (!parse_us(w[12]) || !parse_us(w[13])) return ps.fail("times must be non-negative numbers", w[12] + " " + w[13]);
+    double tuned_us = 0, heuristic_us = 0;
+    if (!parse_us(w[12], &tuned_us) || !parse_us(w[13], &heuristic_us))
+        return ps.fail("times must be non-negative numbers", w[12] + " " + w[13]);
+    e.gain = tuned_us > 0 ? heuristic_us / tuned_us : 1.0;
     auto &list = t.by_key[e.bits ? quantized_key_of((gemv_dtype_t)dtype, e.bits)
                                  : key_of(op, (gemv_dtype_t)dtype, e.batch > 1)];
     e.dtype = (gemv_dtype_t)dtype;
@@ -453,7 +466,7 @@ bool fits(const TableEntry &e, const Problem &pb) {
 namespace {
 
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               gemv_config_t *config, double *distance);
+               bool gated, gemv_config_t *config, double *distance);
 
 } // namespace
 
@@ -461,17 +474,19 @@ bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, doub
     if (pb.dtype() < 0 || pb.dtype() > 2 || pb.a_type != pb.x_type || pb.x_type != pb.y_type) return false;
     if (pb.quantized())
         return (pb.qw.bits == 4 || pb.qw.bits == 8) &&
-               lookup_in(t.by_key[quantized_key_of(pb.dtype(), pb.qw.bits)], pb, pb.m, 1, kMaxDistanceCoarse, config,
-                         distance);
-    const double reach = pb.op == GEMV_OP_N && !pb.batched() ? kMaxDistance : kMaxDistanceCoarse;
-    if (lookup_in(t.by_key[key_of(pb.op, pb.dtype(), pb.batched())], pb, pb.m, pb.batch, reach, config, distance))
+               lookup_in(t.by_key[quantized_key_of(pb.dtype(), pb.qw.bits)], pb, pb.m, 1, kMaxDistanceCoarse, false,
+                         config, distance);
+    const bool single_n = pb.op == GEMV_OP_N && !pb.batched();
+    if (lookup_in(t.by_key[key_of(pb.op, pb.dtype(), pb.batched())], pb, pb.m, pb.batch,
+                  single_n ? kMaxDistance : kMaxDistanceCoarse, single_n, config, distance))
         return true;
     // The row kernels run a batch as one run of batch * M rows, so a batched op N problem
     // with no batched entry in reach takes the single-product entry at (batch * M, K): the
     // same kernels on the same rows (8 x 4096 x 4096 fp32: 268.7 us with the heuristic,
     // a table at 32768 x 4096 says 180).
     return pb.op == GEMV_OP_N && pb.batched() &&
-           lookup_in(t.by_key[key_of(pb.op, pb.dtype(), false)], pb, pb.m * pb.batch, 1, kMaxDistance, config, distance);
+           lookup_in(t.by_key[key_of(pb.op, pb.dtype(), false)], pb, pb.m * pb.batch, 1, kMaxDistance, true, config,
+                     distance);
 }
 
 namespace {
@@ -496,7 +511,7 @@ void for_each_in_reach(const std::vector<TableEntry> &list, int64_t m, int64_t k
 }
 
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               gemv_config_t *config, double *distance) {
+               bool gated, gemv_config_t *config, double *distance) {
     m = std::max<int64_t>(m, 1);
     const int64_t k = std::max<int64_t>(pb.k, 1);
     const double lm = std::log2((double)m), lk = std::log2((double)k), lb = std::log2((double)batch);
@@ -533,7 +548,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
             }
     }
     clear_error(); // can_implement's detail of a skipped entry is no error of the call
-    if (!use) return false;
+    if (!use || (gated && dist2(*use) > 0 && use->gain < kMinGainAway)) return false;
     *config = use->config;
     if (distance) *distance = std::sqrt(dist2(*use));
     return true;
