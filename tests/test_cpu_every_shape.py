@@ -108,7 +108,7 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         # and 32 MB and more): beyond, the heuristic decides.
         assert t.lookup(5792, 5793, "float16")[0].vector_loads == 2      # 1.99x its elements
         assert t.lookup(8191, 8191, "float16") is None                   # 4x: phased rows instead
-        assert t.lookup(2000, 8193, "float16")[0].vector_loads == 2      # < 2048 rows: not phased
+        assert t.lookup(2000, 8193, "float16") is None                   # 1.44 away: beyond 1.0
         # A phased entry serves its own shape and longer rows, but not shorter rows outside
         # the phased regime (under 512 bytes here).
         assert t.lookup(65536, 257, "float16")[0].vector_loads == 3

@@ -90,6 +90,13 @@ constexpr size_t kMaxFileBytes = 16u << 20;
 // loses to the heuristic: on 30 held-out shapes a reach of 2 gave 0.94 of the oracle,
 // 1.5 gave 0.975 (benchmarks/results/h100-2026-11-21-heldout.txt).
 constexpr double kMaxDistance = 1.5;
+// Rows that are not 16-byte multiples are tuned at K = 3, 17, 257, 4097, 65537 (and 18, 260,
+// 4102): 16x apart, so an entry 1.5 away is mostly another row length, and with the
+// heuristic's one-load rows (2026-11-24) those lost to it: fp16 10208 x 636 took the
+// 16384 x 260 entry (1.46 away) at 9.0 us against the heuristic's 7.9, fp32 1191 x 705 the
+// 1024 x 257 entry at 3.7 against 3.5. Their entries reach 1.0 (held-out: 0.966 -> 0.972 of
+// the oracle, benchmarks/results/h100-2026-11-24-s13-heldout-*).
+constexpr double kMaxDistanceUnaligned = 1.0;
 // op T, batches and quantized weights are tuned on coarser grids (op T a factor of 8
 // apart, quantized a factor of 4, batches 8x in count) whose neighbours often sit in
 // another regime: at a reach of 1.5 fp16 op T 16384^2 took 8192 x 28672's entry at 1.29
@@ -466,7 +473,7 @@ bool fits(const TableEntry &e, const Problem &pb) {
 namespace {
 
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               bool gated, gemv_config_t *config, double *distance);
+               bool single_n, gemv_config_t *config, double *distance);
 
 } // namespace
 
@@ -510,8 +517,10 @@ void for_each_in_reach(const std::vector<TableEntry> &list, int64_t m, int64_t k
     }
 }
 
+// single_n: a list of op N single-product entries, which a gain under kMinGainAway keeps to
+// their own shape and whose entries of unaligned rows reach kMaxDistanceUnaligned.
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               bool gated, gemv_config_t *config, double *distance) {
+               bool single_n, gemv_config_t *config, double *distance) {
     m = std::max<int64_t>(m, 1);
     const int64_t k = std::max<int64_t>(pb.k, 1);
     const double lm = std::log2((double)m), lk = std::log2((double)k), lb = std::log2((double)batch);
@@ -523,6 +532,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
                                             (pb.m == 1 || ((uint64_t)pb.lda * esz) % 16 == 0) &&
                                             (!pb.batched() || ((uint64_t)pb.stride_a * esz) % 16 == 0));
     const int64_t group = pb.quantized() ? pb.qw.group_size : 0; // an entry serves its group size only
+    if (single_n && !dense16) max_distance = std::min(max_distance, kMaxDistanceUnaligned);
     const double max_d2 = max_distance * max_distance;
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
@@ -548,7 +558,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
             }
     }
     clear_error(); // can_implement's detail of a skipped entry is no error of the call
-    if (!use || (gated && dist2(*use) > 0 && use->gain < kMinGainAway)) return false;
+    if (!use || (single_n && dist2(*use) > 0 && use->gain < kMinGainAway)) return false;
     *config = use->config;
     if (distance) *distance = std::sqrt(dist2(*use));
     return true;
