@@ -173,20 +173,31 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     assert c.split_k == 528 // 12 and c.threads_per_row == 128, c
     for m, k in ((3, 400001), (4, 40001)):  # under 4 rows, under 2 MB: split K
         assert pick(m, k, "float32").variant == "splitk_twopass", (m, k)
-    # Latency-bound matrices (rows x lanes at a pack a lane fit 132 x 2048 threads): a lane a
-    # pack up to 512 a row (1024 past 1024 packs), unroll 1, x staged only when strided.
+    # Small matrices (rows of <= 2048 packs, rows x packs <= 2 x 132 x 2048): a lane a pack
+    # (512 at most; 1024 past 1024 packs while rows x 1024 fill half the GPU), no more lanes
+    # in all than half the GPU's threads, at most 4 packs a lane; unroll 1, x staged only
+    # when strided.
     for m, k, dtype, p in [(550, 113, "float32", 32), (146, 85, "bfloat16", 16), (719, 75, "bfloat16", 16),
-                           (5000, 113, "float32", 32), (122, 1001, "bfloat16", 128), (17, 1391, "float16", 256),
+                           (5000, 113, "float32", 16), (122, 1001, "bfloat16", 128), (17, 1391, "float16", 256),
                            (2, 4038, "bfloat16", 512), (4, 15128, "bfloat16", 1024), (1, 1293, "float16", 256),
-                           (189, 15606, "float16", 512)]:  # 1024 lanes only while rows fill half the GPU
+                           (189, 15606, "float16", 512), (6687, 374, "bfloat16", 16), (1191, 705, "float32", 64),
+                           (67241, 47, "float16", 2), (3423, 218, "float32", 32)]:
         c = pick(m, k, dtype)
         assert (c.threads_per_row, c.unroll, c.x_in_smem) == (p, 1, False), (m, k, dtype, c)
         aligned = m == 1 or (k * {"float32": 4}.get(dtype, 2)) % 16 == 0  # one row: only its start counts
         assert c.vector_loads == (1 if aligned else 2), (m, k, dtype, c)
         assert c.threads_per_row * c.rows_per_block == max(128, p), c
         assert pick(m, k, dtype, incx=2).x_in_smem, (m, k, dtype)
-    # Past the GPU's threads at a pack a lane: two loads a lane, as before.
-    for m, k, dtype in [(20000, 113, "float32"), (1191, 705, "float32"), (3209, 2998, "float16")]:
+    # Misaligned rows of at most 128 bytes in at most 1 MB: element loads, a lane an element
+    # up to 64 and half the GPU's threads.
+    for m, k, dtype, p in [(210, 7, "float32", 8), (2, 36, "float16", 64), (5890, 41, "bfloat16", 16),
+                           (37474, 9, "float16", 2), (487, 25, "float32", 32)]:
+        c = pick(m, k, dtype)
+        assert (c.threads_per_row, c.vector_loads) == (p, 0), (m, k, dtype, c)
+    assert pick(2392, 35, "float32").vector_loads == 2     # 140-byte rows: realigned packs
+    assert pick(67241, 47, "float16").vector_loads == 2    # 6 MB: realigned packs
+    # Larger: two loads a lane, as before.
+    for m, k, dtype in [(20000, 113, "float32"), (3209, 2998, "float16")]:
         c = pick(m, k, dtype)
         assert c.unroll == 2 and c.threads_per_row < -(-k * {"float32": 4}.get(dtype, 2) // 16), (m, k, dtype, c)
     # Under 2048 rows of 256 bytes and more: row kernels, not the row stream; under 8 MB not
@@ -205,9 +216,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
 
 
 def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
-    """The row stream for packed rows up to 3.5 KB that do not start 16-byte aligned (rows of
-    256 bytes and more: from 128 MB; from 8 MB and 2048 rows realigned rows with x staged;
-    below, the row kernels' own choice);
+    """The row stream for packed rows up to 3.5 KB that do not start 16-byte aligned, beyond
+    small matrices (rows of 256 bytes and more: from 128 MB; from 8 MB and 2048 rows realigned
+    rows with x staged; below, the row kernels' own choice);
     row kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
     tile shrinks until the GPU has steps for every SM, and every choice can run."""
     run("""
@@ -218,8 +229,8 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
         return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 21),
                                     use_table=False, **kw)
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
-        for m, k, lda, a_off in [(100000, 9, None, 0), (20000, 105, None, 0), (2400, 1306 // es * 2 + 1, None, 0),
-                                 (5000, 64, 65, 0), (5000, 64, None, es), (12141, 35, None, 0)]:
+        for m, k, lda, a_off in [(1000000, 9, None, 0), (200000, 105, None, 0), (2400, 1306 // es * 2 + 1, None, 0),
+                                 (100000, 64, 65, 0), (100000, 64, None, es), (121410, 35, None, 0)]:
             c = pick(m, k, dtype, lda, a_off)
             if k * es >= 256 and m * (lda or k) * es < (8 << 20):  # the row kernels' own choice
                 assert c.variant != "row_stream" and not c.x_in_smem, (dtype, m, k, c)
@@ -251,12 +262,15 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
             c = pick(m, k, dtype, lda, a_off, **kw)
             assert c.variant != "row_stream", (dtype, m, k, lda, a_off, kw, c)
     # Short rows take 128-thread blocks of 16-bit rows, 512 of fp32, 4 packs a thread on a
-    # large matrix; a smaller one fewer packs a thread.
+    # large matrix; a smaller one fewer packs a thread (until the GPU has 2 steps an SM).
     big = pick(1000000, 9, "float16")
     assert (big.threads_per_row * big.rows_per_block, big.unroll, big.threads_per_row) == (128, 4, 1), big
     assert pick(1000000, 9, "float32").threads_per_row * pick(1000000, 9, "float32").rows_per_block == 512
-    small = pick(12141, 35, "float16")
-    assert small.unroll == 1 and small.threads_per_row * small.rows_per_block == 128, small
+    fewer = pick(34000, 61, "float32")
+    assert fewer.variant == "row_stream" and fewer.unroll < 4, fewer
+    # Small matrices (at 4 packs a lane, half the GPU's threads) take the row kernels.
+    for m, k, dtype in [(12141, 35, "float16"), (100000, 9, "float32"), (67241, 47, "float16")]:
+        assert pick(m, k, dtype).variant != "row_stream", (m, k, dtype)
     """)
 
 

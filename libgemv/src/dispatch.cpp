@@ -192,21 +192,41 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 
 // Lanes a row of `loads` 16-byte packs when every row is in flight at once: a lane a pack,
 // the power of two at or above, at most 512; 1024 for rows of more than 1024 packs while
-// the rows fill at most half the GPU's threads (fp16 189 x 15606, 189 blocks of 1024: 6.4
-// us against 4.4 in 512; bf16 4 x 15128 2.3 against 2.9).
+// the rows fill at most half the GPU's threads (fp16 189 x 15606, 189 blocks of
+// 1024: 6.4 us against 4.4 in 512; bf16 4 x 15128 2.3 against 2.9).
 int one_load_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
     if (loads > 1024 && mul_sat(rows, 1024) <= target_threads / 2) return 1024;
     return std::min(512, pow2_ceil(loads));
 }
 
-// A matrix whose rows of at most 2048 packs, at one_load_lanes a row, fit the GPU's threads
-// at once (a full SM's worth on every SM): every load is in flight together, so the time
-// is the latency of one, and more loads a lane, a staged x or a long stream of packs only
-// add to it.
-bool latency_bound(const Problem &pb, int64_t target_threads) {
+// Small matrices: rows of at most 2048 packs, and few enough of them that at 4 packs a lane
+// they fill at most half the GPU's threads (about 8 MB). There every row is in flight at
+// once, so the time is the latency of a few loads: a lane a pack up to half the GPU's
+// threads, at most 4 packs a lane, unroll 1, x staged only where it must be; more loads a
+// lane, a staged x or a stream of packs only add to the latency. Fit to two sweeps of
+// 75 shapes (benchmarks/experiments/few_rows.py; results/h100-2026-11-24-s13-few-rows*.txt,
+// -s13-short-rows.txt): bf16 122 x 1001 2.0 us against 3.75 (a warp a row, unroll 2),
+// fp16 17 x 1391 1.84 against 2.83, bf16 6687 x 374 4.1 against 5.6 (16 lanes, not 32),
+// fp32 1191 x 705 3.5 against 5.3 (the stream), fp16 67241 x 47 4.9 against 6.9 (the stream).
+bool small_matrix(const Problem &pb, int64_t target_threads) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
-    const int64_t rows = mul_sat(pb.m, pb.batch);
-    return loads <= 2048 && mul_sat(rows, one_load_lanes(loads, rows, target_threads)) <= target_threads;
+    return loads <= 2048 && mul_sat(mul_sat(pb.m, pb.batch), loads) <= 2 * target_threads;
+}
+
+int small_matrix_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
+    const int fill = pow2_floor(std::max<int64_t>(1, target_threads / 2 / std::max<int64_t>(rows, 1)));
+    return std::max(std::min(one_load_lanes(loads, rows, target_threads), fill), pow2_ceil((loads + 3) / 4));
+}
+
+// Element loads instead of realigned packs for small matrices (up to 1 MB) of misaligned
+// rows of at most 128 bytes: a lane an element, up to 64 lanes and half the GPU's threads.
+// A realigned pack's head, tail and shift cost more than they save there: fp32 210 x 7
+// 1.09 us against 1.52, fp16 2 x 36 1.17 against 1.54, bf16 5890 x 41 1.96 against 2.40
+// (the stream), fp16 37474 x 9 1.88 against 2.44 (-s13-short-rows.txt); from 140-byte
+// rows (fp32 2392 x 35) or 6 MB (fp16 67241 x 47) realigned packs win.
+bool short_rows_by_element(const Problem &pb) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype());
+    return !rows_aligned16(pb) && pb.k * esz <= 128 && mul_sat(mul_sat(pb.m, pb.batch), pb.lda * esz) <= (1 << 20);
 }
 
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
@@ -214,14 +234,13 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int pack = 16 / esz;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
     const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
-    const bool latency = latency_bound(pb, target_threads);
-    // Latency-bound rows of 256 bytes and more go to the row kernels below (fp16 3473 x 145:
-    // 2.6 us at a warp a row against 3.4 in short_rows_config's 4 lanes); shorter rows still
-    // stream, where the stream has steps enough for every SM.
+    const bool small = small_matrix(pb, target_threads);
+    const int64_t rows = mul_sat(pb.m, pb.batch); // a batch counts all its rows
     gemv_config_t chosen;
     if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) ||
-        (!latency && short_rows_config(pb, &chosen)) || stream_config(pb, sm_count, &chosen))
+        (!small && (short_rows_config(pb, &chosen) || stream_config(pb, sm_count, &chosen))))
         return chosen;
+    const bool by_element = small && short_rows_by_element(pb);
 
     // 16-byte loads first: aligned rows, then rows realigned in the kernel (a scalar head,
     // x shifted in registers); the can_implement check below drops what cannot run.
@@ -231,7 +250,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // still a 16-byte load or two and a shift: bf16 425x2 1.22 us against 0.98, fp32
         // 902x1 1.22 against 1.00 (held-out, -s12-heldout.txt); the table's fp16
         // 1048576x3 entry is scalar too (8.6 us against 13.4 realigned).
-        if (mode == kLoadsRealigned && pb.k < pack) continue;
+        if (mode == kLoadsRealigned && (pb.k < pack || by_element)) continue;
         const int64_t loads = vec ? (pb.k + pack - 1) / pack : pb.k; // loads per row
         // x staged in shared memory where the load mode needs it (aligned packs of a
         // misaligned or strided x; realigned rows of a strided x), and for realigned rows
@@ -241,24 +260,18 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
                           (x_unaligned || (mode == kLoadsRealigned && (size_t)pb.k * esz <= 256));
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
-        // Few rows (a batch counts all its rows): more threads a row, while each keeps two
-        // loads or more.
-        const int64_t rows = mul_sat(pb.m, pb.batch);
+        // Few rows: more threads a row, while each keeps two loads or more.
         if (mul_sat(rows, p) < target_threads && loads > 2 * (int64_t)p) {
             const int64_t want = target_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
-        // Latency-bound matrices (every row in flight at once at a pack a lane): a lane a
-        // pack, up to 512 a row (1024 past 1024 packs), unroll 1, x staged only where it must
-        // be. Two packs a lane or a staged x add latency there instead of hiding it: bf16
-        // 122 x 1001 2.0 us against 3.75 (a warp a row, unroll 2), fp16 17 x 1391 1.84
-        // against 2.83 (64 lanes), bf16 2 x 4038 1.89 against 3.15 (128 lanes), fp32 550 x 113
-        // 1.85 against 3.42 (8 lanes); results/h100-2026-11-24-s13-few-rows.txt and
-        // -s12-tiny-rows.txt (benchmarks/experiments/few_rows.py, tiny_rows.sh).
-        const bool one_load = latency && vec;
-        if (one_load) p = one_load_lanes(loads, rows, target_threads);
-        gemv_config_t c = row_config(p, loads, mode, one_load ? x_unaligned : smem);
-        if (one_load) c.unroll = 1;
+        // Small matrices (small_matrix): lanes by small_matrix_lanes, unroll 1, x staged
+        // only where it must be; element loads a lane an element (short_rows_by_element).
+        if (small && vec) p = small_matrix_lanes(loads, rows, target_threads);
+        if (by_element && !vec)
+            p = std::clamp(std::min(pow2_ceil(loads), pow2_floor(std::max<int64_t>(1, target_threads / 2 / rows))), 1, 64);
+        gemv_config_t c = row_config(p, loads, mode, small && vec ? x_unaligned : smem);
+        if (small && vec) c.unroll = 1;
 
         // Still far from filling the GPU with one block a row: split K (deterministic).
         if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {
