@@ -177,7 +177,7 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     # (512 at most; 1024 past 1024 packs while rows x 1024 fill half the GPU), no more lanes
     # in all than half the GPU's threads, at most 4 packs a lane; unroll 1, x staged only
     # when strided.
-    for m, k, dtype, p in [(550, 113, "float32", 32), (146, 85, "bfloat16", 16), (719, 75, "bfloat16", 16),
+    for m, k, dtype, p in [(550, 113, "float32", 32), (719, 75, "bfloat16", 16),
                            (5000, 113, "float32", 16), (122, 1001, "bfloat16", 128), (17, 1391, "float16", 256),
                            (2, 4038, "bfloat16", 512), (4, 15128, "bfloat16", 1024), (1, 1293, "float16", 256),
                            (189, 15606, "float16", 512), (6687, 374, "bfloat16", 16), (1191, 705, "float32", 64),
@@ -188,10 +188,11 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
         assert c.vector_loads == (1 if aligned else 2), (m, k, dtype, c)
         assert c.threads_per_row * c.rows_per_block == max(128, p), c
         assert pick(m, k, dtype, incx=2).x_in_smem, (m, k, dtype)
-    # Misaligned rows of at most 128 bytes in at most 1 MB: element loads, a lane an element
-    # up to 64 and half the GPU's threads.
+    # Misaligned rows of at most 64 bytes, of 128 in at most 1 MB, of 512 in at most 64 KB:
+    # element loads, a lane an element up to 256 and half the GPU's threads.
     for m, k, dtype, p in [(210, 7, "float32", 8), (2, 36, "float16", 64), (5890, 41, "bfloat16", 16),
-                           (37474, 9, "float16", 2), (487, 25, "float32", 32)]:
+                           (37474, 9, "float16", 2), (487, 25, "float32", 32), (129733, 9, "float32", 1),
+                           (32234, 14, "float32", 4), (85, 195, "float16", 256), (146, 85, "bfloat16", 128)]:
         c = pick(m, k, dtype)
         assert (c.threads_per_row, c.vector_loads) == (p, 0), (m, k, dtype, c)
     assert pick(2392, 35, "float32").vector_loads == 2     # 140-byte rows: realigned packs

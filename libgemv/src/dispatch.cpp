@@ -218,15 +218,18 @@ int small_matrix_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
     return std::max(std::min(one_load_lanes(loads, rows, target_threads), fill), pow2_ceil((loads + 3) / 4));
 }
 
-// Element loads instead of realigned packs for small matrices (up to 1 MB) of misaligned
-// rows of at most 128 bytes: a lane an element, up to 64 lanes and half the GPU's threads.
-// A realigned pack's head, tail and shift cost more than they save there: fp32 210 x 7
-// 1.09 us against 1.52, fp16 2 x 36 1.17 against 1.54, bf16 5890 x 41 1.96 against 2.40
-// (the stream), fp16 37474 x 9 1.88 against 2.44 (-s13-short-rows.txt); from 140-byte
-// rows (fp32 2392 x 35) or 6 MB (fp16 67241 x 47) realigned packs win.
+// Element loads instead of realigned packs, in small matrices of misaligned rows: rows of
+// at most 64 bytes, rows of at most 128 bytes up to 1 MB, and rows of at most 512 bytes up
+// to 64 KB; a lane an element, up to 256 lanes and half the GPU's threads. A realigned
+// pack's head, tail and shift cost more than they save there: fp32 210 x 7 1.09 us against
+// 1.52, fp16 2 x 36 1.17 against 1.54, bf16 5890 x 41 1.96 against 2.40 (the stream), fp32
+// 129733 x 9 3.35 against 4.37, fp16 85 x 195 1.62 against 1.84 (-s13-short-rows.txt,
+// -s13-validate.txt); realigned packs win from 140-byte rows at 0.3 MB (fp32 2392 x 35),
+// 94-byte rows at 6 MB (fp16 67241 x 47) and 684-byte rows (fp32 27 x 171).
 bool short_rows_by_element(const Problem &pb) {
-    const int64_t esz = (int64_t)dtype_size(pb.dtype());
-    return !rows_aligned16(pb) && pb.k * esz <= 128 && mul_sat(mul_sat(pb.m, pb.batch), pb.lda * esz) <= (1 << 20);
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz;
+    const int64_t bytes = mul_sat(mul_sat(pb.m, pb.batch), pb.lda * esz);
+    return !rows_aligned16(pb) && (row <= 64 || (row <= 128 && bytes <= (1 << 20)) || (row <= 512 && bytes <= (64 << 10)));
 }
 
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
@@ -269,7 +272,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // only where it must be; element loads a lane an element (short_rows_by_element).
         if (small && vec) p = small_matrix_lanes(loads, rows, target_threads);
         if (by_element && !vec)
-            p = std::clamp(std::min(pow2_ceil(loads), pow2_floor(std::max<int64_t>(1, target_threads / 2 / rows))), 1, 64);
+            p = std::clamp(std::min(pow2_ceil(loads), pow2_floor(std::max<int64_t>(1, target_threads / 2 / rows))), 1, 256);
         gemv_config_t c = row_config(p, loads, mode, small && vec ? x_unaligned : smem);
         if (small && vec) c.unroll = 1;
 
