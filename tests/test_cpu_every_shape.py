@@ -80,7 +80,7 @@ def fit_table(tmp_path):
         # realigned rows
         Entry("float16", 4096, 4097, C("block_per_row", 256, 2, 2, 2), 20.0, 23.0),
         # a warp a row on rows of 33 packs
-        Entry("float16", 16, 257, C("warp_per_row", 32, 4, 2, 1), 1.30, 1.46),
+        Entry("float16", 128, 257, C("warp_per_row", 32, 4, 2, 1), 1.30, 1.46),
         # phased rows (rows of 514 bytes, 33 MB)
         Entry("float16", 65536, 257, C("rows_per_warp", 8, 128, 3, 1, True), 14.8, 15.8),
     ])
@@ -94,7 +94,10 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         # for 512 threads. Nothing else in reach: the heuristic decides.
         assert t.lookup(40000, 3072, "float16") is None
         # Up to a warp a row, idle lanes are allowed: 32 lanes on rows of 28 packs.
-        assert t.lookup(31, 219, "float16")[0].threads_per_row == 32
+        assert t.lookup(150, 219, "float16")[0].threads_per_row == 32
+        # Not where the heuristic reads the rows otherwise than at the entry's shape: element
+        # loads for 31 x 219 (13 KB), realigned packs at 128 x 257.
+        assert t.lookup(31, 219, "float16") is None
         # A config with idle threads at its own shape stays where it was measured.
         assert t.lookup(4, 1024, "float16")[0].threads_per_row == 256
         assert t.lookup(4, 960, "float16")[0].threads_per_row == 256
@@ -112,7 +115,8 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         # A phased entry serves its own shape and longer rows, but not shorter rows outside
         # the phased regime (under 512 bytes here).
         assert t.lookup(65536, 257, "float16")[0].vector_loads == 3
-        assert t.lookup(50000, 300, "float16")[0].vector_loads == 3
+        assert t.lookup(70000, 300, "float16")[0].vector_loads == 3
+        assert t.lookup(50000, 300, "float16") is None  # 30 MB: the heuristic's rows are not phased there
         assert t.lookup(50084, 153, "float16") is None
 
 
