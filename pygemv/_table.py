@@ -232,7 +232,8 @@ class Table:
                **problem) -> tuple[Config, float] | None:
         """The config libgemv's dispatcher takes from this table for a problem, and the log2
         distance to the entry it came from; ``None`` when no entry of the problem's
-        descriptor (op, dtype, batched, weights) can run it. ``weights``: quantized weights
+        descriptor (op, dtype, batched, weights) can run it, or when the entry in reach
+        leaves it to the heuristic (docs/tuning.md, "The lookup"). ``weights``: quantized weights
         as (bits, group_size, zero_mode), ``zero_mode`` a ``gemv_qzero_t``. ``problem``:
         ``trans``, ``lda``, ``incx``, ``a_ptr``, ``x_ptr``, ``batch``, ...
         (:func:`pygemv._registry.problem_args`)."""

@@ -500,7 +500,9 @@ GEMV_API gemv_status_t gemv_table_fingerprint(gemv_table_t table, gemv_table_fin
 GEMV_API gemv_status_t gemv_table_check(gemv_table_t table, const gemv_device_props_t *props);
 /* The table's config for a problem (no GPU needed; pointers matter for alignment, and
  * args->workspace_bytes for split-K): SUCCESS, or NOT_SUPPORTED when no entry of the
- * dtype can run it. *distance (may be NULL): the log2 distance to the entry used. */
+ * dtype can run it, or when the entry in reach leaves the problem to the heuristic (it
+ * speaks for its own shape alone: docs/tuning.md, "The lookup"). *distance (may be NULL):
+ * the log2 distance to the entry used. */
 GEMV_API gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *args,
                                          gemv_config_t *config, double *distance);
 
