@@ -105,7 +105,8 @@ bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 // Rows that do not start 16-byte aligned, of 256 bytes to 3.5 KB, on matrices of 2048 rows
 // and more from 8 MB to 128 MB: realigned rows with x staged, about ten packs a lane (4 to 16
 // lanes), unroll 2 (below 8 MB the row kernels' own choice: fp16 2181 x 1614, 7 MB, 6.8 us
-// here, 5.1 at 64 lanes; results/h100-2026-11-24-s13-few-rows2.txt). Fit to benchmarks/experiments/stream_vs_rows.sh on the H100 (results/
+// here, 5.1 at 64 lanes; results/h100-2026-11-24-s13-few-rows2.txt). Fit to
+// benchmarks/experiments/stream_vs_rows.sh on the H100 (results/
 // h100-2026-11-24-s11-stream-vs-rows.txt, 28 shapes of 8-64 MB): these configs took 0.63-0.95
 // of the time of the row stream (fp16 5983 x 701: 6.2 against 9.3 us) and 0.75-0.97 of the
 // row kernels with x through the cache (fp32 18850 x 445: 15.8 against 20.4); the row stream
@@ -213,6 +214,8 @@ bool small_matrix(const Problem &pb, int64_t target_threads) {
     return loads <= 2048 && mul_sat(mul_sat(pb.m, pb.batch), loads) <= 2 * target_threads;
 }
 
+// Lanes a row in a small matrix: a lane a pack, but no more lanes in all than half the GPU's
+// threads, and at most 4 packs a lane.
 int small_matrix_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
     const int fill = pow2_floor(std::max<int64_t>(1, target_threads / 2 / std::max<int64_t>(rows, 1)));
     return std::max(std::min(one_load_lanes(loads, rows, target_threads), fill), pow2_ceil((loads + 3) / 4));
@@ -229,7 +232,8 @@ int small_matrix_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
 bool short_rows_by_element(const Problem &pb) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz;
     const int64_t bytes = mul_sat(mul_sat(pb.m, pb.batch), pb.lda * esz);
-    return !rows_aligned16(pb) && (row <= 64 || (row <= 128 && bytes <= (1 << 20)) || (row <= 512 && bytes <= (64 << 10)));
+    return !rows_aligned16(pb) &&
+           (row <= 64 || (row <= 128 && bytes <= (1 << 20)) || (row <= 512 && bytes <= (64 << 10)));
 }
 
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
@@ -272,7 +276,8 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // only where it must be; element loads a lane an element (short_rows_by_element).
         if (small && vec) p = small_matrix_lanes(loads, rows, target_threads);
         if (by_element && !vec)
-            p = std::clamp(std::min(pow2_ceil(loads), pow2_floor(std::max<int64_t>(1, target_threads / 2 / rows))), 1, 256);
+            p = std::clamp(std::min(pow2_ceil(loads), pow2_floor(std::max<int64_t>(1, target_threads / 2 / rows))),
+                           1, 256);
         gemv_config_t c = row_config(p, loads, mode, small && vec ? x_unaligned : smem);
         if (small && vec) c.unroll = 1;
 
