@@ -191,15 +191,6 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     return runs(c, pb);
 }
 
-// Lanes a row of `loads` 16-byte packs when every row is in flight at once: a lane a pack,
-// the power of two at or above, at most 512; 1024 for rows of more than 1024 packs while
-// the rows fill at most half the GPU's threads (fp16 189 x 15606, 189 blocks of
-// 1024: 6.4 us against 4.4 in 512; bf16 4 x 15128 2.3 against 2.9).
-int one_load_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
-    if (loads > 1024 && mul_sat(rows, 1024) <= target_threads / 2) return 1024;
-    return std::min(512, pow2_ceil(loads));
-}
-
 // Small matrices: rows of at most 2048 packs, and few enough of them that at 4 packs a lane
 // they fill at most half the GPU's threads (about 8 MB). There every row is in flight at
 // once, so the time is the latency of a few loads: a lane a pack up to half the GPU's
@@ -214,11 +205,18 @@ bool small_matrix(const Problem &pb, int64_t target_threads) {
     return loads <= 2048 && mul_sat(mul_sat(pb.m, pb.batch), loads) <= 2 * target_threads;
 }
 
-// Lanes a row in a small matrix: a lane a pack, but no more lanes in all than half the GPU's
-// threads, and at most 4 packs a lane.
+// Lanes a row that keep all rows' lanes within half the GPU's threads (a power of two).
+int half_gpu_lanes(int64_t rows, int64_t target_threads) {
+    return pow2_floor(std::max<int64_t>(1, target_threads / 2 / std::max<int64_t>(rows, 1)));
+}
+
+// Lanes a row in a small matrix: a lane a pack (the power of two at or above, at most 512;
+// 1024 for rows of more than 1024 packs), but no more lanes in all than half the GPU's
+// threads (fp16 189 x 15606: 189 blocks of 1024 ran 6.4 us, of 512 4.4; bf16 4 x 15128 2.3
+// in 1024, 2.9 in 512), and at most 4 packs a lane.
 int small_matrix_lanes(int64_t loads, int64_t rows, int64_t target_threads) {
-    const int fill = pow2_floor(std::max<int64_t>(1, target_threads / 2 / std::max<int64_t>(rows, 1)));
-    return std::max(std::min(one_load_lanes(loads, rows, target_threads), fill), pow2_ceil((loads + 3) / 4));
+    const int one_load = loads > 1024 ? 1024 : std::min(512, pow2_ceil(loads));
+    return std::max(std::min(one_load, half_gpu_lanes(rows, target_threads)), pow2_ceil((loads + 3) / 4));
 }
 
 // Element loads instead of realigned packs, in small matrices of misaligned rows: rows of
@@ -276,8 +274,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // only where it must be; element loads a lane an element (short_rows_by_element).
         if (small && vec) p = small_matrix_lanes(loads, rows, target_threads);
         if (by_element && !vec)
-            p = std::clamp(std::min(pow2_ceil(loads), pow2_floor(std::max<int64_t>(1, target_threads / 2 / rows))),
-                           1, 256);
+            p = std::min({pow2_ceil(loads), half_gpu_lanes(rows, target_threads), 256});
         gemv_config_t c = row_config(p, loads, mode, small && vec ? x_unaligned : smem);
         if (small && vec) c.unroll = 1;
 
