@@ -468,8 +468,9 @@ gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool 
         const std::shared_ptr<const Table> t = use_table ? device_table(device) : nullptr;
         key.table = t ? table_serial(*t) : 0; // a reload in between: key what was used
         last.key = key;
-        last.from_table = t && table_lookup(*t, pb, &last.config, nullptr);
-        if (!last.from_table) last.config = heuristic_config(pb, sm_count(device));
+        LazyHeuristic heuristic{pb, sm_count(device)};
+        last.from_table = t && table_lookup(*t, pb, heuristic, &last.config, nullptr);
+        if (!last.from_table) last.config = heuristic.get();
         last.valid = true;
     }
     if (from_table) *from_table = last.from_table;

@@ -481,9 +481,23 @@ const char *table_path(const Table &t);
 uint64_t table_serial(const Table &t); // unique per table read by this process
 // SUCCESS or TABLE_MISMATCH (detail names the difference).
 gemv_status_t check_table(const Table &t, const gemv_device_props_t &props);
+// The heuristic's config for a problem, computed at most once: the table lookup may need it
+// to judge an entry, and dispatch needs it when no entry applies.
+struct LazyHeuristic {
+    const Problem &pb;
+    int sm_count;
+    bool done = false;
+    gemv_config_t config{};
+    const gemv_config_t &get() {
+        if (!done) config = heuristic_config(pb, sm_count), done = true;
+        return config;
+    }
+};
 // The config of the nearest entry (log2 M, log2 K) of pb's descriptor (op, dtype, batched,
-// row kind) that can run pb within its workspace; false when none can.
-bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance);
+// row kind) that can run pb within its workspace; false when none can, or when the entry
+// leaves pb to the heuristic (docs/tuning.md, "The lookup").
+bool table_lookup(const Table &t, const Problem &pb, LazyHeuristic &heuristic, gemv_config_t *config,
+                  double *distance);
 // The table device dispatches with (null: none); the first call per device finds it. A
 // table replaced by gemv_load_table is freed once the last dispatch holding it is done.
 std::shared_ptr<const Table> device_table(int device);

@@ -473,27 +473,28 @@ bool fits(const TableEntry &e, const Problem &pb) {
 namespace {
 
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               bool single_n, int sm_count, gemv_config_t *config, double *distance);
+               LazyHeuristic *single_n, gemv_config_t *config, double *distance);
 
 } // namespace
 
-bool table_lookup(const Table &t, const Problem &pb, gemv_config_t *config, double *distance) {
+bool table_lookup(const Table &t, const Problem &pb, LazyHeuristic &heuristic, gemv_config_t *config,
+                  double *distance) {
     if (pb.dtype() < 0 || pb.dtype() > 2 || pb.a_type != pb.x_type || pb.x_type != pb.y_type) return false;
     if (pb.quantized())
         return (pb.qw.bits == 4 || pb.qw.bits == 8) &&
-               lookup_in(t.by_key[quantized_key_of(pb.dtype(), pb.qw.bits)], pb, pb.m, 1, kMaxDistanceCoarse, false,
-                         t.fp.sm_count, config, distance);
+               lookup_in(t.by_key[quantized_key_of(pb.dtype(), pb.qw.bits)], pb, pb.m, 1, kMaxDistanceCoarse,
+                         nullptr, config, distance);
     const bool single_n = pb.op == GEMV_OP_N && !pb.batched();
     if (lookup_in(t.by_key[key_of(pb.op, pb.dtype(), pb.batched())], pb, pb.m, pb.batch,
-                  single_n ? kMaxDistance : kMaxDistanceCoarse, single_n, t.fp.sm_count, config, distance))
+                  single_n ? kMaxDistance : kMaxDistanceCoarse, single_n ? &heuristic : nullptr, config, distance))
         return true;
     // The row kernels run a batch as one run of batch * M rows, so a batched op N problem
     // with no batched entry in reach takes the single-product entry at (batch * M, K): the
     // same kernels on the same rows (8 x 4096 x 4096 fp32: 268.7 us with the heuristic,
     // a table at 32768 x 4096 says 180).
     return pb.op == GEMV_OP_N && pb.batched() &&
-           lookup_in(t.by_key[key_of(pb.op, pb.dtype(), false)], pb, pb.m * pb.batch, 1, kMaxDistance, true,
-                     t.fp.sm_count, config, distance);
+           lookup_in(t.by_key[key_of(pb.op, pb.dtype(), false)], pb, pb.m * pb.batch, 1, kMaxDistance, &heuristic,
+                     config, distance);
 }
 
 namespace {
@@ -523,20 +524,20 @@ void for_each_in_reach(const std::vector<TableEntry> &list, int64_t m, int64_t k
 // says nothing: fp16 31 x 219 (element loads, 1.40 us) took the 16 x 257 entry (a realigned
 // warp a row, 1.24x the heuristic's realigned rows there) at 1.69 us (benchmarks/results/
 // h100-2026-11-24-s13-heldout-*).
-bool same_heuristic_loads(const TableEntry &e, const Problem &pb, int sm_count) {
-    Problem at = pb;
+bool same_heuristic_loads(const TableEntry &e, LazyHeuristic &heuristic) {
+    Problem at = heuristic.pb;
     at.m = e.m;
     at.k = e.k;
     at.lda = e.k;
     at.batch = 1;
-    return heuristic_config(at, sm_count).vector_loads == heuristic_config(pb, sm_count).vector_loads;
+    return heuristic_config(at, heuristic.sm_count).vector_loads == heuristic.get().vector_loads;
 }
 
-// single_n: a list of op N single-product entries, which a gain under kMinGainAway keeps to
-// their own shape, as does a change of the heuristic's load mode, and whose entries of
-// unaligned rows reach kMaxDistanceUnaligned.
+// single_n (the problem's heuristic), for a list of op N single-product entries: a gain under
+// kMinGainAway keeps an entry to its own shape, as does a change of the heuristic's load
+// mode, and entries of unaligned rows reach kMaxDistanceUnaligned.
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               bool single_n, int sm_count, gemv_config_t *config, double *distance) {
+               LazyHeuristic *single_n, gemv_config_t *config, double *distance) {
     m = std::max<int64_t>(m, 1);
     const int64_t k = std::max<int64_t>(pb.k, 1);
     const double lm = std::log2((double)m), lk = std::log2((double)k), lb = std::log2((double)batch);
@@ -574,7 +575,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
             }
     }
     const bool keep = use && !(single_n && dist2(*use) > 0 &&
-                               (use->gain < kMinGainAway || !same_heuristic_loads(*use, pb, sm_count)));
+                               (use->gain < kMinGainAway || !same_heuristic_loads(*use, *single_n)));
     clear_error(); // can_implement's detail of a skipped entry (or the heuristic's) is no error of the call
     if (!keep) return false;
     *config = use->config;
@@ -634,7 +635,9 @@ gemv_status_t gemv_table_lookup(gemv_table_t table, const gemv_args_t *a, gemv_c
     if (st != GEMV_STATUS_SUCCESS) return st;
     bool found = false;
     if ((st = guarded("gemv_table_lookup", [&] {
-             found = table_lookup(*reinterpret_cast<Table *>(table), pb, config, distance);
+             const Table &t = *reinterpret_cast<Table *>(table);
+             LazyHeuristic heuristic{pb, t.fp.sm_count};
+             found = table_lookup(t, pb, heuristic, config, distance);
              return GEMV_STATUS_SUCCESS;
          })) != GEMV_STATUS_SUCCESS)
         return st;
