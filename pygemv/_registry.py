@@ -29,9 +29,10 @@ class Config:
     vector_loads : int
         How A and x are read (``gemv_loads_t``): 0 one element a load; 1 16-byte packs of
         16-byte aligned rows; 2 (op N) 16-byte packs of rows that start anywhere, realigned
-        in the kernel; 3 (op N row kernels, single products, ``x_in_smem``, p >= 2) 16-byte
-        packs of rows that start anywhere, each block walking rows of one 16-byte phase with
-        x staged in it. ``True``/``False`` read as 1/0.
+        in the kernel; 3 (op N row kernels, single products, p >= 2) 16-byte packs of rows
+        that start anywhere, each block walking rows of one 16-byte phase, with x staged in
+        that phase (``x_in_smem``) or read through L1 and shifted into it (``incx == 1``).
+        ``True``/``False`` read as 1/0.
     unroll : int
         Loads in flight per thread: 1, 2 or 4.
     x_in_smem : bool

@@ -47,7 +47,7 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
         p, ok_rows = legal[i % len(legal)]
         r = ok_rows[(i // len(legal) + i) % len(ok_rows)]
         c = pygemv.Config(v.name, p, r, vec, unroll, smem, splits[i % len(splits)])
-        # The row stream takes 16-byte loads and a staged x only; phased rows a staged x.
+        # The row stream takes 16-byte loads and a staged x only; phased rows a contiguous x when not staged.
         if pygemv._registry.validate(c):
             out.append(c)
     return out

@@ -30,13 +30,22 @@ def main() -> int:
             # Reference from the rounded inputs.
             A64 = dA.to_numpy()[:, :k].astype(np.float64)
             x64 = dx.to_numpy()[::2].astype(np.float64)
-            for incx, x_view in ((1, dx.view((k,), (1,))), (2, dx.view((k,), (2,)))):
-                xr = x64 if incx == 2 else dx.to_numpy()[:k].astype(np.float64)
+            # x of exactly k elements (so a read past its end leaves the allocation), aligned
+            # and one element in; strided.
+            dx1 = pygemv.to_device(x[:k], dtype)
+            dxo = pygemv.to_device(x[:k + 1], dtype)
+            layouts = ((1, dx1.view((k,), (1,)), dx1.to_numpy()), (1, dxo.view((k,), (1,), offset=1), dxo.to_numpy()[1:]),
+                       (2, dx.view((k,), (2,)), None))
+            for li, (incx, x_view, x_host) in enumerate(layouts):
+                xr = x64 if incx == 2 else x_host.astype(np.float64)
                 ref = 1.5 * (A64 @ xr) - 0.5 * pygemv.to_device(y0, dtype).to_numpy().astype(np.float64)
                 for v in pygemv.variants("N"):
                     for config in [None] + sample_configs(v):
                         if config is not None and not pygemv.can_implement(
                                 config, m, k, dtype, lda=lda, incx=incx, a_ptr=dA.ptr, x_ptr=x_view.ptr)[0]:
+                            continue
+                        # The offset x: the loads that read x by aligned packs at any phase.
+                        if li == 1 and config is not None and config.vector_loads not in (2, 3):
                             continue
                         dy = pygemv.to_device(y0, dtype)
                         pygemv.gemv(dA.view((m, k), (lda, 1)), x_view, dy, alpha=1.5, beta=-0.5, config=config,

@@ -155,6 +155,10 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased
                 assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, c)
                 continue
+            if es == 4 and k >= 4096:  # fp32 rows of 16 KB and more: x through L1, a block a row, 4 loads
+                assert c.vector_loads == pygemv.LOADS_PHASED and not c.x_in_smem, (dtype, m, k, lda, a_off, c)
+                assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll) == ("block_per_row", 128, 1, 4), c
+                continue
             assert c.vector_loads == pygemv.LOADS_PHASED and c.x_in_smem, (dtype, m, k, lda, a_off, c)
             assert (c.threads_per_row, c.rows_per_block, c.unroll) == (p, r, u), (dtype, m, k, c)
         # Under 2048 rows or 32 MB, rows under 512 bytes, aligned rows and batches: not phased.
@@ -258,6 +262,18 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
             assert ok, (dtype, m, k, c, why)
         big = pick((128 << 20) // (701 * es) + 1, 701, dtype)  # 128 MB: fp32 streamed, 16-bit phased
         assert (big.variant == "row_stream") if es == 4 else big.vector_loads == pygemv.LOADS_PHASED, big
+        # 16-bit rows of 200-511 bytes from 256 MB: phased, x through L1, 2 lanes a row; shorter
+        # rows, smaller matrices and fp32 stream.
+        for m, k in [(1296187, 108), (900001, 150), (700001, 201)]:
+            c = pick(m, k, dtype)
+            if es == 4:  # fp32: not this rule
+                assert not (c.vector_loads == pygemv.LOADS_PHASED and not c.x_in_smem), (dtype, m, k, c)
+                continue
+            assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
+                "rows_per_warp", 2, 64, pygemv.LOADS_PHASED, 2, False), (dtype, m, k, c)
+            for other in (pick(m, k, dtype, incx=2), pick(m // 3, k, dtype)):  # strided x; under 256 MB
+                assert not (other.vector_loads == pygemv.LOADS_PHASED and not other.x_in_smem), (dtype, m, k, other)
+        assert pick(2000003, 45, dtype).variant == "row_stream"
         for m, k, lda, a_off, kw in [(100000, 64, None, 0, {}),               # aligned rows
                                      (2000, 3601 // es + 2, None, 0, {}),    # over 3.5 KB
                                      (5000, 64, 80, 0, {}),                  # a gap of a fifth

@@ -113,21 +113,25 @@ def test_x_in_smem_is_bounded_by_shared_memory():
 
 def test_phased_rows_rules():
     """vector_loads = 3: any row alignment, x staged in the rows' phase (a pack more of
-    shared memory), two threads a row or more, single products."""
+    shared memory) or read through L1 (incx == 1), two threads a row or more, single
+    products."""
     P = pygemv.LOADS_PHASED
     c = Config("warp_per_row", 32, 8, P, 2, True)
     assert ok(c, k=63, lda=63) and ok(c, a_ptr=A + 2) and ok(c, k=63, lda=63, dtype="float32")
     assert ok(c, incx=-3) and ok(c, x_ptr=A + 2)
     assert ok(c, k=24576 - 7, dtype="float16") and not ok(c, k=24576 - 6, dtype="float16")
     assert ok(c, k=12288 - 3, dtype="float32") and not ok(c, k=12288 - 2, dtype="float32")
-    assert not pygemv._registry.validate(Config("warp_per_row", 32, 8, P, 2, False))   # x must be staged
+    l1 = Config("warp_per_row", 32, 8, P, 2, False)  # x through L1: contiguous x, any phase, any K
+    assert ok(l1, k=63, lda=63) and ok(l1, x_ptr=A + 2) and ok(l1, k=1 << 20, dtype="float32")
+    assert not ok(l1, incx=2) and not ok(l1, incx=-1)
+    assert "incx == 1" in pygemv.can_implement(l1, 64, 64, "float16", incx=3)[1]
     assert not pygemv._registry.validate(Config("thread_per_row", 1, 64, P, 2, True))  # one thread a row
     assert not pygemv._registry.validate(Config("t_columns", 32, 8, P, 2, False))     # op N rows only
     assert not pygemv._registry.validate(Config("row_stream", 4, 32, P, 2, True))
     assert pygemv._registry.validate(Config("splitk_twopass", 64, 2, P, 2, True, 3))
     assert not ok(c, batch=4, stride_a=64 * 64, stride_x=0, stride_y=64)
-    why = pygemv.can_implement(Config("warp_per_row", 32, 8, P, 2, False), 64, 64, "float16")[1]
-    assert "x_in_smem must be 1" in why
+    why = pygemv.can_implement(Config("thread_per_row", 1, 64, P, 2, True), 64, 64, "float16")[1]
+    assert "2 threads a row or more" in why
     assert any(cfg.vector_loads == P for cfg in pygemv.variant("block_per_row").configs())
 
 

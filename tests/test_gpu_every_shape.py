@@ -39,7 +39,12 @@ def phased_configs() -> list[pygemv.Config]:
     return [C("rows_per_warp", 2, 64, P, 4, True), C("rows_per_warp", 8, 16, P, 1, True),
             C("warp_per_row", 32, 4, P, 2, True), C("block_per_row", 128, 2, P, 4, True),
             C("block_per_row", 64, 1, P, 1, True), C("block_per_row", 512, 2, P, 2, True),
-            C("splitk_twopass", 64, 2, P, 2, True, 3), C("splitk_atomic", 32, 2, P, 1, True, 5)]
+            C("splitk_twopass", 64, 2, P, 2, True, 3), C("splitk_atomic", 32, 2, P, 1, True, 5),
+            # x through L1, shifted into the rows' phase (every unroll, K slices too)
+            C("rows_per_warp", 2, 64, P, 4, False), C("rows_per_warp", 8, 16, P, 1, False),
+            C("warp_per_row", 32, 4, P, 2, False), C("block_per_row", 128, 1, P, 4, False),
+            C("block_per_row", 512, 2, P, 1, False), C("splitk_twopass", 64, 2, P, 2, False, 3),
+            C("splitk_atomic", 32, 2, P, 4, False, 5)]
 
 
 def stream_configs() -> list[pygemv.Config]:

@@ -66,7 +66,8 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
     if int(vector_loads) == pygemv.LOADS_REALIGNED:
         P = pygemv.LOADS_PHASED
         seeds += [C("block_per_row", 128, 2, P, 1, True), C("block_per_row", 128, 2, P, 4, True),
-                  C("warp_per_row", 32, 32, P, 1, True), C("rows_per_warp", 8, 128, P, 1, True)]
+                  C("warp_per_row", 32, 32, P, 1, True), C("rows_per_warp", 8, 128, P, 1, True),
+                  C("block_per_row", 128, 1, P, 4, False)]
     return seeds
 
 

@@ -143,8 +143,9 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
     """
     es = _lib.DTYPE_SIZES[dtype]
     # 16-byte loads: aligned when every row (of every product) starts 16-byte aligned, else
-    # realigned in the kernel or phased (op N single products; x staged in the rows' phase:
-    # x_in_smem, drawn alongside, must be 1); scalar loads stay in the space for tiny rows.
+    # realigned in the kernel or phased (op N single products; x staged in the rows' phase,
+    # or read through L1 and shifted, by x_in_smem drawn alongside); scalar loads stay in
+    # the space for tiny rows.
     vec_ok = (m == 1 and batch == 1) or (k * es) % 16 == 0
     loads = -(-k * es // 16)
     if weights is not None:

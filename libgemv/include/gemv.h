@@ -138,8 +138,10 @@ typedef enum gemv_loads {
                                  * up to each row's 16-byte boundary; x shifted into the row's
                                  * phase in registers); x contiguous or staged in shared memory */
     GEMV_LOADS_PHASED16 = 3,    /* op N row kernels, single products: rows grouped by their 16-byte
-                                 * phase, each block staging x once in its group's phase, so every
-                                 * pack of A and of x is one aligned load; x_in_smem must be 1 */
+                                 * phase. x_in_smem = 1: each block stages x once in its group's
+                                 * phase, so every pack of A and of x is one aligned load;
+                                 * x_in_smem = 0 (incx == 1): x's aligned packs through L1, shifted
+                                 * into the group's phase by a shift compiled in */
 } gemv_loads_t;
 
 /* Extensible structs (gemv_config_t, gemv_args_t, gemv_variant_info_t) start with

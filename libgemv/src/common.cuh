@@ -412,6 +412,120 @@ __device__ __forceinline__ float phased_dot(const T *__restrict__ a, const T *__
     return acc;
 }
 
+// The 16 bytes at element S of the 32 bytes lo:hi, S a compile-time shift: register
+// selects, and for an odd 16-bit shift four funnel shifts.
+template <typename T, int S> __device__ __forceinline__ uint4 shift_pack_by(const uint4 &lo, const uint4 &hi) {
+    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    if constexpr (sizeof(T) == 4) {
+        return make_uint4(w[S], w[S + 1], w[S + 2], w[S + 3]);
+    } else if constexpr (S % 2 == 0) {
+        return make_uint4(w[S / 2], w[S / 2 + 1], w[S / 2 + 2], w[S / 2 + 3]);
+    } else {
+        constexpr int i = S / 2;
+        return make_uint4(__funnelshift_r(w[i], w[i + 1], 16), __funnelshift_r(w[i + 1], w[i + 2], 16),
+                          __funnelshift_r(w[i + 2], w[i + 3], 16), __funnelshift_r(w[i + 3], w[i + 4], 16));
+    }
+}
+
+// Elements [lo, hi) of the pack at p (any alignment), one load each through the read-only
+// path; the others zero.
+template <typename T> __device__ __forceinline__ uint4 gather_pack(const T *p, int lo, int hi) {
+    uint32_t w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (int i = 0; i < kPack<T>; ++i) {
+        if (i < lo || i >= hi) continue;
+        if constexpr (sizeof(T) == 4) w[i] = __float_as_uint(__ldg(reinterpret_cast<const float *>(p) + i));
+        else w[i / 2] |= (uint32_t)__ldg(reinterpret_cast<const unsigned short *>(p) + i) << (16 * (i % 2));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// The inner packs [c, end) of a phased row with x read through L1 (phased_dot_l1): A's
+// aligned pack c goes with x's aligned packs c and c + 1 of xq, shifted by S elements.
+template <typename T, int UNROLL, int S>
+__device__ __forceinline__ float phased_l1_packs(const uint4 *av, const uint4 *xq, int c, int end, int p, float acc) {
+    for (; c + (UNROLL - 1) * p < end; c += UNROLL * p) {
+        uint4 ra[UNROLL], rx[UNROLL], rn[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) ra[u] = load_a_pack(av + c + u * p);
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            rx[u] = __ldg(xq + c + u * p);
+            if constexpr (S != 0) rn[u] = __ldg(xq + c + u * p + 1);
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            if constexpr (S != 0) acc = dot_pack<T>(ra[u], shift_pack_by<T, S>(rx[u], rn[u]), acc);
+            else acc = dot_pack<T>(ra[u], rx[u], acc);
+        }
+    }
+    for (; c < end; c += p) {
+        const uint4 ra = load_a_pack(av + c), rx = __ldg(xq + c);
+        if constexpr (S != 0) acc = dot_pack<T>(ra, shift_pack_by<T, S>(rx, __ldg(xq + c + 1)), acc);
+        else acc = dot_pack<T>(ra, rx, acc);
+    }
+    return acc;
+}
+
+// Phased rows with x read through L1, not staged (kLoadsPhased, x_in_smem = 0): A's row is
+// packs 0..last of the aligned stream from a - b, as in phased_dot, and x (incx == 1, any
+// element address) is read as the two aligned packs around each pack's elements, shifted
+// by the phase difference S. The block's rows share b (RowWalk), so S is block-uniform: a
+// switch picks a loop with S compiled in, a few register selects a pack where the
+// realigned path (thread_dot) pays two word selects and a funnel shift for a run-time S.
+// No staging, so no block waits on x before its first load of A, and the grid needs not
+// be one wave. x packs that would reach outside x, and the two edge packs, are gathered
+// element by element: nothing outside A or x is read.
+template <typename T, int UNROLL>
+__device__ __forceinline__ float phased_dot_l1(const T *__restrict__ a, const T *__restrict__ x, int64_t n, int lane,
+                                               int p, const T *begin, const T *end) {
+    constexpr int N = kPack<T>;
+    const int b = (int)((reinterpret_cast<uintptr_t>(a) & 15) / sizeof(T));
+    const int bx = (int)((reinterpret_cast<uintptr_t>(x) & 15) / sizeof(T));
+    const int last = (int)((b + n - 1) / N);
+    const uint4 *av = reinterpret_cast<const uint4 *>(a - b);
+    // Pack c's elements are x[cN - b, cN - b + N): stream position cN + d of x's aligned
+    // packs xv, so x packs c + q0 and c + q0 + 1 at shift s.
+    const int d = bx - b, q0 = d < 0 ? -1 : 0, s = d - q0 * N;
+    const uint4 *xq = reinterpret_cast<const uint4 *>(x - bx) + q0;
+    // Inner packs whose x packs lie inside x: (c + q0) N >= bx and (c + q0 + 2) N <= bx + n
+    // (+ 1 when s == 0, one pack).
+    const int64_t inside_end = (bx + n) / N - (s ? 2 : 1) - q0 + 1;
+    const int lo = max(1, (bx > 0) - q0), hi = (int)max((int64_t)lo, min((int64_t)last, inside_end));
+    uint4 edge = make_uint4(0u, 0u, 0u, 0u), xedge = edge;
+    if (lane == 0) {
+        edge = load_edge_pack<T>(a - b, b, last == 0 ? (int)(b + n) : N, begin, end);
+        xedge = gather_pack<T>(x - b, b, last == 0 ? (int)(b + n) : N);
+    } else if (lane == 1 && last > 0) {
+        const int tail = (int)(b + n - (int64_t)last * N);
+        edge = load_edge_pack<T>(a - b + (int64_t)last * N, 0, tail, begin, end);
+        xedge = gather_pack<T>(x - b + (int64_t)last * N, 0, tail);
+    }
+    float acc = 0.f;
+    switch (s) {
+#define LIBGEMV_PHASED_L1_CASE(S)                                                                                     \
+    case S:                                                                                                            \
+        if constexpr (S < N) acc = phased_l1_packs<T, UNROLL, S>(av, xq, lo + lane, hi, p, acc);                        \
+        break;
+        LIBGEMV_PHASED_L1_CASE(0)
+        LIBGEMV_PHASED_L1_CASE(1)
+        LIBGEMV_PHASED_L1_CASE(2)
+        LIBGEMV_PHASED_L1_CASE(3)
+        LIBGEMV_PHASED_L1_CASE(4)
+        LIBGEMV_PHASED_L1_CASE(5)
+        LIBGEMV_PHASED_L1_CASE(6)
+        LIBGEMV_PHASED_L1_CASE(7)
+#undef LIBGEMV_PHASED_L1_CASE
+    }
+    // The few inner packs at either end whose x packs would reach outside x.
+    for (int c = 1 + lane; c < min(lo, last); c += p)
+        acc = dot_pack<T>(load_a_pack(av + c), gather_pack<T>(x - b + (int64_t)c * N, 0, N), acc);
+    for (int c = hi + lane; c < last; c += p)
+        acc = dot_pack<T>(load_a_pack(av + c), gather_pack<T>(x - b + (int64_t)c * N, 0, N), acc);
+    if (lane == 0 || (lane == 1 && last > 0)) acc = dot_pack<T>(edge, xedge, acc);
+    return acc;
+}
+
 // Sum over aligned groups of p lanes (p a power of two <= 32); every lane of the warp
 // must call it. Fixed butterfly order, so results are reproducible.
 __device__ __forceinline__ float group_sum(float v, int p) {
@@ -476,7 +590,7 @@ __device__ __forceinline__ RowSlice<T> row_slice(const RowArgs &args, const RowW
     s.x = static_cast<const T *>(args.x) + k0 * args.incx;
     s.incx = args.incx;
     s.A = static_cast<const T *>(args.A) + k0;
-    if constexpr (LOADS == kLoadsPhased) {
+    if constexpr (LOADS == kLoadsPhased && XSMEM) {
         const int b = (int)((reinterpret_cast<uintptr_t>(s.A + w.cls * args.lda) & 15) / sizeof(T));
         s.x = stage_x_phased(s.x, s.incx, s.n, b, smem);
         s.incx = 1;
@@ -515,7 +629,10 @@ template <typename T, int LOADS, int UNROLL, bool XSMEM>
 __device__ __forceinline__ float row_dot(const RowArgs &args, const RowSlice<T> &s, const RowPos &rp, int lane, int p) {
     if constexpr (LOADS == kLoadsPhased) {
         const T *A = static_cast<const T *>(args.A);
-        return phased_dot<T, UNROLL>(row_a(args, s, rp), s.x, (int)s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
+        if constexpr (XSMEM)
+            return phased_dot<T, UNROLL>(row_a(args, s, rp), s.x, (int)s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
+        else
+            return phased_dot_l1<T, UNROLL>(row_a(args, s, rp), s.x, s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
     } else {
         return thread_dot<T, LOADS, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
     }
@@ -551,7 +668,7 @@ template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
 }
 
 // Instantiates Family::launch<T, LOADS, UNROLL, XSMEM, BATCHED> for the launch's
-// compile-time choices: 3 dtypes x (3 x 3 x 2 x 2 + 3 phased) = 117 kernels a family, the
+// compile-time choices: 3 dtypes x (3 x 3 x 2 x 2 + 3 x 2 phased) = 126 kernels a family, the
 // bound on build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
@@ -577,9 +694,10 @@ template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, c
         case kLoadsScalar: return with_smem(std::integral_constant<int, kLoadsScalar>{});
         case kLoadsAligned: return with_smem(std::integral_constant<int, kLoadsAligned>{});
         case kLoadsRealigned: return with_smem(std::integral_constant<int, kLoadsRealigned>{});
-        case kLoadsPhased: // single products, x staged (can_implement): 9 kernels, not 36
-            if (!L.x_in_smem || L.args.rows != L.args.m) return cudaErrorInvalidValue;
-            return with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::true_type{}, std::false_type{});
+        case kLoadsPhased: // single products (can_implement): 18 kernels, not 36
+            if (L.args.rows != L.args.m) return cudaErrorInvalidValue;
+            return L.x_in_smem ? with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::true_type{}, std::false_type{})
+                               : with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::false_type{}, std::false_type{});
         default: return cudaErrorInvalidValue;
         }
     });

@@ -147,13 +147,38 @@ namespace {
 // blocks below 8192 rows, else 1024), else 8 (1024-thread blocks); one load in flight a
 // thread (fp16 16384 x 8193: 95.6 us against 106.5 realigned; fp32 3737 x 9949 ran 0.80x
 // cuBLAS with four).
+//
+// fp32 rows of 16 KB and more read x through L1 instead, shifted into the row's phase in
+// registers: no block waits on staging, a block a row, four loads in flight (fp32 8191 x
+// 8191: 93.8 us against 97.3 staged, 16384 x 8193: 181.5 against 190.7). 16-bit rows lost
+// that way (fp16 8191 x 8191: 54-60 us against 50.6; benchmarks/NOTES.md section 25).
 bool phased_config(const Problem &pb, gemv_config_t *out) {
     if (!phased_regime(pb)) return false;
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
+    if (esz == 4 && pb.incx == 1 && pb.k >= 4096) {
+        *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhased, 4, 0, 1);
+        if (runs(*out, pb)) return true;
+    }
     const int p = loads >= 256 ? 128 : loads >= 64 ? 32 : 8;
     const int threads = p == 128 ? (esz == 4 ? 512 : 256) : p == 32 ? (pb.m < 8192 ? 256 : 1024) : 1024;
     const int variant = p == 128 ? GEMV_VARIANT_BLOCK_PER_ROW : p == 32 ? GEMV_VARIANT_WARP_PER_ROW : GEMV_VARIANT_ROWS_PER_WARP;
     *out = make_config(variant, p, threads / p, kLoadsPhased, 1, 1, 1);
+    return runs(*out, pb);
+}
+
+// Large matrices (256 MB and more) of 16-bit rows of 200 to 511 bytes that do not start
+// 16-byte aligned: phased rows with x read through L1, 2 lanes a row, 2 loads in flight
+// (benchmarks/experiments/short_rows_l1.sh, -s14-short-rows-l1.txt: fp16 1296187 x 108
+// 126.0 us against 141.9 streamed, fp16 700001 x 201 127.6 against 139.6, bf16 900001 x 150
+// 135.1 against 145.9). Shorter rows (bf16 2000003 x 45: 116.8 against 97.7) and fp32 rows
+// (600011 x 75: 83.1 against 68.2) stream faster.
+bool short_phased_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz;
+    if (esz != 2 || pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || pb.incx != 1 || rows_aligned16(pb) ||
+        row < 200 || row >= 512 ||
+        mul_sat(mul_sat(pb.m, pb.lda), esz) < ((int64_t)256 << 20))
+        return false;
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhased, 2, 0, 1);
     return runs(*out, pb);
 }
 
@@ -242,7 +267,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const bool small = small_matrix(pb, target_threads);
     const int64_t rows = mul_sat(pb.m, pb.batch); // a batch counts all its rows
     gemv_config_t chosen;
-    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) ||
+    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) || short_phased_config(pb, &chosen) ||
         (!small && (short_rows_config(pb, &chosen) || stream_config(pb, sm_count, &chosen))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);

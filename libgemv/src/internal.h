@@ -139,11 +139,14 @@ constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
 // Realigned rows (two x packs and a shift a pack, the head and tail loaded up front) take
 // 50-64 registers; held to 40 they spilled 16-76 bytes, to 32 (batched) 40-52: they stay
 // as compiled. Phased rows fit 32 and 40 without a spill when held to them (left alone,
-// ptxas took 50-76).
-constexpr int min_blocks_per_sm(int unroll, bool batched, int loads) {
-    if (loads == GEMV_LOADS_PHASED16) return unroll <= 2 ? 2 : 3;
+// ptxas took 50-76); with x read through L1 (two x packs a pack) they stay as compiled.
+constexpr int min_blocks_per_sm(int unroll, bool batched, int loads, bool x_in_smem) {
+    if (loads == GEMV_LOADS_PHASED16) return x_in_smem ? (unroll <= 2 ? 2 : 3) : 0;
     return !batched || loads == GEMV_LOADS_REALIGNED16 ? 0 : unroll <= 2 ? 2 : 3;
 }
+
+// Phased rows reading x through L1 index a slice's packs in 32 bits (common.cuh).
+constexpr int64_t kMaxPhasedSliceElements = (int64_t)1 << 32;
 
 // Split-K slices are multiples of this many elements, so slices keep 16-byte alignment.
 constexpr int64_t kSliceGranule = 8;

@@ -102,6 +102,14 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
                   "the rows of a batch", name);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
+    // Phased rows reading x through L1 shift its aligned packs into the rows' phase, and
+    // count a slice's packs in 32 bits.
+    if (c.vector_loads == kLoadsPhased && !c.x_in_smem && (pb.incx != 1 || chunk > kMaxPhasedSliceElements)) {
+        set_error("%s with vector_loads = 3 and x read from global memory needs incx == 1 and slices of at most %lld "
+                  "elements (incx = %lld, slice %lld); stage x in shared memory instead",
+                  name, (long long)kMaxPhasedSliceElements, (long long)pb.incx, (long long)chunk);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
     if (c.x_in_smem) {
         const size_t staged = staged_x_bytes(chunk, esz, c.vector_loads);
         if (staged > max_x_smem_bytes(c.threads_per_row)) {
@@ -687,10 +695,9 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                                             : "0 (scalar) or 1 (16-byte, aligned rows)");
         return GEMV_STATUS_INVALID_VALUE;
     }
-    // Phased rows read x staged in their phase, and lanes 0 and 1 of a row take its edges.
-    if (c.vector_loads == kLoadsPhased && (!c.x_in_smem || p < 2)) {
-        set_error("config.vector_loads = 3 (phased rows) stages x in the rows' phase and takes 2 threads a row or more: "
-                  "x_in_smem must be 1 and threads_per_row >= 2 (x_in_smem = %d, threads_per_row = %d)", c.x_in_smem, p);
+    // Lanes 0 and 1 of a phased row take its edge packs.
+    if (c.vector_loads == kLoadsPhased && p < 2) {
+        set_error("config.vector_loads = 3 (phased rows) takes 2 threads a row or more (threads_per_row = %d)", p);
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.x_in_smem != 0 && c.x_in_smem != 1) {

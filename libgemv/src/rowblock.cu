@@ -9,7 +9,7 @@
 namespace libgemv {
 
 template <typename T, int LOADS, int UNROLL, bool XSMEM, bool BATCHED>
-__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED, LOADS)) gemv_rowblock_kernel(const RowArgs args) {
+__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED, LOADS, XSMEM)) gemv_rowblock_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
     __shared__ float warp_sums[kMaxWarpsPerBlock];
     const int p = 1 << args.p_log2;

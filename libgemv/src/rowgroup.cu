@@ -10,7 +10,7 @@
 namespace libgemv {
 
 template <typename T, int LOADS, int UNROLL, bool XSMEM, bool BATCHED>
-__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED, LOADS)) gemv_rowgroup_kernel(const RowArgs args) {
+__global__ void __launch_bounds__(max_block_threads(UNROLL), min_blocks_per_sm(UNROLL, BATCHED, LOADS, XSMEM)) gemv_rowgroup_kernel(const RowArgs args) {
     extern __shared__ uint4 smem[];
     const int p = 1 << args.p_log2;
     const int lane = threadIdx.x & (p - 1);

@@ -597,16 +597,20 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
         violation(w, "%s: realigned 16-byte loads of a strided x", kernel);
     if (L.x_in_smem && batch > 1 && a.stride_x != 0)
         violation(w, "%s: one staged x for a batch of x", kernel);
-    // Phased rows: every block's rows share one phase, and x staged in it fits.
+    // Phased rows: every block's rows share one phase, and x staged in it fits (or, read
+    // through L1, is contiguous with slices the kernel's 32-bit pack indices count).
     if (L.loads == libgemv::kLoadsPhased) {
-        if (batch > 1 || !L.x_in_smem || a.p_log2 < 1)
-            violation(w, "%s: phased rows of a batch, without a staged x, or one thread a row", kernel);
+        if (batch > 1 || a.p_log2 < 1)
+            violation(w, "%s: phased rows of a batch, or one thread a row", kernel);
+        if (!L.x_in_smem && (a.incx != 1 || a.k_chunk > libgemv::kMaxPhasedSliceElements))
+            violation(w, "%s: phased rows reading a strided x through L1, or a slice of %lld", kernel,
+                      (long long)a.k_chunk);
         if (a.period != phase_period(a.lda, esz) || p.grid.x % (unsigned)a.period)
             violation(w, "%s: period %d (rows of one phase: %d), grid %u", kernel, a.period,
                       phase_period(a.lda, esz), p.grid.x);
         if (L.max_blocks > 0 && (int64_t)p.grid.x > std::max<int64_t>(L.max_blocks, a.period))
             violation(w, "%s: grid %u past its cap %lld", kernel, p.grid.x, (long long)L.max_blocks);
-        if (p.dynamic_smem < (size_t)(a.k_chunk + 16 / esz - 1) * esz)
+        if (L.x_in_smem && p.dynamic_smem < (size_t)(a.k_chunk + 16 / esz - 1) * esz)
             violation(w, "%s: %zu bytes of shared memory do not hold x in a phase", kernel, p.dynamic_smem);
     } else if (a.period != 1) {
         violation(w, "%s: period %d without phased rows", kernel, a.period);
