@@ -124,6 +124,9 @@ def test_phased_rows_rules():
     l1 = Config("warp_per_row", 32, 8, P, 2, False)  # x through L1: contiguous x, any phase, any K
     assert ok(l1, k=63, lda=63) and ok(l1, x_ptr=A + 2) and ok(l1, k=1 << 20, dtype="float32")
     assert not ok(l1, incx=2) and not ok(l1, incx=-1)
+    # Its slices' packs are counted in 32 bits: at most 2^32 elements a slice.
+    assert ok(l1, m=1, k=1 << 32, dtype="float16") and not ok(l1, m=1, k=(1 << 32) + 8, dtype="float16")
+    assert ok(Config("splitk_twopass", 64, 2, P, 2, False, 2), m=1, k=(1 << 32) + 8, dtype="float16")
     assert "incx == 1" in pygemv.can_implement(l1, 64, 64, "float16", incx=3)[1]
     assert not pygemv._registry.validate(Config("thread_per_row", 1, 64, P, 2, True))  # one thread a row
     assert not pygemv._registry.validate(Config("t_columns", 32, 8, P, 2, False))     # op N rows only
