@@ -38,7 +38,8 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
     splits = [s for s in (2, 3, 16, 64) if v.split_k[0] <= s <= v.split_k[1]] or [1]
     out = []
     smems = (False, True) if v.stages_x else (False,)
-    loads = (pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR) if v.op == "N" else (
+    loads = (pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR,
+             pygemv.LOADS_ALIGNED8) if v.op == "N" else (
         pygemv.LOADS_ALIGNED, pygemv.LOADS_SCALAR)
     for i, (vec, unroll, smem) in enumerate(itertools.product(loads, v.unrolls, smems)):
         cap = 512 if unroll == 4 else 1024

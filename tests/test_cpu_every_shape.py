@@ -52,17 +52,21 @@ def test_realigned_loads_of_a_strided_x_need_it_staged():
     assert ok(staged, k=63, incx=2) and ok(staged, k=63, incx=-3, a_ptr=A + 6)
 
 
-def test_realigned_and_phased_loads_are_op_n_only_and_loads_take_0_to_3():
+def test_realigned_phased_and_8_byte_loads_are_op_n_row_kernels_only_and_loads_take_0_to_4():
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 2))
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 3, x_in_smem=True))
+    assert pygemv._registry.validate(Config("block_per_row", 128, 1, 4, x_in_smem=True))
     assert not pygemv._registry.validate(Config("t_columns", 16, 16, 2))
-    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 4, x_in_smem=True))
+    assert not pygemv._registry.validate(Config("t_columns", 16, 16, 4))
+    assert not pygemv._registry.validate(Config("row_stream", 4, 32, 4, x_in_smem=True))
+    assert not pygemv._registry.validate(Config("rows_in_registers", 128, 4, 4, 1, False, 4))
+    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 5, x_in_smem=True))
     assert not pygemv._registry.validate(Config("block_per_row", 128, 1, -1))
     # True/False (the 0.2 spelling) still read as aligned/scalar.
     assert Config("warp_per_row", 32, 8, True).vector_loads == 1
     assert Config("warp_per_row", 32, 8, False).vector_loads == 0
     names = {v.name: v for v in pygemv.variants()}
-    assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2, 3}
+    assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2, 3, 4}
     assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1}
 
 
@@ -115,7 +119,8 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         # A phased entry serves its own shape and longer rows, but not shorter rows outside
         # the phased regime (under 512 bytes here).
         assert t.lookup(65536, 257, "float16")[0].vector_loads == 3
-        assert t.lookup(70000, 300, "float16")[0].vector_loads == 3
+        assert t.lookup(70000, 301, "float16")[0].vector_loads == 3
+        assert t.lookup(70000, 300, "float16") is None  # rows 8-byte aligned: 8-byte loads there
         assert t.lookup(50000, 300, "float16") is None  # 30 MB: the heuristic's rows are not phased there
         assert t.lookup(50084, 153, "float16") is None
 
@@ -137,7 +142,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             if m * (lda or k) * es > (1 << 22) * 2 - (1 << 21) * 2:
                 m = max(1, ((1 << 20) * 2) // ((lda or k) * es))
             c = pick(m, k, dtype, lda, a_off, x_off)
-            assert c.vector_loads == 2, (dtype, m, k, lda, a_off, x_off, c)
+            # Rows 8-byte aligned (and x): 8-byte packs; otherwise realigned 16-byte packs.
+            rows8 = ((lda or k) * es) % 8 == 0 and a_off % 8 == 0 and x_off % 8 == 0  # offsets in bytes
+            assert c.vector_loads == (4 if rows8 else 2), (dtype, m, k, lda, a_off, x_off, c)
         # A misaligned x that fits shared memory: staged there, aligned 16-byte loads of A.
         c = pick(1000, 1024, dtype, x_off=es)
         assert c.vector_loads == 1 and c.x_in_smem, c
@@ -192,8 +199,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
                            (67241, 47, "float16", 2), (3423, 218, "float32", 32)]:
         c = pick(m, k, dtype)
         assert (c.threads_per_row, c.unroll, c.x_in_smem) == (p, 1, False), (m, k, dtype, c)
-        aligned = m == 1 or (k * {"float32": 4}.get(dtype, 2)) % 16 == 0  # one row: only its start counts
-        assert c.vector_loads == (1 if aligned else 2), (m, k, dtype, c)
+        row = k * {"float32": 4}.get(dtype, 2)
+        aligned = m == 1 or row % 16 == 0  # one row: only its start counts
+        assert c.vector_loads == (1 if aligned else 4 if row % 8 == 0 else 2), (m, k, dtype, c)
         assert c.threads_per_row * c.rows_per_block == max(128, p), c
         assert pick(m, k, dtype, incx=2).x_in_smem, (m, k, dtype)
     # Misaligned rows of at most 64 bytes, of 128 in at most 1 MB, of 512 in at most 64 KB:
@@ -263,8 +271,12 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
         big = pick((128 << 20) // (701 * es) + 1, 701, dtype)  # 128 MB: fp32 streamed, 16-bit phased
         assert (big.variant == "row_stream") if es == 4 else big.vector_loads == pygemv.LOADS_PHASED, big
         # 16-bit rows of 200-511 bytes from 256 MB: phased, x through L1, 2 lanes a row; shorter
-        # rows, smaller matrices and fp32 stream.
-        for m, k in [(1296187, 108), (900001, 150), (700001, 201)]:
+        # rows, smaller matrices and fp32 stream. Rows 8-byte aligned (216 bytes): 8-byte loads,
+        # about six a lane.
+        c = pick(1296187, 108, dtype)
+        assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == (
+            ("rows_per_warp", 4, 32, pygemv.LOADS_ALIGNED8, 2) if es == 2 else ("rows_per_warp", 8, 16, 1, 2)), c
+        for m, k in [(900001, 150), (700001, 201)]:
             c = pick(m, k, dtype)
             if es == 4:  # fp32: not this rule
                 assert not (c.vector_loads == pygemv.LOADS_PHASED and not c.x_in_smem), (dtype, m, k, c)

@@ -19,7 +19,7 @@ SRC = ROOT / "libgemv" / "src"
 FAMILIES = ("rowblock", "rowgroup")
 TYPES = {"f": "float32", "6__half": "float16", "13__nv_bfloat16": "bfloat16"}
 MAX_REGISTERS = 65536 // 2048  # full occupancy on sm_90
-KERNEL = re.compile(r"gemv_(rowblock|rowgroup)_kernelI(f|6__half|13__nv_bfloat16)Li([012])ELi(\d)ELb([01])ELb([01])E")
+KERNEL = re.compile(r"gemv_(rowblock|rowgroup)_kernelI(f|6__half|13__nv_bfloat16)Li([0124])ELi(\d)ELb([01])ELb([01])E")
 
 
 def find_nvcc() -> str | None:
@@ -58,10 +58,11 @@ def ptxas_report(family: str) -> tuple[dict, dict]:
 @pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
 @pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
 @pytest.mark.parametrize("family", FAMILIES)
-def test_16_byte_kernels_with_unroll_up_to_2_fit_full_occupancy(family):
+def test_16_and_8_byte_kernels_with_unroll_up_to_2_fit_full_occupancy(family):
     regs, spills = ptxas_report(family)
     # Batched kernels too: unbounded, they took 44-50 (min_blocks_per_sm holds them now).
-    wanted = [(t, 1, u, s, b) for t in TYPES.values() for u in (1, 2) for s in (False, True) for b in (False, True)]
+    wanted = [(t, v, u, s, b) for t in TYPES.values() for v in (1, 4) for u in (1, 2) for s in (False, True)
+              for b in (False, True)]  # 16- and 8-byte packs
     missing = [k for k in wanted if k not in regs]
     assert not missing, f"ptxas reported no register count for {missing}; found {sorted(regs)}"
     over = {k: regs[k] for k in wanted if regs[k] > MAX_REGISTERS}

@@ -108,6 +108,10 @@ def test_python_constants_match_the_header():
                                          (("F32", _lib.DTYPES["float32"]), ("F16", _lib.DTYPES["float16"]),
                                           ("BF16", _lib.DTYPES["bfloat16"]))}
     assert header_enum("gemv_op") == {"GEMV_OP_N": _lib.OP_N, "GEMV_OP_T": _lib.OP_T}
+    assert header_enum("gemv_loads") == {
+        "GEMV_LOADS_SCALAR": pygemv.LOADS_SCALAR, "GEMV_LOADS_ALIGNED16": pygemv.LOADS_ALIGNED,
+        "GEMV_LOADS_REALIGNED16": pygemv.LOADS_REALIGNED, "GEMV_LOADS_PHASED16": pygemv.LOADS_PHASED,
+        "GEMV_LOADS_ALIGNED8": pygemv.LOADS_ALIGNED8}
     statuses = header_enum("gemv_status")
     from pygemv import errors
     assert statuses["GEMV_STATUS_SUCCESS"] == _lib.STATUS_SUCCESS

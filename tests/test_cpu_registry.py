@@ -222,3 +222,23 @@ def test_workspace_sizes():
     assert pygemv.workspace_size(at, 100, 4096, "bfloat16") == 100 * 4  # fp32 accumulator
     assert pygemv.workspace_size(Config("warp_per_row", 32, 8), 100, 4096) == 0
     assert pygemv.workspace_size(None, 100, 4096) == pygemv.WORKSPACE_RECOMMENDED_BYTES
+
+
+def test_8_byte_loads_rules():
+    """vector_loads = 4: op N row kernels on rows (and an unstaged x) 8-byte aligned, any
+    product count."""
+    E = pygemv.LOADS_ALIGNED8
+    c = Config("rows_per_warp", 4, 32, E, 2)
+    assert ok(c, k=108, lda=108) and ok(c, k=64, lda=68) and ok(c, k=2, dtype="float32", lda=2)
+    assert ok(c, a_ptr=A + 8) and ok(c, x_ptr=A + 8)
+    assert not ok(c, k=107, lda=107) and not ok(c, k=64, lda=66) and not ok(c, k=3, lda=3, dtype="float32")
+    assert not ok(c, a_ptr=A + 4, dtype="float32") and not ok(c, a_ptr=A + 2)
+    assert not ok(c, x_ptr=A + 4, dtype="float32") and not ok(c, incx=2)
+    staged = Config("rows_per_warp", 4, 32, E, 2, True)
+    assert ok(staged, x_ptr=A + 2) and ok(staged, incx=-3)  # x staged: any x
+    assert ok(c, k=108, lda=108, batch=3, stride_a=64 * 108 + 4, stride_x=112, stride_y=64)
+    assert not ok(c, k=108, lda=108, batch=3, stride_a=64 * 108 + 2, stride_x=112, stride_y=64)
+    assert not ok(c, k=108, lda=108, batch=3, stride_a=64 * 108, stride_x=110, stride_y=64)
+    why = pygemv.can_implement(c, 64, 107, "float16")[1]
+    assert "vector_loads = 4" in why and "8-byte aligned" in why
+    assert ok(Config("splitk_twopass", 64, 2, E, 2, False, 3), m=4, k=4100, lda=4100)

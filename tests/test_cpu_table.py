@@ -108,10 +108,10 @@ def test_an_entry_no_faster_than_the_heuristic_serves_its_own_shape_alone(tmp_pa
 def test_entries_of_unaligned_rows_reach_1_in_log2(tmp_path):
     """Rows that are not 16-byte multiples are tuned 16x apart in K: their entries reach 1.0
     (op N single products), those of 16-byte rows 1.5."""
-    es = [Entry("float16", 16384, 260, C("rows_per_warp", 8, 16, 2, 2), 8.0, 9.0),
+    es = [Entry("float16", 65536, 260, C("rows_per_warp", 8, 16, 2, 2), 8.0, 9.0),
           Entry("float16", 16384, 256, C("rows_per_warp", 8, 16, 1, 2), 8.0, 9.0)]
     with pygemv.Table(write_table(tmp_path / "reach.gemvtable", H100, es)) as t:
-        assert t.lookup(16384, 300, "float16")[0] == es[0].config             # 0.21 away
+        assert t.lookup(65536, 300, "float16")[0] == es[0].config             # 0.21 away
         assert t.lookup(10208, 636, "float16") is None                        # 1.46 away
         assert t.lookup(10208, 640, "float16")[0] == es[1].config             # aligned rows: 1.5
 

@@ -101,13 +101,16 @@ def tune(measure, trials, storage="sqlite:///:memory:", seeds=(), name="t"):
 
 
 @pytest.mark.parametrize("m, k, dtype", [(1, 1, "float32"), (7, 3, "float16"), (1000, 4097, "bfloat16"),
-                                         (4096, 4096, "float16"), (1, 65536, "float32"), (1048576, 16, "float16")])
+                                         (4096, 4096, "float16"), (1, 65536, "float32"), (1048576, 16, "float16"),
+                                         (1000, 108, "float16"), (300, 1002, "float32")])
 def test_search_space_is_legal_and_conditional(m, k, dtype):
     space = build_space(m, k, dtype)
     assert space.variants and "splitk_atomic" not in space.variants  # deterministic only, like dispatch
     es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
     aligned = m == 1 or k * es % 16 == 0
     vector = [pygemv.LOADS_ALIGNED] if aligned else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED]
+    if not aligned and k * es % 8 == 0:  # rows 8-byte aligned
+        vector.append(pygemv.LOADS_ALIGNED8)
     assert space.vector_loads == vector + [pygemv.LOADS_SCALAR]
     n_valid = 0
     for c in space.configs():

@@ -1,5 +1,5 @@
 """GPU correctness of 16-byte loads of rows that start anywhere (issue 14): every row
-operation, forced with vector_loads = 2 (realigned) and 3 (phased), and the dispatcher, over every alignment phase of A, x and y (element
+operation, forced with vector_loads = 2 (realigned), 3 (phased) and 4 (8-byte), and the dispatcher, over every alignment phase of A, x and y (element
 offsets 0..15 bytes), K and lda in every residue mod 8, split-K slices, strided x staged in
 shared memory and batches; float64 reference, the contract's bound, poisoned outputs and
 untouched gaps (gpu_cases)."""
@@ -22,7 +22,15 @@ def realigned_configs(k: int) -> list[pygemv.Config]:
             C("splitk_twopass", 64, 2, R, 2, False, 3), C("splitk_atomic", 32, 2, R, 1, False, 5),
             C("warp_per_row", 32, 8, R, 2, True), C("rows_per_warp", 4, 16, R, 4, True),
             C("row_stream", 1, 64, R, 1, True), C("row_stream", 4, 32, R, 2, True), C("row_stream", 32, 8, R, 4, True),
-            *phased_configs(), *tile_configs()]
+            *phased_configs(), *tile_configs(), *aligned8_configs()]
+
+
+def aligned8_configs() -> list[pygemv.Config]:
+    """8-byte packs (vector_loads = 4) in every row kernel, every unroll, x staged or not, split K."""
+    C, E = pygemv.Config, pygemv.LOADS_ALIGNED8
+    return [C("thread_per_row", 1, 64, E, 2), C("rows_per_warp", 4, 32, E, 4), C("warp_per_row", 32, 4, E, 1, True),
+            C("block_per_row", 128, 1, E, 2), C("splitk_twopass", 64, 2, E, 2, False, 3),
+            C("splitk_atomic", 32, 2, E, 4, True, 5)]
 
 
 def tile_configs(loads: int = pygemv.LOADS_REALIGNED) -> list[pygemv.Config]:

@@ -22,11 +22,13 @@ SPLITS = (2, 4, 8, 16, 32, 64)
 
 def search_space(m: int, k: int, dtype: str, ws_bytes: int):
     """Configs worth timing, from the registry: blocks of 64..512 threads; 16-byte loads
-    (aligned where the rows allow, else realigned or phased); the deterministic
+    (aligned where the rows allow, else realigned, phased or 8-byte); the deterministic
     split-K only (the dispatcher never picks atomics), with unroll 2 or 4, x read through
     the cache, at most 2 rows a block and split factors from SPLITS."""
     vec_ok = pygemv.can_implement(pygemv.Config("warp_per_row", 32, 8, pygemv.LOADS_ALIGNED), m, k, dtype)[0]
     loads = {pygemv.LOADS_ALIGNED} if vec_ok else {pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED}
+    if not vec_ok and pygemv.can_implement(pygemv.Config("warp_per_row", 32, 8, pygemv.LOADS_ALIGNED8), m, k, dtype)[0]:
+        loads.add(pygemv.LOADS_ALIGNED8)  # rows 8-byte aligned
     for v in pygemv.variants("N"):
         if not v.deterministic:
             continue

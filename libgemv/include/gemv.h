@@ -142,6 +142,10 @@ typedef enum gemv_loads {
                                  * phase, so every pack of A and of x is one aligned load;
                                  * x_in_smem = 0 (incx == 1): x's aligned packs through L1, shifted
                                  * into the group's phase by a shift compiled in */
+    GEMV_LOADS_ALIGNED8 = 4,    /* op N row kernels: 8-byte packs, A rows (and x read from global
+                                 * memory) 8-byte aligned: rows that are not 16-byte aligned but
+                                 * start on 8 bytes (fp32 of even K, 16-bit of K = 4 mod 8) with no
+                                 * phase to handle */
 } gemv_loads_t;
 
 /* Extensible structs (gemv_config_t, gemv_args_t, gemv_variant_info_t) start with

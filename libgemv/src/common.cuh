@@ -67,9 +67,36 @@ template <typename T> __device__ __forceinline__ float dot_pack(const uint4 &a, 
     return acc;
 }
 
+// fp32 dot product of two 8-byte packs (4 halves or 2 floats), in a fixed order.
+template <typename T> __device__ __forceinline__ float dot_pack(const uint2 &a, const uint2 &x, float acc) {
+    if constexpr (std::is_same_v<T, float>) {
+        acc = fmaf(__uint_as_float(a.x), __uint_as_float(x.x), acc);
+        acc = fmaf(__uint_as_float(a.y), __uint_as_float(x.y), acc);
+    } else {
+        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+        const T2 *a2 = reinterpret_cast<const T2 *>(&a);
+        const T2 *x2 = reinterpret_cast<const T2 *>(&x);
+#pragma unroll
+        for (int i = 0; i < 2; ++i) {
+            float2 af, xf;
+            if constexpr (std::is_same_v<T, __half>) {
+                af = __half22float2(a2[i]);
+                xf = __half22float2(x2[i]);
+            } else {
+                af = __bfloat1622float2(a2[i]);
+                xf = __bfloat1622float2(x2[i]);
+            }
+            acc = fmaf(af.x, xf.x, acc);
+            acc = fmaf(af.y, xf.y, acc);
+        }
+    }
+    return acc;
+}
+
 // A is read exactly once: stream it past L1 (evict-first). x is re-read by every row:
 // keep it on the read-only cached path.
 __device__ __forceinline__ uint4 load_a_pack(const uint4 *p) { return __ldcs(p); }
+__device__ __forceinline__ uint2 load_a_pack(const uint2 *p) { return __ldcs(p); }
 // One element through the read-only cached path (ld.global.nc). Explicit, because a plain
 // load's caching is the compiler's guess, and that guess changed with unrelated code
 // (scalar rows ran 20-27% slower). No __ldg overload for 2-byte types: load the bits.
@@ -203,8 +230,8 @@ template <typename T> __device__ __forceinline__ void q_store_row(const QArgs &a
     }
 }
 
-// One 16-byte pack of x: shared memory when staged, else the read-only path.
-template <bool XSMEM> __device__ __forceinline__ uint4 load_x_pack(const uint4 *p) {
+// One 16-byte (or 8-byte) pack of x: shared memory when staged, else the read-only path.
+template <bool XSMEM, typename P> __device__ __forceinline__ P load_x_pack(const P *p) {
     if constexpr (XSMEM) {
         return *p; // shared memory: ld.global.nc would be wrong here
     } else {
@@ -238,6 +265,7 @@ template <typename T> __device__ __forceinline__ uint4 shift_pack(const uint4 &l
 // aligned). LOADS (gemv_loads_t):
 //   kLoadsScalar    one element a load, any alignment and incx;
 //   kLoadsAligned   16-byte packs; a and x 16-byte aligned, incx == 1 (can_implement);
+//   kLoadsAligned8  the same with 8-byte packs: a and x 8-byte aligned;
 //   kLoadsRealigned 16-byte packs of a row that starts anywhere: a scalar head up to a's
 //                   first 16-byte boundary, then aligned packs of a; x (incx == 1, any
 //                   element-aligned address) is read as the two aligned packs around
@@ -295,13 +323,16 @@ __device__ __forceinline__ float thread_dot(const T *__restrict__ a, const T *__
             acc = fmaf(to_f32(load_a(a + j)), to_f32(load_x<XSMEM>(x + j)), acc);
         }
         return acc;
-    } else if constexpr (LOADS == kLoadsAligned) {
-        const uint4 *av = reinterpret_cast<const uint4 *>(a);
-        const uint4 *xv = reinterpret_cast<const uint4 *>(x);
-        const int64_t packs = n / N;
+    } else if constexpr (LOADS == kLoadsAligned || LOADS == kLoadsAligned8) {
+        // 16-byte packs, or 8-byte ones for rows (and x) 8-byte aligned.
+        using P = std::conditional_t<LOADS == kLoadsAligned, uint4, uint2>;
+        constexpr int E = (int)(sizeof(P) / sizeof(T));
+        const P *av = reinterpret_cast<const P *>(a);
+        const P *xv = reinterpret_cast<const P *>(x);
+        const int64_t packs = n / E;
         int64_t c = lane;
         for (; c + (UNROLL - 1) * (int64_t)p < packs; c += UNROLL * (int64_t)p) {
-            uint4 ra[UNROLL], rx[UNROLL];
+            P ra[UNROLL], rx[UNROLL];
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) ra[u] = load_a_pack(av + c + u * p);
 #pragma unroll
@@ -310,7 +341,7 @@ __device__ __forceinline__ float thread_dot(const T *__restrict__ a, const T *__
             for (int u = 0; u < UNROLL; ++u) acc = dot_pack<T>(ra[u], rx[u], acc);
         }
         for (; c < packs; c += p) acc = dot_pack<T>(load_a_pack(av + c), load_x_pack<XSMEM>(xv + c), acc);
-        tail_start = packs * N;
+        tail_start = packs * E;
     } else {
         int64_t j = lane;
         for (; j + (UNROLL - 1) * (int64_t)p < n; j += UNROLL * (int64_t)p) {
@@ -668,7 +699,7 @@ template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
 }
 
 // Instantiates Family::launch<T, LOADS, UNROLL, XSMEM, BATCHED> for the launch's
-// compile-time choices: 3 dtypes x (3 x 3 x 2 x 2 + 3 x 2 phased) = 126 kernels a family, the
+// compile-time choices: 3 dtypes x (4 x 3 x 2 x 2 + 3 x 2 phased) = 162 kernels a family, the
 // bound on build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
@@ -693,6 +724,7 @@ template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, c
         switch (L.loads) {
         case kLoadsScalar: return with_smem(std::integral_constant<int, kLoadsScalar>{});
         case kLoadsAligned: return with_smem(std::integral_constant<int, kLoadsAligned>{});
+        case kLoadsAligned8: return with_smem(std::integral_constant<int, kLoadsAligned8>{});
         case kLoadsRealigned: return with_smem(std::integral_constant<int, kLoadsRealigned>{});
         case kLoadsPhased: // single products (can_implement): 18 kernels, not 36
             if (L.args.rows != L.args.m) return cudaErrorInvalidValue;

@@ -267,29 +267,45 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const bool small = small_matrix(pb, target_threads);
     const int64_t rows = mul_sat(pb.m, pb.batch); // a batch counts all its rows
     gemv_config_t chosen;
-    if (tile_config(pb, sm_count, &chosen) || phased_config(pb, &chosen) || short_phased_config(pb, &chosen) ||
-        (!small && (short_rows_config(pb, &chosen) || stream_config(pb, sm_count, &chosen))))
+    // Rows that are not 16-byte aligned but start on 8 bytes (x too): 8-byte loads below, with
+    // no phase to handle, rather than phased, realigned or streamed 16-byte packs
+    // (benchmarks/experiments/aligned8.sh, -s14-aligned8.txt: fp32 16384 x 8194 176.8 us
+    // against 183.7 phased, 97% of 16384 x 8192; fp16 16384 x 8196 90.2 against 95.7; fp16
+    // 1296187 x 108 108.2 against 125.0, cuBLAS 115; bf16 700001 x 204 112.7 against 139.2;
+    // fp32 62972 x 446 41.8 against 44.5). fp32 rows the stream takes stay streamed (282737 x
+    // 338: 132.0 against 136.1).
+    const bool rows8 = !rows_aligned16(pb) && rows_aligned8(pb) && pb.incx == 1 &&
+                       (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
+    if (tile_config(pb, sm_count, &chosen) ||
+        (!rows8 && (phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) ||
+        (!small && ((!rows8 && short_rows_config(pb, &chosen)) ||
+                    ((!rows8 || esz == 4) && stream_config(pb, sm_count, &chosen)))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
 
-    // 16-byte loads first: aligned rows, then rows realigned in the kernel (a scalar head,
-    // x shifted in registers); the can_implement check below drops what cannot run.
-    for (const int mode : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
+    // 16-byte loads first: aligned rows, then 8-byte loads of rows 8-byte aligned (no phase
+    // to handle), then rows realigned in the kernel (a scalar head, x shifted in registers);
+    // the can_implement check below drops what cannot run.
+    for (const int mode : {kLoadsAligned, kLoadsAligned8, kLoadsRealigned, kLoadsScalar}) {
         const bool vec = mode != kLoadsScalar;
+        const int per_load = mode == kLoadsAligned8 ? pack / 2 : pack; // elements a load
         // Rows shorter than a pack: element loads. Realigned, a row of 1-2 elements is
         // still a 16-byte load or two and a shift: bf16 425x2 1.22 us against 0.98, fp32
         // 902x1 1.22 against 1.00 (held-out, -s12-heldout.txt); the table's fp16
         // 1048576x3 entry is scalar too (8.6 us against 13.4 realigned).
-        if (mode == kLoadsRealigned && (pb.k < pack || by_element)) continue;
-        const int64_t loads = vec ? (pb.k + pack - 1) / pack : pb.k; // loads per row
+        if ((mode == kLoadsRealigned || mode == kLoadsAligned8) && (pb.k < per_load || by_element)) continue;
+        const int64_t loads = vec ? (pb.k + per_load - 1) / per_load : pb.k; // loads per row
         // x staged in shared memory where the load mode needs it (aligned packs of a
         // misaligned or strided x; realigned rows of a strided x), and for realigned rows
         // of at most 256 bytes. Aligned rows of 64-256 bytes read x through L1 faster
         // than staged, 4-20% (fp16 131072x128 11.8 against 13.7 us; NOTES.md section 23).
-        const bool x_unaligned = pb.incx != 1 || (mode == kLoadsAligned && (reinterpret_cast<uintptr_t>(pb.x) & 15u));
+        const bool x_unaligned = pb.incx != 1 || (mode == kLoadsAligned && (reinterpret_cast<uintptr_t>(pb.x) & 15u)) ||
+                                 (mode == kLoadsAligned8 && (reinterpret_cast<uintptr_t>(pb.x) & 7u));
         const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
                           (x_unaligned || (mode == kLoadsRealigned && (size_t)pb.k * esz <= 256));
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
+        // 8-byte loads: about six a lane (the best of aligned8.sh on every shape but one).
+        if (mode == kLoadsAligned8) p = (int)std::clamp<int64_t>(pow2_floor(loads / 6), 1, 512);
         // Few rows: more threads a row, while each keeps two loads or more.
         if (mul_sat(rows, p) < target_threads && loads > 2 * (int64_t)p) {
             const int64_t want = target_threads / std::max<int64_t>(rows, 1);

@@ -104,7 +104,8 @@ struct RowLaunch {
 
 // How a row kernel reads A and x (gemv_config_t.vector_loads, gemv_loads_t).
 constexpr int kLoadsScalar = GEMV_LOADS_SCALAR, kLoadsAligned = GEMV_LOADS_ALIGNED16,
-              kLoadsRealigned = GEMV_LOADS_REALIGNED16, kLoadsPhased = GEMV_LOADS_PHASED16;
+              kLoadsRealigned = GEMV_LOADS_REALIGNED16, kLoadsPhased = GEMV_LOADS_PHASED16,
+              kLoadsAligned8 = GEMV_LOADS_ALIGNED8;
 
 // Rows of a matrix whose 16-byte phases repeat every phase_period(...) rows: the smallest
 // P with P * lda * esz a multiple of 16 (1, 2, 4, 8 or 16).
@@ -153,6 +154,8 @@ constexpr int64_t kSliceGranule = 8;
 // Every row of every product starts 16-byte aligned (registry.cpp).
 struct Problem;
 bool rows_aligned16(const Problem &pb);
+// Every row of every product starts 8-byte aligned.
+bool rows_aligned8(const Problem &pb);
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows: large
 // single products (dispatch.cpp). The table does not stretch smaller entries over them.
 bool phased_regime(const Problem &pb);

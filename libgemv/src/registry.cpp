@@ -36,6 +36,8 @@ int log2_int(int v) {
 
 bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 bool bytes16(int64_t elements, size_t esz) { return ((uint64_t)elements * esz) % 16 == 0; }
+bool aligned8(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 7u) == 0; }
+bool bytes8(int64_t elements, size_t esz) { return ((uint64_t)elements * esz) % 8 == 0; }
 
 
 // Elements per K slice for s requested slices: a multiple of kSliceGranule, so every
@@ -45,6 +47,11 @@ bool bytes16(int64_t elements, size_t esz) { return ((uint64_t)elements * esz) %
 bool rows_aligned16(const Problem &pb) {
     const size_t esz = dtype_size(pb.dtype());
     return aligned16(pb.A) && (pb.m <= 1 || bytes16(pb.lda, esz)) && (!pb.batched() || bytes16(pb.stride_a, esz));
+}
+
+bool rows_aligned8(const Problem &pb) {
+    const size_t esz = dtype_size(pb.dtype());
+    return aligned8(pb.A) && (pb.m <= 1 || bytes8(pb.lda, esz)) && (!pb.batched() || bytes8(pb.stride_a, esz));
 }
 
 int64_t split_slice_len(int64_t k, int s) {
@@ -87,6 +94,20 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
         }
         if (!c.x_in_smem && (pb.incx != 1 || !aligned16(pb.x) || (pb.batched() && !bytes16(pb.stride_x, esz)))) {
             set_error("%s with vector_loads = 1 and x read from global memory needs incx == 1 and x 16-byte aligned "
+                      "(x = %p, incx = %lld%s); stage x in shared memory or realign (vector_loads = 2) instead",
+                      name, pb.x, (long long)pb.incx, pb.batched() ? ", and stride_x" : "");
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+    }
+    if (c.vector_loads == kLoadsAligned8) {
+        if (!rows_aligned8(pb)) {
+            set_error("%s with vector_loads = 4 needs A and every row 8-byte aligned (A = %p, lda = %lld%s); "
+                      "vector_loads = 2 realigns rows that start anywhere",
+                      name, pb.A, (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+        if (!c.x_in_smem && (pb.incx != 1 || !aligned8(pb.x) || (pb.batched() && !bytes8(pb.stride_x, esz)))) {
+            set_error("%s with vector_loads = 4 and x read from global memory needs incx == 1 and x 8-byte aligned "
                       "(x = %p, incx = %lld%s); stage x in shared memory or realign (vector_loads = 2) instead",
                       name, pb.x, (long long)pb.incx, pb.batched() ? ", and stride_x" : "");
             return GEMV_STATUS_NOT_SUPPORTED;
@@ -687,12 +708,12 @@ gemv_status_t validate_config(const gemv_config_t &c) {
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Realigned rows are a row-kernel path: a column kernel's pack spans columns, not a row.
-    const int max_loads = v->op == GEMV_OP_N ? kLoadsPhased : kLoadsAligned;
+    const int max_loads = v->op == GEMV_OP_N ? kLoadsAligned8 : kLoadsAligned;
     if (c.vector_loads < 0 || c.vector_loads > max_loads) {
         set_error("config.vector_loads = %d: %s takes %s", c.vector_loads, v->name,
-                  max_loads == kLoadsPhased ? "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows) or 3 "
-                                              "(16-byte, phased rows)"
-                                            : "0 (scalar) or 1 (16-byte, aligned rows)");
+                  max_loads == kLoadsAligned8 ? "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows), 3 "
+                                                "(16-byte, phased rows) or 4 (8-byte, rows 8-byte aligned)"
+                                              : "0 (scalar) or 1 (16-byte, aligned rows)");
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Lanes 0 and 1 of a phased row take its edge packs.

@@ -593,6 +593,12 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
     if (L.loads == libgemv::kLoadsAligned && !L.x_in_smem &&
         (!aligned16(a.x) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 16)))
         violation(w, "%s: 16-byte loads of x that is not 16-byte aligned and contiguous", kernel);
+    if (L.loads == libgemv::kLoadsAligned8 && !L.x_in_smem &&
+        ((reinterpret_cast<uintptr_t>(a.x) & 7u) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 8)))
+        violation(w, "%s: 8-byte loads of x that is not 8-byte aligned and contiguous", kernel);
+    if (L.loads == libgemv::kLoadsAligned8 && ((reinterpret_cast<uintptr_t>(a.A) & 7u) ||
+                                               (a.m > 1 && a.lda * (int64_t)esz % 8) || (batch > 1 && a.stride_a * (int64_t)esz % 8)))
+        violation(w, "%s: 8-byte loads of rows that are not 8-byte aligned", kernel);
     if (L.loads == libgemv::kLoadsRealigned && !L.x_in_smem && a.incx != 1)
         violation(w, "%s: realigned 16-byte loads of a strided x", kernel);
     if (L.x_in_smem && batch > 1 && a.stride_x != 0)
