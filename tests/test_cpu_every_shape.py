@@ -142,9 +142,8 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             if m * (lda or k) * es > (1 << 22) * 2 - (1 << 21) * 2:
                 m = max(1, ((1 << 20) * 2) // ((lda or k) * es))
             c = pick(m, k, dtype, lda, a_off, x_off)
-            # Rows 8-byte aligned (and x): 8-byte packs; otherwise realigned 16-byte packs.
-            rows8 = ((lda or k) * es) % 8 == 0 and a_off % 8 == 0 and x_off % 8 == 0  # offsets in bytes
-            assert c.vector_loads == (4 if rows8 else 2), (dtype, m, k, lda, a_off, x_off, c)
+            # Realigned 16-byte packs (small matrices keep them on rows 8-byte aligned too).
+            assert c.vector_loads == 2, (dtype, m, k, lda, a_off, x_off, c)
         # A misaligned x that fits shared memory: staged there, aligned 16-byte loads of A.
         c = pick(1000, 1024, dtype, x_off=es)
         assert c.vector_loads == 1 and c.x_in_smem, c
@@ -199,9 +198,8 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
                            (67241, 47, "float16", 2), (3423, 218, "float32", 32)]:
         c = pick(m, k, dtype)
         assert (c.threads_per_row, c.unroll, c.x_in_smem) == (p, 1, False), (m, k, dtype, c)
-        row = k * {"float32": 4}.get(dtype, 2)
-        aligned = m == 1 or row % 16 == 0  # one row: only its start counts
-        assert c.vector_loads == (1 if aligned else 4 if row % 8 == 0 else 2), (m, k, dtype, c)
+        aligned = m == 1 or (k * {"float32": 4}.get(dtype, 2)) % 16 == 0  # one row: only its start counts
+        assert c.vector_loads == (1 if aligned else 2), (m, k, dtype, c)  # realigned, even rows 8-byte aligned
         assert c.threads_per_row * c.rows_per_block == max(128, p), c
         assert pick(m, k, dtype, incx=2).x_in_smem, (m, k, dtype)
     # Misaligned rows of at most 64 bytes, of 128 in at most 1 MB, of 512 in at most 64 KB:
@@ -276,6 +274,14 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
         c = pick(1296187, 108, dtype)
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == (
             ("rows_per_warp", 4, 32, pygemv.LOADS_ALIGNED8, 2) if es == 2 else ("rows_per_warp", 8, 16, 1, 2)), c
+        # Large matrices of rows 8-byte aligned: 8-byte loads, about six a lane, not phased
+        # rows (fp32 16384 x 8194, fp16 16384 x 8196); fp32 rows the stream takes stay streamed.
+        k8 = 8194 if es == 4 else 8196
+        c = pick(16384, k8, dtype)
+        assert (c.variant, c.threads_per_row, c.vector_loads, c.unroll) == (
+            "block_per_row", 512 if es == 4 else 256, pygemv.LOADS_ALIGNED8, 2), (dtype, c)
+        if es == 4:
+            assert pick(282737, 338, dtype).variant == "row_stream"
         for m, k in [(900001, 150), (700001, 201)]:
             c = pick(m, k, dtype)
             if es == 4:  # fp32: not this rule

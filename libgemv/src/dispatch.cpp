@@ -273,13 +273,13 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     // against 183.7 phased, 97% of 16384 x 8192; fp16 16384 x 8196 90.2 against 95.7; fp16
     // 1296187 x 108 108.2 against 125.0, cuBLAS 115; bf16 700001 x 204 112.7 against 139.2;
     // fp32 62972 x 446 41.8 against 44.5). fp32 rows the stream takes stay streamed (282737 x
-    // 338: 132.0 against 136.1).
+    // 338: 132.0 against 136.1), and so do 16-bit rows under 200 bytes (not measured).
     const bool rows8 = !rows_aligned16(pb) && rows_aligned8(pb) && pb.incx == 1 &&
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
+    const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
     if (tile_config(pb, sm_count, &chosen) ||
         (!rows8 && (phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) ||
-        (!small && ((!rows8 && short_rows_config(pb, &chosen)) ||
-                    ((!rows8 || esz == 4) && stream_config(pb, sm_count, &chosen)))))
+        (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && stream_config(pb, sm_count, &chosen)))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
 
@@ -294,6 +294,10 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // 902x1 1.22 against 1.00 (held-out, -s12-heldout.txt); the table's fp16
         // 1048576x3 entry is scalar too (8.6 us against 13.4 realigned).
         if ((mode == kLoadsRealigned || mode == kLoadsAligned8) && (pb.k < per_load || by_element)) continue;
+        // Small matrices keep realigned packs and their lane rule: with 8-byte loads some ran
+        // faster, some slower (random seed 1, -s14-aligned8-random-seed1.json: bf16 74 x 780
+        // 2.00 -> 1.62 us, fp32 40 x 6666 2.77 -> 3.07).
+        if (mode == kLoadsAligned8 && small) continue;
         const int64_t loads = vec ? (pb.k + per_load - 1) / per_load : pb.k; // loads per row
         // x staged in shared memory where the load mode needs it (aligned packs of a
         // misaligned or strided x; realigned rows of a strided x), and for realigned rows
@@ -319,8 +323,11 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         gemv_config_t c = row_config(p, loads, mode, small && vec ? x_unaligned : smem);
         if (small && vec) c.unroll = 1;
 
-        // Still far from filling the GPU with one block a row: split K (deterministic).
-        if (mul_sat(rows, 2 * p) < target_threads && loads >= 4096) {
+        // Still far from filling the GPU with one block a row: split K (deterministic), by
+        // the row's 16-byte packs whatever the load width (8-byte loads split bf16 123 x 17924
+        // and ran it in 5.44 us against 3.91 in one block a row).
+        const int64_t packs16 = vec ? (pb.k + pack - 1) / pack : loads;
+        if (mul_sat(rows, 2 * p) < target_threads && packs16 >= 4096) {
             gemv_config_t s = make_config(0, 0, 0, 0, 0, 0, 1);
             s.variant = GEMV_VARIANT_SPLITK_TWOPASS;
             s.threads_per_row = 256;
@@ -331,7 +338,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             const int64_t by_gpu = target_threads / mul_sat(std::max<int64_t>(rows, 1), 256);
             // At least one load a thread a slice: few rows are latency-bound, and the tuned
             // split for fp16 1 x 65536 is 64 slices (half a load a thread).
-            const int64_t by_work = loads / 256;
+            const int64_t by_work = packs16 / 256;
             s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
             if (s.split_k >= 2) {
