@@ -261,6 +261,21 @@ def test_generic_seeds_are_valid_and_match_the_load_width(vector_loads):
     assert all(space.params(c) is not None for c in seeds)
 
 
+def test_rows_8_byte_aligned_are_seeded_with_8_byte_configs():
+    from pygemv.tuning.cli import generic_seeds
+    space = build_space(100000, 108, "float16")  # rows of 216 bytes
+    assert pygemv.LOADS_ALIGNED8 in space.vector_loads
+    seeds = generic_seeds(space.vector_loads[0], aligned8=True)
+    eight = [c for c in seeds if c.vector_loads == pygemv.LOADS_ALIGNED8]
+    assert len(eight) == 5 and all(validate(c) for c in eight)
+    # Each seed lies in the space of the shapes it was measured on: a few lanes on short rows,
+    # a block a row on long ones (the tuner skips seeds outside a study's space).
+    assert all(space.params(c) is not None for c in eight if c.threads_per_row <= 16)
+    long_rows = build_space(16384, 8196, "float16")
+    assert all(long_rows.params(c) is not None for c in eight if c.threads_per_row >= 256)
+    assert not any(c.vector_loads == pygemv.LOADS_ALIGNED8 for c in generic_seeds(space.vector_loads[0]))
+
+
 @pytest.mark.parametrize("m, k, dtype", [(1, 1, "float32"), (4096, 4096, "float16"), (1048576, 16, "float32"),
                                          (256, 65536, "bfloat16"), (1000, 1001, "float16")])
 def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):

@@ -36,7 +36,8 @@ from .tuner import ShapeResult, tune_shape
 DTYPES = ("float32", "float16", "bfloat16")
 
 
-def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None) -> list[pygemv.Config]:
+def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None,
+                  aligned8: bool = False) -> list[pygemv.Config]:
     """Configs that are good across many shapes (the exhaustive searches in
     benchmarks/results/*-oracle* and, for op T, *-sweep-op-t-all), with the given loads
     (``gemv_loads_t``; True/False read as aligned/scalar): a study's budget is small, so it
@@ -68,6 +69,10 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
         seeds += [C("block_per_row", 128, 2, P, 1, True), C("block_per_row", 128, 2, P, 4, True),
                   C("warp_per_row", 32, 32, P, 1, True), C("rows_per_warp", 8, 128, P, 1, True),
                   C("block_per_row", 128, 1, P, 4, False)]
+    if aligned8:  # rows 8-byte aligned: the 8-byte configs that won benchmarks/experiments/aligned8.sh
+        E = pygemv.LOADS_ALIGNED8
+        seeds += [C("rows_per_warp", 4, 32, E, 2), C("rows_per_warp", 8, 32, E, 2), C("rows_per_warp", 16, 16, E, 2),
+                  C("block_per_row", 256, 1, E, 2), C("block_per_row", 512, 1, E, 2)]
     return seeds
 
 
@@ -259,7 +264,7 @@ def tune_device(argv=None) -> int:
             # a tune of few trials then never ends on a config slower than it (a quick tune
             # picked p=128 for fp16 4096 x 4096, 13.0 us, over the shipped entry's 11.7).
             seeds = ([measure.dispatch()] + neighbour_seeds(results, dtype, m, k, op=op, batch=batch, weights=weights) +
-                     generic_seeds(space.vector_loads[0], op, weights))
+                     generic_seeds(space.vector_loads[0], op, weights, pygemv.LOADS_ALIGNED8 in space.vector_loads))
             r = tune_shape(measure, space, storage=storage,
                            study_name=study_name(prefix, op, batch, dtype, m, k, weights),
                            trials=trials, timeout=None if left is None else left / (len(jobs) - n), seeds=seeds,

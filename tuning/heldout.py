@@ -65,7 +65,8 @@ def check_shape(ctx, dtype, m, k, *, how="search", trials=48, rounds=5) -> dict:
         else:
             space = build_space(m, k, dtype)
             r = tune_shape(measure, space, storage=optuna.storages.InMemoryStorage(), study_name="oracle",
-                           trials=trials, seeds=generic_seeds(space.vector_loads[0]), seed=1)
+                           trials=trials, seed=1,
+                           seeds=generic_seeds(space.vector_loads[0], aligned8=pygemv.LOADS_ALIGNED8 in space.vector_loads))
             found, wrong, best = [c for c in (r.config, r.runner_up) if c is not None], r.wrong, range(r.timed)
         contenders = {config_key(c): c for c in found}
         for c in (tuned, heuristic):
