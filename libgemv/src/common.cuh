@@ -39,45 +39,19 @@ template <typename T> __device__ __forceinline__ void store_y(T *yp, float alpha
 // Elements in one 16-byte pack.
 template <typename T> constexpr int kPack = 16 / sizeof(T);
 
-// fp32 dot product of two 16-byte packs, in a fixed order.
-template <typename T> __device__ __forceinline__ float dot_pack(const uint4 &a, const uint4 &x, float acc) {
+// fp32 dot product of two packs (uint4: 16 bytes, uint2: 8), in a fixed order.
+template <typename T, typename P> __device__ __forceinline__ float dot_pack(const P &a, const P &x, float acc) {
+    constexpr int W = sizeof(P) / 4; // 32-bit words
     if constexpr (std::is_same_v<T, float>) {
-        acc = fmaf(__uint_as_float(a.x), __uint_as_float(x.x), acc);
-        acc = fmaf(__uint_as_float(a.y), __uint_as_float(x.y), acc);
-        acc = fmaf(__uint_as_float(a.z), __uint_as_float(x.z), acc);
-        acc = fmaf(__uint_as_float(a.w), __uint_as_float(x.w), acc);
+        const float *af = reinterpret_cast<const float *>(&a), *xf = reinterpret_cast<const float *>(&x);
+#pragma unroll
+        for (int i = 0; i < W; ++i) acc = fmaf(af[i], xf[i], acc);
     } else {
         using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
         const T2 *a2 = reinterpret_cast<const T2 *>(&a);
         const T2 *x2 = reinterpret_cast<const T2 *>(&x);
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            float2 af, xf;
-            if constexpr (std::is_same_v<T, __half>) {
-                af = __half22float2(a2[i]);
-                xf = __half22float2(x2[i]);
-            } else {
-                af = __bfloat1622float2(a2[i]);
-                xf = __bfloat1622float2(x2[i]);
-            }
-            acc = fmaf(af.x, xf.x, acc);
-            acc = fmaf(af.y, xf.y, acc);
-        }
-    }
-    return acc;
-}
-
-// fp32 dot product of two 8-byte packs (4 halves or 2 floats), in a fixed order.
-template <typename T> __device__ __forceinline__ float dot_pack(const uint2 &a, const uint2 &x, float acc) {
-    if constexpr (std::is_same_v<T, float>) {
-        acc = fmaf(__uint_as_float(a.x), __uint_as_float(x.x), acc);
-        acc = fmaf(__uint_as_float(a.y), __uint_as_float(x.y), acc);
-    } else {
-        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
-        const T2 *a2 = reinterpret_cast<const T2 *>(&a);
-        const T2 *x2 = reinterpret_cast<const T2 *>(&x);
-#pragma unroll
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < W; ++i) {
             float2 af, xf;
             if constexpr (std::is_same_v<T, __half>) {
                 af = __half22float2(a2[i]);
