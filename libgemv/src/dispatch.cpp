@@ -274,7 +274,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     // 1296187 x 108 108.2 against 125.0, cuBLAS 115; bf16 700001 x 204 112.7 against 139.2;
     // fp32 62972 x 446 41.8 against 44.5). fp32 rows the stream takes stay streamed (282737 x
     // 338: 132.0 against 136.1), and so do 16-bit rows under 200 bytes (not measured).
-    const bool rows8 = !rows_aligned16(pb) && rows_aligned8(pb) && pb.incx == 1 &&
+    const bool rows8 = !rows_aligned16(pb) && rows_aligned_to(pb, 8) && pb.incx == 1 &&
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
     const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
     if (tile_config(pb, sm_count, &chosen) ||
@@ -303,8 +303,8 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // misaligned or strided x; realigned rows of a strided x), and for realigned rows
         // of at most 256 bytes. Aligned rows of 64-256 bytes read x through L1 faster
         // than staged, 4-20% (fp16 131072x128 11.8 against 13.7 us; NOTES.md section 23).
-        const bool x_unaligned = pb.incx != 1 || (mode == kLoadsAligned && (reinterpret_cast<uintptr_t>(pb.x) & 15u)) ||
-                                 (mode == kLoadsAligned8 && (reinterpret_cast<uintptr_t>(pb.x) & 7u));
+        const uintptr_t x_align = mode == kLoadsAligned ? 16 : mode == kLoadsAligned8 ? 8 : 1; // aligned packs of x
+        const bool x_unaligned = pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x) & (x_align - 1));
         const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
                           (x_unaligned || (mode == kLoadsRealigned && (size_t)pb.k * esz <= 256));
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);

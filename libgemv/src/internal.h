@@ -154,8 +154,8 @@ constexpr int64_t kSliceGranule = 8;
 // Every row of every product starts 16-byte aligned (registry.cpp).
 struct Problem;
 bool rows_aligned16(const Problem &pb);
-// Every row of every product starts 8-byte aligned.
-bool rows_aligned8(const Problem &pb);
+// ... aligned to `bytes` (a power of two): 8 for 8-byte loads.
+bool rows_aligned_to(const Problem &pb, unsigned bytes);
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows: large
 // single products (dispatch.cpp). The table does not stretch smaller entries over them.
 bool phased_regime(const Problem &pb);

@@ -34,25 +34,22 @@ int log2_int(int v) {
     return l;
 }
 
-bool aligned16(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
-bool bytes16(int64_t elements, size_t esz) { return ((uint64_t)elements * esz) % 16 == 0; }
-bool aligned8(const void *p) { return (reinterpret_cast<uintptr_t>(p) & 7u) == 0; }
-bool bytes8(int64_t elements, size_t esz) { return ((uint64_t)elements * esz) % 8 == 0; }
+// Alignment to `bytes` (a power of two) of an address, and of a run of elements.
+bool aligned_to(const void *p, unsigned bytes) { return (reinterpret_cast<uintptr_t>(p) & (bytes - 1)) == 0; }
+bool multiple_of(int64_t elements, size_t esz, unsigned bytes) { return ((uint64_t)elements * esz) % bytes == 0; }
+bool aligned16(const void *p) { return aligned_to(p, 16); }
 
 
 // Elements per K slice for s requested slices: a multiple of kSliceGranule, so every
 // slice starts 16-byte aligned when the row does.
 } // namespace
 
-bool rows_aligned16(const Problem &pb) {
+bool rows_aligned_to(const Problem &pb, unsigned bytes) {
     const size_t esz = dtype_size(pb.dtype());
-    return aligned16(pb.A) && (pb.m <= 1 || bytes16(pb.lda, esz)) && (!pb.batched() || bytes16(pb.stride_a, esz));
+    return aligned_to(pb.A, bytes) && (pb.m <= 1 || multiple_of(pb.lda, esz, bytes)) &&
+           (!pb.batched() || multiple_of(pb.stride_a, esz, bytes));
 }
-
-bool rows_aligned8(const Problem &pb) {
-    const size_t esz = dtype_size(pb.dtype());
-    return aligned8(pb.A) && (pb.m <= 1 || bytes8(pb.lda, esz)) && (!pb.batched() || bytes8(pb.stride_a, esz));
-}
+bool rows_aligned16(const Problem &pb) { return rows_aligned_to(pb, 16); }
 
 int64_t split_slice_len(int64_t k, int s) {
     int64_t len = (k + s - 1) / s;
@@ -85,31 +82,21 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
     const char *name = op.info.name;
     const size_t esz = dtype_size(pb.dtype());
     const int64_t chunk = op.split_mode == kNoSplit ? pb.k : split_slice_len(pb.k, c.split_k);
-    if (c.vector_loads == kLoadsAligned) {
-        if (!rows_aligned16(pb)) {
-            set_error("%s with vector_loads = 1 needs A and every row 16-byte aligned (A = %p, lda = %lld%s); "
+    // Packs of aligned rows (16 or 8 bytes): A, every row and an x read from global memory
+    // aligned to the pack.
+    if (c.vector_loads == kLoadsAligned || c.vector_loads == kLoadsAligned8) {
+        const unsigned bytes = c.vector_loads == kLoadsAligned ? 16 : 8;
+        if (!rows_aligned_to(pb, bytes)) {
+            set_error("%s with vector_loads = %d needs A and every row %u-byte aligned (A = %p, lda = %lld%s); "
                       "vector_loads = 2 realigns rows that start anywhere",
-                      name, pb.A, (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
+                      name, c.vector_loads, bytes, pb.A, (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
             return GEMV_STATUS_NOT_SUPPORTED;
         }
-        if (!c.x_in_smem && (pb.incx != 1 || !aligned16(pb.x) || (pb.batched() && !bytes16(pb.stride_x, esz)))) {
-            set_error("%s with vector_loads = 1 and x read from global memory needs incx == 1 and x 16-byte aligned "
+        if (!c.x_in_smem &&
+            (pb.incx != 1 || !aligned_to(pb.x, bytes) || (pb.batched() && !multiple_of(pb.stride_x, esz, bytes)))) {
+            set_error("%s with vector_loads = %d and x read from global memory needs incx == 1 and x %u-byte aligned "
                       "(x = %p, incx = %lld%s); stage x in shared memory or realign (vector_loads = 2) instead",
-                      name, pb.x, (long long)pb.incx, pb.batched() ? ", and stride_x" : "");
-            return GEMV_STATUS_NOT_SUPPORTED;
-        }
-    }
-    if (c.vector_loads == kLoadsAligned8) {
-        if (!rows_aligned8(pb)) {
-            set_error("%s with vector_loads = 4 needs A and every row 8-byte aligned (A = %p, lda = %lld%s); "
-                      "vector_loads = 2 realigns rows that start anywhere",
-                      name, pb.A, (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
-            return GEMV_STATUS_NOT_SUPPORTED;
-        }
-        if (!c.x_in_smem && (pb.incx != 1 || !aligned8(pb.x) || (pb.batched() && !bytes8(pb.stride_x, esz)))) {
-            set_error("%s with vector_loads = 4 and x read from global memory needs incx == 1 and x 8-byte aligned "
-                      "(x = %p, incx = %lld%s); stage x in shared memory or realign (vector_loads = 2) instead",
-                      name, pb.x, (long long)pb.incx, pb.batched() ? ", and stride_x" : "");
+                      name, c.vector_loads, bytes, pb.x, (long long)pb.incx, pb.batched() ? ", and stride_x" : "");
             return GEMV_STATUS_NOT_SUPPORTED;
         }
     }

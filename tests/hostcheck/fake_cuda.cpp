@@ -141,15 +141,16 @@ void check_plan(World &w, const char *kernel, const libgemv::LaunchPlan &p, int 
 }
 
 // A: batch products of m rows of k elements, lda apart, stride_a between products; with
-// 16-byte loads every row (and every K slice of slice elements) must start 16-byte aligned.
+// loads of aligned packs (pack bytes: 16 or 8; 0 for none) every row (and every K slice of
+// slice elements) must start aligned to the pack.
 void check_matrix(World &w, const char *kernel, const void *A, int64_t m, int64_t k, int64_t lda, int64_t batch,
-                  int64_t stride_a, size_t esz, bool vector_loads, int64_t slice) {
+                  int64_t stride_a, size_t esz, int pack, int64_t slice) {
     Span s = span(m, lda, batch, stride_a);
     s.hi += k - 1; // the last row's K elements
     check_span(w, kernel, "A", A, s, esz);
-    if (vector_loads && (!aligned16(A) || (m > 1 && lda * (int64_t)esz % 16) ||
-                         (batch > 1 && stride_a * (int64_t)esz % 16) || (slice < k && slice * (int64_t)esz % 16)))
-        violation(w, "%s: 16-byte loads of A on rows that are not 16-byte aligned", kernel);
+    if (pack && (((uintptr_t)A & (pack - 1)) || (m > 1 && lda * (int64_t)esz % pack) ||
+                 (batch > 1 && stride_a * (int64_t)esz % pack) || (slice < k && slice * (int64_t)esz % pack)))
+        violation(w, "%s: %d-byte loads of A on rows that are not %d-byte aligned", kernel, pack, pack);
 }
 
 void log_launch(World &w, const char *kernel, const libgemv::LaunchPlan &p, const void *acc) {
@@ -577,8 +578,8 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
                                         (long long)b, (long long)(g / a.m));
         }
     // Realigned rows (loads 2) read whole aligned packs inside each row: any alignment.
-    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, batch, a.stride_a, esz, L.loads == libgemv::kLoadsAligned,
-                 L.splits > 1 ? a.k_chunk : a.k);
+    const int pack = L.loads == libgemv::kLoadsAligned ? 16 : L.loads == libgemv::kLoadsAligned8 ? 8 : 0;
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, batch, a.stride_a, esz, pack, L.splits > 1 ? a.k_chunk : a.k);
     if ((reinterpret_cast<uintptr_t>(a.A) | reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y)) &
         (esz - 1))
         violation(w, "%s: an operand not aligned to its elements", kernel);
@@ -590,15 +591,9 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
         check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.rows}, sizeof(float));
         break;
     }
-    if (L.loads == libgemv::kLoadsAligned && !L.x_in_smem &&
-        (!aligned16(a.x) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 16)))
-        violation(w, "%s: 16-byte loads of x that is not 16-byte aligned and contiguous", kernel);
-    if (L.loads == libgemv::kLoadsAligned8 && !L.x_in_smem &&
-        ((reinterpret_cast<uintptr_t>(a.x) & 7u) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % 8)))
-        violation(w, "%s: 8-byte loads of x that is not 8-byte aligned and contiguous", kernel);
-    if (L.loads == libgemv::kLoadsAligned8 && ((reinterpret_cast<uintptr_t>(a.A) & 7u) ||
-                                               (a.m > 1 && a.lda * (int64_t)esz % 8) || (batch > 1 && a.stride_a * (int64_t)esz % 8)))
-        violation(w, "%s: 8-byte loads of rows that are not 8-byte aligned", kernel);
+    if (pack && !L.x_in_smem &&
+        (((uintptr_t)a.x & (pack - 1)) || a.incx != 1 || (batch > 1 && a.stride_x * (int64_t)esz % pack)))
+        violation(w, "%s: %d-byte loads of x that is not %d-byte aligned and contiguous", kernel, pack, pack);
     if (L.loads == libgemv::kLoadsRealigned && !L.x_in_smem && a.incx != 1)
         violation(w, "%s: realigned 16-byte loads of a strided x", kernel);
     if (L.x_in_smem && batch > 1 && a.stride_x != 0)
@@ -651,7 +646,7 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
         (__int128)L.splits * a.m_chunk < a.m)
         violation(w, "%s: %d slices of %lld rows do not tile M = %lld", kernel, L.splits, (long long)a.m_chunk,
                   (long long)a.m);
-    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads, a.k);
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads ? 16 : 0, a.k);
     check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
     if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
     else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
@@ -721,7 +716,7 @@ cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t) {
                   (long long)a.slice, (long long)slots);
     // Aligned packs are read only where a row's elements are (the kernel's edge slots go
     // element by element), so A's extent is all it touches.
-    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, 1, 0, esz, L.loads == libgemv::kLoadsAligned, a.k);
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, 1, 0, esz, L.loads == libgemv::kLoadsAligned ? 16 : 0, a.k);
     if (L.loads == libgemv::kLoadsAligned && !aligned16(a.x))
         violation(w, "%s: aligned packs of an x that is not 16-byte aligned", kernel);
     if (L.loads != libgemv::kLoadsAligned && L.loads != libgemv::kLoadsRealigned)
