@@ -17,8 +17,8 @@ from ._errors import (AllocationError, CudaError, GemvError, InsufficientWorkspa
 from ._lib import WORKSPACE_RECOMMENDED_BYTES
 from ._log import get_log_level, set_log_level
 from ._quant import QuantizedMatrix, quantize
-from ._registry import (LOADS_ALIGNED, LOADS_ALIGNED8, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCALAR, Config, Variant, can_implement, variant,
-                        variants, workspace_size)
+from ._registry import (LOADS_ALIGNED, LOADS_ALIGNED8, LOADS_PHASED, LOADS_PHASED_X_COPIES, LOADS_REALIGNED,
+                        LOADS_SCALAR, Config, Variant, can_implement, variant, variants, workspace_size)
 from ._table import Fingerprint, Table, TableStatus, load_table, table_status
 
 __version__ = "0.7.0"
@@ -65,7 +65,7 @@ def include_dir() -> str:
 
 __all__ = [
     "gemv", "select_config", "variants", "variant", "Variant", "Config", "LOADS_SCALAR", "LOADS_ALIGNED",
-    "LOADS_REALIGNED", "LOADS_PHASED", "LOADS_ALIGNED8", "can_implement", "workspace_size",
+    "LOADS_REALIGNED", "LOADS_PHASED", "LOADS_ALIGNED8", "LOADS_PHASED_X_COPIES", "can_implement", "workspace_size",
     "DeviceArray", "Stream", "to_device", "empty", "synchronize", "device_count", "current_device",
     "set_device", "device_name", "library_version", "cmake_prefix", "include_dir", "errors",
     "WORKSPACE_RECOMMENDED_BYTES", "GemvError", "InvalidValueError", "InvalidPointerError",

@@ -11,7 +11,7 @@ from . import _checks, _lib
 
 UNROLLS = (1, 2, 4)
 # gemv_loads_t: Config.vector_loads
-LOADS_SCALAR, LOADS_ALIGNED, LOADS_REALIGNED, LOADS_PHASED, LOADS_ALIGNED8 = 0, 1, 2, 3, 4
+LOADS_SCALAR, LOADS_ALIGNED, LOADS_REALIGNED, LOADS_PHASED, LOADS_ALIGNED8, LOADS_PHASED_X_COPIES = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,10 @@ class Config:
         that start anywhere, each block walking rows of one 16-byte phase, with x staged in
         that phase (``x_in_smem``) or read through L1 and shifted into it (``incx == 1``);
         4 (op N row kernels) 8-byte packs of rows (and x read from global memory) 8-byte
-        aligned. ``True``/``False`` read as 1/0.
+        aligned; 5 (op N row kernels, single products, K not split, p >= 2) rows that start
+        anywhere read as phased rows, with x (any ``incx``) copied into the workspace once a
+        call in each 16-byte phase, a row's packs meeting its phase's copy through L1.
+        ``True``/``False`` read as 1/0.
     unroll : int
         Loads in flight per thread: 1, 2 or 4.
     x_in_smem : bool
@@ -105,7 +108,8 @@ class Variant:
         rows = _pow2_range(*self.rows_per_block)
         splits = [s for s in split_ks if self.split_k[0] <= s <= self.split_k[1]] or [self.split_k[0]]
         smems = (False, True) if self.stages_x else (False,)
-        loads = ((LOADS_ALIGNED, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCALAR, LOADS_ALIGNED8) if self.op == "N" else
+        loads = ((LOADS_ALIGNED, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCALAR, LOADS_ALIGNED8, LOADS_PHASED_X_COPIES)
+                 if self.op == "N" else
                  (LOADS_ALIGNED, LOADS_SCALAR))
         for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, loads, smems, splits):
             c = Config(self.name, p, r, vec, u, smem, s)

@@ -52,7 +52,7 @@ def test_realigned_loads_of_a_strided_x_need_it_staged():
     assert ok(staged, k=63, incx=2) and ok(staged, k=63, incx=-3, a_ptr=A + 6)
 
 
-def test_realigned_phased_and_8_byte_loads_are_op_n_row_kernels_only_and_loads_take_0_to_4():
+def test_realigned_phased_and_8_byte_loads_are_op_n_row_kernels_only_and_loads_take_0_to_5():
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 2))
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 3, x_in_smem=True))
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 4, x_in_smem=True))
@@ -60,13 +60,19 @@ def test_realigned_phased_and_8_byte_loads_are_op_n_row_kernels_only_and_loads_t
     assert not pygemv._registry.validate(Config("t_columns", 16, 16, 4))
     assert not pygemv._registry.validate(Config("row_stream", 4, 32, 4, x_in_smem=True))
     assert not pygemv._registry.validate(Config("rows_in_registers", 128, 4, 4, 1, False, 4))
-    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 5, x_in_smem=True))
+    assert pygemv._registry.validate(Config("block_per_row", 128, 1, 5))
+    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 5, x_in_smem=True))  # x from its copies
+    assert not pygemv._registry.validate(Config("splitk_twopass", 128, 1, 5, 1, False, 4))  # copies of all of K
+    assert not pygemv._registry.validate(Config("thread_per_row", 1, 32, 5))  # lanes 0 and 1 take the edges
+    assert not pygemv._registry.validate(Config("t_columns", 16, 16, 5))
+    assert not pygemv._registry.validate(Config("block_per_row", 128, 1, 6))
     assert not pygemv._registry.validate(Config("block_per_row", 128, 1, -1))
     # True/False (the 0.2 spelling) still read as aligned/scalar.
     assert Config("warp_per_row", 32, 8, True).vector_loads == 1
     assert Config("warp_per_row", 32, 8, False).vector_loads == 0
     names = {v.name: v for v in pygemv.variants()}
-    assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2, 3, 4}
+    assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2, 3, 4, 5}
+    assert {c.vector_loads for c in names["splitk_twopass"].configs()} == {0, 1, 2, 3, 4}
     assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1}
 
 
@@ -87,6 +93,8 @@ def fit_table(tmp_path):
         Entry("float16", 128, 257, C("warp_per_row", 32, 4, 2, 1), 1.30, 1.46),
         # phased rows (rows of 514 bytes, 33 MB)
         Entry("float16", 65536, 257, C("rows_per_warp", 8, 128, 3, 1, True), 14.8, 15.8),
+        # x's phase copies (rows of 32 KB, 256 MB)
+        Entry("float16", 8192, 16385, C("block_per_row", 256, 1, 5, 1), 90.0, 99.0),
     ])
 
 
@@ -109,11 +117,17 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         assert t.lookup(1, 65536, "float16")[0].split_k == 64
         assert t.lookup(1, 40000, "float16") is None
         # Realigned entries serve rows of the same (misaligned) kind, any phase.
-        assert t.lookup(4096, 4099, "float16", lda=4099, a_ptr=A + 6)[0].vector_loads == 2
-        assert t.lookup(4096, 4096, "float16", lda=4099)[0].vector_loads == 2
+        assert t.lookup(4096, 4099, "float16", lda=4099, a_ptr=A + 6, workspace_bytes=0)[0].vector_loads == 2
+        assert t.lookup(4096, 4096, "float16", lda=4099, workspace_bytes=0)[0].vector_loads == 2
+        assert t.lookup(4096, 4096, "float16", lda=4099) is None  # x's phase copies there (33 MB)
         # ... up to twice their matrix where the heuristic reads such rows phased (2048 rows
-        # and 32 MB and more): beyond, the heuristic decides.
-        assert t.lookup(5792, 5793, "float16")[0].vector_loads == 2      # 1.99x its elements
+        # and 32 MB and more): beyond, the heuristic decides. Where it reads them with x's
+        # phase copies (rows of 4 KB and more, the copies in the workspace), only an entry of
+        # those does: the tables predate them.
+        assert t.lookup(5792, 5793, "float16") is None                   # x's phase copies there
+        assert t.lookup(8191, 16001, "float16")[0].vector_loads == 5     # an entry of them serves
+        assert t.lookup(8191, 16001, "float16", workspace_bytes=0) is None  # no room for the copies
+        assert t.lookup(5792, 5793, "float16", workspace_bytes=0)[0].vector_loads == 2  # 1.99x its elements
         assert t.lookup(8191, 8191, "float16") is None                   # 4x: phased rows instead
         assert t.lookup(2000, 8193, "float16") is None                   # 1.44 away: beyond 1.0
         # A phased entry serves its own shape and longer rows, but not shorter rows outside
@@ -152,12 +166,22 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
         assert c.vector_loads == 2 and c.x_in_smem, c
     # Matrices of 2048 rows and 32 MB and more whose rows of 512 bytes and more (fp32: over 3.5 KB)
     # start anywhere: phased, lanes a row by the row's loads (choosing reads no memory: the
-    # small buffer serves).
+    # small buffer serves). Rows of 4 KB and more read x's phase copies where the workspace
+    # holds them (a block a row; 16-bit one load in flight, fp32 four), else as below.
+    X = pygemv.LOADS_PHASED_X_COPIES
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k, lda, a_off, p, r, u in [(4559, 10455, None, 0, 128, es, 1), (16384, 8193, None, 0, 128, es, 1),
                                           (9000, 2048, 2049, 0, 128, es, 1), (9000, 2048, None, es, 128, es, 1),
                                           (20000, 1001, None, 0, 32, 32, 1), (70000, 129 if es == 4 else 257, None, 0, 8, 128, 1)]:
             c = pick(m, k, dtype, lda, a_off)
+            if k * es >= 4096:
+                assert c.vector_loads == X and not c.x_in_smem, (dtype, m, k, lda, a_off, c)
+                four = es == 4 and m >= 4096 and k >= 4096  # fp32: 4096 rows of 16 KB and more
+                assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll) == (
+                    "block_per_row", 256 if four else 128, 1, 4 if four else 1), c
+                c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)  # no room for the copies
+            else:
+                assert c.vector_loads != X, (dtype, m, k, lda, a_off, c)
             if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased
                 assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, c)
                 continue
@@ -167,6 +191,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
                 continue
             assert c.vector_loads == pygemv.LOADS_PHASED and c.x_in_smem, (dtype, m, k, lda, a_off, c)
             assert (c.threads_per_row, c.rows_per_block, c.unroll) == (p, r, u), (dtype, m, k, c)
+        # fp32 under 4096 rows or 16 KB a row: one load in flight, as 16-bit rows.
+        c = pick(2048 if es == 4 else 4096, 4097, dtype)  # 32 MB
+        assert (c.vector_loads, c.threads_per_row, c.unroll) == (X, 128, 1), (dtype, c)
         # Under 2048 rows or 32 MB, rows under 512 bytes, aligned rows and batches: not phased.
         for m, k, kw in [(500, 3001, {}), (1024, 4097, {}), (4096, 1001, {}), (100000, 101, {}), (8192, 8192, {}),
                          (4096, 2049, {"batch": 2, "stride_a": 4096 * 2049, "stride_y": 4096})]:

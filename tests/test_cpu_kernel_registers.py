@@ -19,7 +19,7 @@ SRC = ROOT / "libgemv" / "src"
 FAMILIES = ("rowblock", "rowgroup")
 TYPES = {"f": "float32", "6__half": "float16", "13__nv_bfloat16": "bfloat16"}
 MAX_REGISTERS = 65536 // 2048  # full occupancy on sm_90
-KERNEL = re.compile(r"gemv_(rowblock|rowgroup)_kernelI(f|6__half|13__nv_bfloat16)Li([0124])ELi(\d)ELb([01])ELb([01])E")
+KERNEL = re.compile(r"gemv_(rowblock|rowgroup)_kernelI(f|6__half|13__nv_bfloat16)Li([0-5])ELi(\d)ELb([01])ELb([01])E")
 
 
 def find_nvcc() -> str | None:
@@ -86,3 +86,19 @@ def test_realigned_kernels_do_not_spill(family):
     assert len(realigned) == 3 * 3 * 2 * 2, sorted(realigned)
     spilled = {k: spills[k] for k in realigned if spills.get(k, 0) > 8}
     assert not spilled, f"{family}: realigned kernels spill: {spilled}"
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
+@pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
+@pytest.mark.parametrize("family", FAMILIES)
+def test_phased_rows_at_unroll_1_fit_32_registers_without_spilling(family):
+    """Phased rows (x staged, loads 3; x's phase copies, loads 5) at unroll 1, the configs
+    dispatch takes for 16-bit rows: held to 32 registers, at most the 8 bytes of the prefetch
+    call's register save. With A's extent held in registers through the loop they spilled
+    16-48 bytes, and x's phase copies ran fp16 8191 x 8191 in 53.1 us against 48.2."""
+    regs, spills = ptxas_report(family)
+    wanted = [(t, v, 1, s, False) for t in TYPES.values() for v, s in ((3, True), (5, False))]
+    missing = [k for k in wanted if k not in regs]
+    assert not missing, f"ptxas reported no register count for {missing}"
+    over = {k: (regs[k], spills.get(k, 0)) for k in wanted if regs[k] > MAX_REGISTERS or spills.get(k, 0) > 8}
+    assert not over, f"{family}: phased rows at unroll 1 over 32 registers or spilling (registers, bytes): {over}"

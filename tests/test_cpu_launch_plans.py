@@ -99,7 +99,7 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
                 keep.clear()
                 p = problem()
             c = pygemv.Config(v.name, int(rng.choice(pow2s(*v.threads_per_row))), int(rng.choice(pow2s(*v.rows_per_block))),
-                              int(rng.integers(4 if v.op == "N" else 2)), int(rng.choice(v.unrolls)),
+                              int(rng.integers(6 if v.op == "N" else 2)), int(rng.choice(v.unrolls)),
                               bool(rng.integers(2)) and v.stages_x,
                               int(rng.choice(pow2s(max(1, v.split_k[0]), v.split_k[1]))))
             if not pygemv._registry.validate(c):
@@ -119,7 +119,9 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
 def test_phased_rows_plans_cover_every_class_in_one_capped_wave():
     """Phased rows (vector_loads = 3) forced on misaligned and aligned single products: the
     grid is whole classes of rows of one 16-byte phase (a multiple of the period), capped at
-    a wave, with x in a phase in shared memory; batches are refused, launching nothing."""
+    a wave, with x in a phase in shared memory. With x's phase copies (vector_loads = 5) the
+    pre-pass writes every copy inside the workspace and the row kernel reads inside them.
+    Batches are refused, launching nothing."""
     run("keep = []\nSEED = 23\n" + PROBLEMS + textwrap.dedent("""
     lib = _lib.load()
     P = pygemv.LOADS_PHASED
@@ -127,7 +129,11 @@ def test_phased_rows_plans_cover_every_class_in_one_capped_wave():
                [("rows_per_warp", 2, 64, 4, 1), ("rows_per_warp", 8, 128, 1, 1), ("warp_per_row", 32, 32, 2, 1),
                 ("block_per_row", 128, 2, 1, 1), ("block_per_row", 512, 2, 2, 1), ("splitk_twopass", 64, 2, 2, 4),
                 ("splitk_atomic", 32, 2, 1, 3)]]
+    X = pygemv.LOADS_PHASED_X_COPIES
+    configs += [pygemv.Config(v, p, r, X, u) for v, p, r, u in
+                [("rows_per_warp", 2, 64, 4), ("warp_per_row", 32, 8, 2), ("block_per_row", 256, 1, 1)]]
     ran = refused = 0
+    copies = 0
     for i in range(700):
         keep.clear()
         p = problem()
@@ -143,7 +149,8 @@ def test_phased_rows_plans_cover_every_class_in_one_capped_wave():
                 assert "single products" in lib.gemv_last_error().decode()
         ran += st == 0
         refused += st != 0
-    assert ran > 100 and refused > 20, (ran, refused)
+        copies += st == 0 and c.vector_loads == X
+    assert ran > 100 and refused > 20 and copies > 10, (ran, refused, copies)
     no_violations()
     """), timeout=300)
 

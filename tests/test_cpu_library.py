@@ -111,7 +111,8 @@ def test_python_constants_match_the_header():
     assert header_enum("gemv_loads") == {
         "GEMV_LOADS_SCALAR": pygemv.LOADS_SCALAR, "GEMV_LOADS_ALIGNED16": pygemv.LOADS_ALIGNED,
         "GEMV_LOADS_REALIGNED16": pygemv.LOADS_REALIGNED, "GEMV_LOADS_PHASED16": pygemv.LOADS_PHASED,
-        "GEMV_LOADS_ALIGNED8": pygemv.LOADS_ALIGNED8}
+        "GEMV_LOADS_ALIGNED8": pygemv.LOADS_ALIGNED8,
+        "GEMV_LOADS_PHASED16_X_COPIES": pygemv.LOADS_PHASED_X_COPIES}
     statuses = header_enum("gemv_status")
     from pygemv import errors
     assert statuses["GEMV_STATUS_SUCCESS"] == _lib.STATUS_SUCCESS

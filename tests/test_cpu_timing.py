@@ -96,5 +96,6 @@ def test_oracle_search_space_is_legal_and_deterministic():
     # Odd K: rows that start anywhere, realigned or phased (x staged or through L1), since
     # aligned loads cannot run.
     odd = list(oracle.search_space(100, 1001, "float16", ws))
-    assert {c.vector_loads for c in odd} == {pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED}
+    assert {c.vector_loads for c in odd} == {pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_PHASED_X_COPIES}
+    assert not any(c.x_in_smem for c in odd if c.vector_loads == pygemv.LOADS_PHASED_X_COPIES)
     assert {c.x_in_smem for c in odd if c.vector_loads == pygemv.LOADS_PHASED} == {False, True}

@@ -108,7 +108,7 @@ def test_search_space_is_legal_and_conditional(m, k, dtype):
     assert space.variants and "splitk_atomic" not in space.variants  # deterministic only, like dispatch
     es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
     aligned = m == 1 or k * es % 16 == 0
-    vector = [pygemv.LOADS_ALIGNED] if aligned else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED]
+    vector = [pygemv.LOADS_ALIGNED] if aligned else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_PHASED_X_COPIES]
     if not aligned and k * es % 8 == 0:  # rows 8-byte aligned
         vector.append(pygemv.LOADS_ALIGNED8)
     assert space.vector_loads == vector + [pygemv.LOADS_SCALAR]
@@ -252,9 +252,10 @@ def test_generic_seeds_are_valid_and_match_the_load_width(vector_loads):
     for c in seeds:
         assert validate(c), c
         # No trial of a small budget spent on the other width; rows that start anywhere also
-        # try phased rows.
-        assert c.vector_loads == vector_loads or (vector_loads == 2 and c.vector_loads == 3), c
+        # try phased rows, x staged, shifted or in its phase copies.
+        assert c.vector_loads == vector_loads or (vector_loads == 2 and c.vector_loads in (3, 5)), c
     assert any(c.vector_loads == 3 for c in seeds) == (vector_loads == 2)
+    assert any(c.vector_loads == 5 for c in seeds) == (vector_loads == 2)
     # A shape with 16-byte rows takes every aligned seed into its space; odd K takes the
     # realigned and the scalar ones.
     space = build_space(4096, 4096 if vector_loads == 1 else 4097, "float16")

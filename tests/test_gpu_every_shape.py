@@ -1,5 +1,6 @@
 """GPU correctness of 16-byte loads of rows that start anywhere (issue 14): every row
-operation, forced with vector_loads = 2 (realigned), 3 (phased) and 4 (8-byte), and the dispatcher, over every alignment phase of A, x and y (element
+operation, forced with vector_loads = 2 (realigned), 3 (phased), 4 (8-byte) and 5 (phased, x's
+phase copies), and the dispatcher, over every alignment phase of A, x and y (element
 offsets 0..15 bytes), K and lda in every residue mod 8, split-K slices, strided x staged in
 shared memory and batches; float64 reference, the contract's bound, poisoned outputs and
 untouched gaps (gpu_cases)."""
@@ -52,7 +53,16 @@ def phased_configs() -> list[pygemv.Config]:
             C("rows_per_warp", 2, 64, P, 4, False), C("rows_per_warp", 8, 16, P, 1, False),
             C("warp_per_row", 32, 4, P, 2, False), C("block_per_row", 128, 1, P, 4, False),
             C("block_per_row", 512, 2, P, 1, False), C("splitk_twopass", 64, 2, P, 2, False, 3),
-            C("splitk_atomic", 32, 2, P, 4, False, 5)]
+            C("splitk_atomic", 32, 2, P, 4, False, 5), *phased_copies_configs()]
+
+
+def phased_copies_configs() -> list[pygemv.Config]:
+    """Phased rows reading x's phase copies (vector_loads = 5) in every row kernel, every
+    unroll; a staged x refuses (as a shape-independent invalid value)."""
+    C, X = pygemv.Config, pygemv.LOADS_PHASED_X_COPIES
+    return [C("rows_per_warp", 2, 64, X, 4), C("rows_per_warp", 8, 16, X, 1), C("warp_per_row", 32, 4, X, 2),
+            C("block_per_row", 256, 1, X, 2), C("block_per_row", 128, 2, X, 4), C("block_per_row", 1024, 1, X, 1),
+            C("warp_per_row", 32, 1, X, 1), C("rows_per_warp", 16, 8, X, 2)]
 
 
 def stream_configs() -> list[pygemv.Config]:
@@ -159,13 +169,17 @@ def test_strided_x_is_staged_for_realigned_rows(torch, dtype):
 
 
 def test_dispatch_takes_phased_or_realigned_loads_on_misaligned_rows(torch):
-    """With the shipped table: phased rows on large matrices beyond the tuned grid, realigned
-    (split K, the row stream) on few long rows and short rows."""
+    """With the shipped table: phased rows on large matrices beyond the tuned grid (x's phase
+    copies for rows of 4 KB and more), realigned
+    (split K, the row stream) on few long rows and short rows, 8-byte loads where every row
+    starts 8-byte aligned (fp32 of even K)."""
     for dtype in DTYPES:
-        for m, k, loads in ((4559, 10455, pygemv.LOADS_PHASED), (8191, 8191, pygemv.LOADS_PHASED),
+        for m, k, loads in ((4559, 10455, pygemv.LOADS_PHASED_X_COPIES), (8191, 8191, pygemv.LOADS_PHASED_X_COPIES),
+                            (40000, 1023, pygemv.LOADS_PHASED),
                             (7, 107041, pygemv.LOADS_REALIGNED), (181524, 126, pygemv.LOADS_REALIGNED)):
             c = pygemv.select_config(m, k, dtype)
-            assert c.vector_loads == loads, (dtype, m, k, c)
+            want = pygemv.LOADS_ALIGNED8 if dtype == "float32" and k % 2 == 0 else loads
+            assert c.vector_loads == want, (dtype, m, k, c)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

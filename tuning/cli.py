@@ -66,9 +66,11 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
              for c in out if c.threads_per_row < 256]
     if int(vector_loads) == pygemv.LOADS_REALIGNED:
         P = pygemv.LOADS_PHASED
+        X = pygemv.LOADS_PHASED_X_COPIES  # x's phase copies: benchmarks/experiments/phase_copies.sh
         seeds += [C("block_per_row", 128, 2, P, 1, True), C("block_per_row", 128, 2, P, 4, True),
                   C("warp_per_row", 32, 32, P, 1, True), C("rows_per_warp", 8, 128, P, 1, True),
-                  C("block_per_row", 128, 1, P, 4, False)]
+                  C("block_per_row", 128, 1, P, 4, False), C("block_per_row", 128, 1, X, 1),
+                  C("block_per_row", 256, 1, X, 4)]
     if aligned8:  # rows 8-byte aligned: the 8-byte configs that won benchmarks/experiments/aligned8.sh
         E = pygemv.LOADS_ALIGNED8
         seeds += [C("rows_per_warp", 4, 32, E, 2), C("rows_per_warp", 8, 32, E, 2), C("rows_per_warp", 16, 16, E, 2),

@@ -26,7 +26,8 @@ def search_space(m: int, k: int, dtype: str, ws_bytes: int):
     split-K only (the dispatcher never picks atomics), with unroll 2 or 4, x read through
     the cache, at most 2 rows a block and split factors from SPLITS."""
     vec_ok = pygemv.can_implement(pygemv.Config("warp_per_row", 32, 8, pygemv.LOADS_ALIGNED), m, k, dtype)[0]
-    loads = {pygemv.LOADS_ALIGNED} if vec_ok else {pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED}
+    loads = ({pygemv.LOADS_ALIGNED} if vec_ok else
+             {pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_PHASED_X_COPIES})
     if not vec_ok and pygemv.can_implement(pygemv.Config("warp_per_row", 32, 8, pygemv.LOADS_ALIGNED8), m, k, dtype)[0]:
         loads.add(pygemv.LOADS_ALIGNED8)  # rows 8-byte aligned
     for v in pygemv.variants("N"):

@@ -146,6 +146,13 @@ typedef enum gemv_loads {
                                  * memory) 8-byte aligned: rows that are not 16-byte aligned but
                                  * start on 8 bytes (fp32 of even K, 16-bit of K = 4 mod 8) with no
                                  * phase to handle */
+    GEMV_LOADS_PHASED16_X_COPIES = 5, /* op N row kernels, single products, K not split: rows that
+                                 * start anywhere, read as phased rows (one aligned load of A a
+                                 * pack, the two edge packs masked); a pre-pass copies x (any
+                                 * incx) into the workspace once a call in each 16-byte phase, so
+                                 * a row's pack c meets pack c of its phase's copy, one aligned
+                                 * load through L1; blocks take a row step as aligned rows do.
+                                 * x_in_smem = 0; needs gemv_workspace_size bytes */
 } gemv_loads_t;
 
 /* Extensible structs (gemv_config_t, gemv_args_t, gemv_variant_info_t) start with
@@ -164,7 +171,8 @@ typedef struct gemv_config {
     int32_t threads_per_row; /* p, a power of two */
     int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block
                               * (rows_in_registers: p, every thread on every row) */
-    int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 aligned, 2 realigned, 3 phased rows */
+    int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 aligned, 2 realigned, 3 phased rows,
+                              * 4 8-byte aligned, 5 phased rows with x's phase copies */
     int32_t unroll;          /* loads in flight per thread: 1, 2 or 4 */
     int32_t x_in_smem;       /* 1: stage x in shared memory once per block, 0: read x through the cache */
     int32_t split_k;         /* split-K variants: number of K slices (2..1024); others: 1 */

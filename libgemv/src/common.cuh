@@ -133,7 +133,9 @@ __device__ __noinline__ void prefetch_first_rows(const T *A, int64_t m, int64_t 
 
 // The rows a block walks: rows_per_block at a time, grid-stride. Phased rows (period > 1)
 // walk the rows of class blockIdx.x % period only (row = v * period + class for v < rows),
-// so all of a block's rows share one 16-byte phase.
+// so all of a block's rows share one 16-byte phase. With x's phase copies each row finds its
+// own phase's copy: consecutive rows, as for aligned rows (grouped by class, a block's rows
+// 8 apart, fp16 8191 x 8191 ran 48.0 us against 47.3; NOTES.md section 27).
 struct RowWalk {
     int64_t first, step, rows; // in v, the index within the class
     int period, cls;
@@ -386,21 +388,30 @@ __device__ __forceinline__ uint4 edge_pack_finish(const uint4 &v, const T *p, in
 // Partial dot product of one thread over a phased row (kLoadsPhased, p >= 2): the row
 // a[0, n) is packs 0..last of the aligned stream from a - b (b = a's phase in elements),
 // and xs is x staged so that its pack c goes with A's pack c, zero outside the row
-// (stage_x_phased). The inner packs are one aligned load of each, as for aligned rows; the
-// two edge packs, with the elements outside the row zeroed, are loaded first (by lanes 0
-// and 1) and added last. n fits shared memory, so pack indices are 32-bit: about the
+// (stage_x_phased; or its phase's copy in global memory, read through L1 when !XSMEM).
+// The inner packs are one aligned load of each, as for aligned rows; the
+// two edge packs, with the elements outside the row zeroed, are loaded by lanes 0 and 1,
+// first (in flight during the loop) or, EDGES_LAST, after the loop (4 fewer registers
+// live in it), and added last. n fits 32 bits, so pack indices are 32-bit: about the
 // registers of aligned rows.
-template <typename T, int UNROLL>
+// A's extent [begin, end) is read from the kernel's parameters where an edge is loaded, so
+// it holds no register through the loop.
+template <typename T, int UNROLL, bool XSMEM, bool EDGES_LAST = false>
 __device__ __forceinline__ float phased_dot(const T *__restrict__ a, const T *__restrict__ xs, int n, int lane, int p,
-                                            const T *begin, const T *end) {
+                                            const RowArgs &args) {
     constexpr int N = kPack<T>;
     const int b = (int)((reinterpret_cast<uintptr_t>(a) & 15) / sizeof(T));
     const int last = (b + n - 1) / N;
     const uint4 *av = reinterpret_cast<const uint4 *>(a - b);
     const uint4 *xv = reinterpret_cast<const uint4 *>(xs);
+    const bool edge_lane = lane == 0 || (lane == 1 && last > 0);
+    const auto edge_pack = [&]() {
+        const T *begin = static_cast<const T *>(args.A), *end = begin + (args.m - 1) * args.lda + args.k;
+        const T *pk = reinterpret_cast<const T *>(av) + (lane == 0 ? 0 : last * N);
+        return load_edge_pack<T>(pk, lane == 0 ? b : 0, lane == 0 && last > 0 ? N : b + n - last * N, begin, end);
+    };
     uint4 edge = make_uint4(0u, 0u, 0u, 0u);
-    if (lane == 0) edge = load_edge_pack<T>(a - b, b, last == 0 ? b + n : N, begin, end);
-    else if (lane == 1 && last > 0) edge = load_edge_pack<T>(a - b + last * N, 0, b + n - last * N, begin, end);
+    if (!EDGES_LAST && edge_lane) edge = edge_pack();
     float acc = 0.f;
     int c = 1 + lane; // packs 1 .. last - 1
     for (; c + (UNROLL - 1) * p < last; c += UNROLL * p) {
@@ -408,12 +419,12 @@ __device__ __forceinline__ float phased_dot(const T *__restrict__ a, const T *__
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) ra[u] = load_a_pack(av + c + u * p);
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) rx[u] = xv[c + u * p];
+        for (int u = 0; u < UNROLL; ++u) rx[u] = load_x_pack<XSMEM>(xv + c + u * p);
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) acc = dot_pack<T>(ra[u], rx[u], acc);
     }
-    for (; c < last; c += p) acc = dot_pack<T>(load_a_pack(av + c), xv[c], acc);
-    if (lane == 0 || (lane == 1 && last > 0)) acc = dot_pack<T>(edge, xv[lane == 0 ? 0 : last], acc);
+    for (; c < last; c += p) acc = dot_pack<T>(load_a_pack(av + c), load_x_pack<XSMEM>(xv + c), acc);
+    if (edge_lane) acc = dot_pack<T>(EDGES_LAST ? edge_pack() : edge, load_x_pack<XSMEM>(xv + (lane == 0 ? 0 : last)), acc);
     return acc;
 }
 
@@ -635,9 +646,16 @@ __device__ __forceinline__ float row_dot(const RowArgs &args, const RowSlice<T> 
     if constexpr (LOADS == kLoadsPhased) {
         const T *A = static_cast<const T *>(args.A);
         if constexpr (XSMEM)
-            return phased_dot<T, UNROLL>(row_a(args, s, rp), s.x, (int)s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
+            return phased_dot<T, UNROLL, true>(row_a(args, s, rp), s.x, (int)s.n, lane, p, args);
         else
             return phased_dot_l1<T, UNROLL>(row_a(args, s, rp), s.x, s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
+    } else if constexpr (LOADS == kLoadsPhasedCopies) {
+        // The copy of x in this row's phase b (single products, K not split: s is all of K),
+        // read through L1; the edges after the loop, which then fits 32 registers at unroll
+        // 1 (edges first spilled 16-88 bytes there: fp16 8191 x 8191 53.1 us against 48.2).
+        const T *a = row_a(args, s, rp);
+        const int b = (int)((reinterpret_cast<uintptr_t>(a) & 15) / sizeof(T));
+        return phased_dot<T, UNROLL, false, true>(a, s.x + b * args.x_phase_stride, (int)s.n, lane, p, args);
     } else {
         return thread_dot<T, LOADS, UNROLL, XSMEM>(row_a(args, s, rp), row_x(args, s, rp), s.incx, s.n, lane, p);
     }
@@ -673,7 +691,7 @@ template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
 }
 
 // Instantiates Family::launch<T, LOADS, UNROLL, XSMEM, BATCHED> for the launch's
-// compile-time choices: 3 dtypes x (4 x 3 x 2 x 2 + 3 x 2 phased) = 162 kernels a family, the
+// compile-time choices: 3 dtypes x (4 x 3 x 2 x 2 + 3 x 3 phased) = 171 kernels a family, the
 // bound on build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
@@ -700,6 +718,9 @@ template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, c
         case kLoadsAligned: return with_smem(std::integral_constant<int, kLoadsAligned>{});
         case kLoadsAligned8: return with_smem(std::integral_constant<int, kLoadsAligned8>{});
         case kLoadsRealigned: return with_smem(std::integral_constant<int, kLoadsRealigned>{});
+        case kLoadsPhasedCopies: // single products, x from its copies
+            if (L.args.rows != L.args.m || L.x_in_smem) return cudaErrorInvalidValue;
+            return with_unroll(std::integral_constant<int, kLoadsPhasedCopies>{}, std::false_type{}, std::false_type{});
         case kLoadsPhased: // single products (can_implement): 18 kernels, not 36
             if (L.args.rows != L.args.m) return cudaErrorInvalidValue;
             return L.x_in_smem ? with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::true_type{}, std::false_type{})

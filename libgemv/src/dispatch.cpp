@@ -140,7 +140,37 @@ bool phased_regime(const Problem &pb) {
            staged_x_bytes(pb.k, (size_t)esz, kLoadsPhased) <= max_x_smem_bytes(128);
 }
 
+// Where the heuristic reads rows that do not start 16-byte aligned as phased rows with x's
+// phase copies: single products of at least 2048 rows and 32 MB, rows of 4 KB and more (the
+// shapes measured, benchmarks/experiments/phase_copies.sh), with the copies within the
+// workspace. Unlike staged x, the copies fit any row the workspace holds.
+bool phased_copies_regime(const Problem &pb) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype());
+    const gemv_config_t c = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhasedCopies, 1, 0, 1);
+    return pb.op == GEMV_OP_N && !pb.batched() && !pb.quantized() && pb.m >= 2048 && !rows_aligned16(pb) &&
+           pb.k * esz >= 4096 && mul_sat(mul_sat(pb.m, pb.lda), esz) >= (32 << 20) &&
+           workspace_needed(c, pb) <= pb.workspace_bytes;
+}
+
 namespace {
+
+// Phased rows with x's phase copies (a pre-pass copies x into the workspace in each 16-byte
+// phase; a block a row, consecutive rows, each reading its phase's copy through L1): no
+// block waits on staging x, and every pack of A and x is one aligned load. On the H100
+// (results/h100-2026-11-24-s15-phase-copies*.txt): 128 lanes, one load in flight (fp16
+// 8191 x 8191 47.3 us against 49.1 staged, 45.4 for 8192 x 8192; bf16 16384 x 8193 91.9
+// against 93.5, 88.1 aligned; bf16 61772 x 24429 1006 against 1124; fp16 20000 x 2049 30.8
+// against 34.1; fp32 2048 x 4097 13.2 against 14.4 with the fp32 rule below, 20000 x 1001
+// 31.2 against 47.6); fp32 rows of 16 KB and more on 4096 rows and more: 256 lanes,
+// four in flight (8191 x 8191 90.3 against 93.8 with x through L1 and shifted, 87.7
+// aligned). Two loads in flight spill at 32 registers and ran 10-20% slower. Rows of 2 KB
+// lost to staged phased rows (fp16 40000 x 1025: 34.7 against 31.8).
+bool phased_copies_config(const Problem &pb, gemv_config_t *out) {
+    if (!phased_copies_regime(pb)) return false;
+    const bool four = pb.dtype() == GEMV_DTYPE_F32 && pb.m >= 4096 && pb.k >= 4096;
+    *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, four ? 256 : 128, 1, kLoadsPhasedCopies, four ? 4 : 1, 0, 1);
+    return runs(*out, pb);
+}
 
 // The phased config (fit to the same measurements): lanes a row by its 16-byte loads, 128
 // for rows of 256 and more (256-thread blocks, 512 for fp32), a warp from 64 (256-thread
@@ -153,6 +183,7 @@ namespace {
 // 8191: 93.8 us against 97.3 staged, 16384 x 8193: 181.5 against 190.7). 16-bit rows lost
 // that way (fp16 8191 x 8191: 54-60 us against 50.6; benchmarks/NOTES.md section 25).
 bool phased_config(const Problem &pb, gemv_config_t *out) {
+    if (phased_copies_config(pb, out)) return true;
     if (!phased_regime(pb)) return false;
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
     if (esz == 4 && pb.incx == 1 && pb.k >= 4096) {

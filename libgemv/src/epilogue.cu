@@ -6,6 +6,8 @@
 //                  order: the second pass of deterministic split-K (op N) and split-M
 //                  (op T), and the finalize of atomic split-K into an fp32 workspace (one
 //                  slice, alpha = 1).
+//   x_phase_copies the pre-pass of phased rows with x's phase copies: x (any incx) into
+//                  the workspace once in each 16-byte phase, zeros around it.
 // Geometry: grid-stride over the outputs, 256 threads; scale_y puts consecutive threads on
 // consecutive outputs, splitk_reduce 1 to 32 outputs a block with 256 to 8 lanes over the
 // slices (reduce_plan).
@@ -65,7 +67,30 @@ __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, 
     }
 }
 
+// Copy b of x is x in phase b: element j of copy b is x[j - b] for b <= j < b + k, else 0.
+// One thread an element of every copy (stride elements each, 16 / sizeof(T) copies).
+template <typename T>
+__global__ void x_phase_copies_kernel(const T *x, int64_t incx, int64_t k, T *copies, int64_t stride, bool pdl) {
+    pdl_prologue(pdl);
+    constexpr int kCopies = 16 / (int)sizeof(T);
+    const int64_t total = stride * kCopies;
+    for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; g < total; g += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t b = g / stride, j = g - b * stride - b;
+        copies[g] = j >= 0 && j < k ? load_readonly(x + j * incx) : from_f32<T>(0.f);
+    }
+}
+
 } // namespace
+
+cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t k, void *copies,
+                                  int64_t stride, cudaStream_t s, bool pdl) {
+    return with_storage_type(dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const LaunchPlan p = x_phase_copies_plan(stride * (16 / (int64_t)sizeof(T)));
+        return launch_kernel(x_phase_copies_kernel<T>, p.grid, p.block, 0, s, pdl, static_cast<const T *>(x), incx, k,
+                             static_cast<T *>(copies), stride, pdl);
+    });
+}
 
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t s, bool pdl) {
     return with_storage_type(dtype, [&](auto tag) {

@@ -87,6 +87,9 @@ struct RowArgs {
     // Phased rows (kLoadsPhased): rows period apart share their 16-byte phase. Block b takes
     // rows of class b % period only, and stages x once in that class's phase. 1 otherwise.
     int period;
+    // Phased rows with x's phase copies (kLoadsPhasedCopies): x is the workspace's copies,
+    // copy b (x in phase b: element j at b + j, zeros around) at x + b * x_phase_stride.
+    int64_t x_phase_stride;
     Epilogue epilogue;
 };
 
@@ -105,7 +108,14 @@ struct RowLaunch {
 // How a row kernel reads A and x (gemv_config_t.vector_loads, gemv_loads_t).
 constexpr int kLoadsScalar = GEMV_LOADS_SCALAR, kLoadsAligned = GEMV_LOADS_ALIGNED16,
               kLoadsRealigned = GEMV_LOADS_REALIGNED16, kLoadsPhased = GEMV_LOADS_PHASED16,
-              kLoadsAligned8 = GEMV_LOADS_ALIGNED8;
+              kLoadsAligned8 = GEMV_LOADS_ALIGNED8, kLoadsPhasedCopies = GEMV_LOADS_PHASED16_X_COPIES;
+// Either kind of phased rows (edge packs masked, one aligned load of A a pack).
+constexpr bool phased_loads(int loads) { return loads == kLoadsPhased || loads == kLoadsPhasedCopies; }
+// Elements between x's phase copies: room for x at any phase b < 16 / esz, whole packs.
+inline int64_t x_phase_stride(int64_t k, size_t esz) {
+    const int64_t pack = 16 / (int64_t)esz;
+    return (k + pack - 1) / pack * pack + pack;
+}
 
 // Rows of a matrix whose 16-byte phases repeat every phase_period(...) rows: the smallest
 // P with P * lda * esz a multiple of 16 (1, 2, 4, 8 or 16).
@@ -139,15 +149,20 @@ constexpr int max_block_threads(int unroll) { return unroll >= 4 ? 512 : 1024; }
 // fp32. They are held to the same occupancy (32 and 42 registers; at most 8 bytes spill).
 // Realigned rows (two x packs and a shift a pack, the head and tail loaded up front) take
 // 50-64 registers; held to 40 they spilled 16-76 bytes, to 32 (batched) 40-52: they stay
-// as compiled. Phased rows fit 32 and 40 without a spill when held to them (left alone,
-// ptxas took 50-76); with x read through L1 (two x packs a pack) they stay as compiled.
+// as compiled. Phased rows are held to 32 and 40 (left alone, ptxas took 47-76): unroll 1
+// spills at most 8 bytes there, 2 and 4 up to 72 (phased_dot reads A's extent from the
+// parameters, not registers: before, unroll 1 spilled 16-48 bytes); with x read through L1
+// and shifted (two x packs a pack) they stay as compiled.
 constexpr int min_blocks_per_sm(int unroll, bool batched, int loads, bool x_in_smem) {
     if (loads == GEMV_LOADS_PHASED16) return x_in_smem ? (unroll <= 2 ? 2 : 3) : 0;
+    if (loads == GEMV_LOADS_PHASED16_X_COPIES) return unroll <= 2 ? 2 : 3; // phased_dot, x from L1
     return !batched || loads == GEMV_LOADS_REALIGNED16 ? 0 : unroll <= 2 ? 2 : 3;
 }
 
 // Phased rows reading x through L1 index a slice's packs in 32 bits (common.cuh).
 constexpr int64_t kMaxPhasedSliceElements = (int64_t)1 << 32;
+// Phased rows with x's phase copies count a row's elements in 32 bits (phased_dot).
+constexpr int64_t kMaxPhasedCopiesElements = (int64_t)1 << 30;
 
 // Split-K slices are multiples of this many elements, so slices keep 16-byte alignment.
 constexpr int64_t kSliceGranule = 8;
@@ -159,6 +174,9 @@ bool rows_aligned_to(const Problem &pb, unsigned bytes);
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows: large
 // single products (dispatch.cpp). The table does not stretch smaller entries over them.
 bool phased_regime(const Problem &pb);
+// ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
+// Tuned entries of another config do not apply there: the tables predate the copies.
+bool phased_copies_regime(const Problem &pb);
 // Elements of each K slice when k is split s ways (registry.cpp): a multiple of kSliceGranule.
 int64_t split_slice_len(int64_t k, int s);
 
@@ -353,6 +371,10 @@ cudaError_t launch_qrows(const QLaunch &L, cudaStream_t stream);
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream);
 // y = beta*y (y = 0 when beta == 0) over every output of the map.
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t stream, bool pdl);
+// The 16 / esz copies of x[j * incx] (j < k) in each 16-byte phase, stride elements apart
+// (RowArgs.x_phase_stride), into copies (16-byte aligned).
+cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t k, void *copies,
+                                  int64_t stride, cudaStream_t stream, bool pdl);
 // y_g = alpha * sum_{s<splits} acc[s*G + g] + beta*y_g (G = n * batch), summed in slice order.
 cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, const OutputMap &y,
                                  float alpha, float beta, cudaStream_t stream, bool pdl);

@@ -118,6 +118,24 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
                   name, (long long)kMaxPhasedSliceElements, (long long)pb.incx, (long long)chunk);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
+    // x's phase copies: one copy of all of x a phase, in a 16-byte aligned workspace.
+    if (c.vector_loads == kLoadsPhasedCopies) {
+        if (pb.batched()) {
+            set_error("%s with vector_loads = 5 (x's phase copies) computes single products; vector_loads = 2 "
+                      "realigns the rows of a batch", name);
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+        if (pb.k > kMaxPhasedCopiesElements) {
+            set_error("%s with vector_loads = 5 takes K of at most %lld elements (K = %lld); vector_loads = 3 "
+                      "takes any K", name, (long long)kMaxPhasedCopiesElements, (long long)pb.k);
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+        if (pb.workspace && !aligned16(pb.workspace)) {
+            set_error("%s with vector_loads = 5 keeps x's phase copies in the workspace, which must be 16-byte "
+                      "aligned (workspace = %p)", name, pb.workspace);
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+    }
     if (c.x_in_smem) {
         const size_t staged = staged_x_bytes(chunk, esz, c.vector_loads);
         if (staged > max_x_smem_bytes(c.threads_per_row)) {
@@ -139,6 +157,10 @@ bool atomic_into_y(const Problem &pb) { return pb.dtype() == GEMV_DTYPE_F32 && !
 
 size_t rows_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     const unsigned __int128 rows = (unsigned __int128)pb.m * (uint64_t)pb.batch;
+    if (c.vector_loads == kLoadsPhasedCopies) { // x in each of the 16 / esz phases
+        const size_t esz = dtype_size(pb.dtype());
+        return (size_t)x_phase_stride(pb.k, esz) * (16 / esz) * esz;
+    }
     switch (op.split_mode) {
     case kSplitTwoPass: return float_bytes(rows * (unsigned)slices(pb.k, split_slice_len(pb.k, c.split_k)));
     case kSplitAtomic: return atomic_into_y(pb) ? 0 : float_bytes(rows);
@@ -236,6 +258,13 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
             err = cudaMemsetAsync(ws, 0, (size_t)a.rows * sizeof(float), pb.stream);
         }
         break;
+    }
+    if (c.vector_loads == kLoadsPhasedCopies) { // the row kernel reads x's copies (unit stride)
+        a.x_phase_stride = x_phase_stride(pb.k, esz);
+        err = launch_x_phase_copies(pb.dtype(), pb.x_first, pb.incx, pb.k, pb.workspace, a.x_phase_stride, pb.stream,
+                                    pb.pdl);
+        a.x = pb.workspace;
+        a.incx = 1;
     }
     if (err == cudaSuccess) err = c.threads_per_row <= 32 ? launch_rowgroup(L, pb.stream) : launch_rowblock(L, pb.stream);
     if (err == cudaSuccess && split == kSplitTwoPass)
@@ -695,17 +724,25 @@ gemv_status_t validate_config(const gemv_config_t &c) {
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Realigned rows are a row-kernel path: a column kernel's pack spans columns, not a row.
-    const int max_loads = v->op == GEMV_OP_N ? kLoadsAligned8 : kLoadsAligned;
+    const int max_loads = v->op == GEMV_OP_N ? kLoadsPhasedCopies : kLoadsAligned;
     if (c.vector_loads < 0 || c.vector_loads > max_loads) {
         set_error("config.vector_loads = %d: %s takes %s", c.vector_loads, v->name,
-                  max_loads == kLoadsAligned8 ? "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows), 3 "
-                                                "(16-byte, phased rows) or 4 (8-byte, rows 8-byte aligned)"
-                                              : "0 (scalar) or 1 (16-byte, aligned rows)");
+                  max_loads == kLoadsPhasedCopies
+                      ? "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows), 3 (16-byte, phased rows), "
+                        "4 (8-byte, rows 8-byte aligned) or 5 (16-byte, phased rows with x's phase copies)"
+                      : "0 (scalar) or 1 (16-byte, aligned rows)");
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Lanes 0 and 1 of a phased row take its edge packs.
-    if (c.vector_loads == kLoadsPhased && p < 2) {
-        set_error("config.vector_loads = 3 (phased rows) takes 2 threads a row or more (threads_per_row = %d)", p);
+    if (phased_loads(c.vector_loads) && p < 2) {
+        set_error("config.vector_loads = %d (phased rows) takes 2 threads a row or more (threads_per_row = %d)",
+                  c.vector_loads, p);
+        return GEMV_STATUS_INVALID_VALUE;
+    }
+    // x's phase copies: one pre-pass for all of K, read through L1.
+    if (c.vector_loads == kLoadsPhasedCopies && (c.x_in_smem || kRegistry[c.variant].split_mode != kNoSplit)) {
+        set_error("config.vector_loads = 5 (x's phase copies) takes x_in_smem = 0 and a variant that does not split "
+                  "K (%s, x_in_smem = %d)", v->name, c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.x_in_smem != 0 && c.x_in_smem != 1) {

@@ -461,7 +461,7 @@ bool fits(const TableEntry &e, const Problem &pb) {
     if (pb.op != GEMV_OP_N || pb.quantized()) return true;
     // A phased entry does not stretch to shorter rows outside the heuristic's phased regime
     // (fp16 50084 x 153 ran 0.97x cuBLAS with the 65536 x 257 entry's config).
-    if (c.vector_loads == kLoadsPhased && pb.k < e.k && !phased_regime(pb)) return false;
+    if (phased_loads(c.vector_loads) && pb.k < e.k && !phased_regime(pb)) return false;
     if (!e.dense16 && (double)pb.m * pb.k > 2.0 * (double)e.m * e.k && phased_regime(pb)) return false;
     // Idle lanes within a warp cost little: the held-out shapes ran a warp a row on 18-28
     // packs (fp16 31 x 219: 1.76 us) where the heuristic took 3.18.
@@ -551,11 +551,17 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     const int64_t group = pb.quantized() ? pb.qw.group_size : 0; // an entry serves its group size only
     if (single_n && !dense16) max_distance = std::min(max_distance, kMaxDistanceUnaligned);
     const double max_d2 = max_distance * max_distance;
+    // Where the heuristic reads x's phase copies, only entries of those apply: the tables
+    // predate them, and the copies ran 2-11% faster than the tuned phased configs there.
+    const bool copies_only = single_n && phased_copies_regime(pb);
+    auto kind = [&](const TableEntry &e) {
+        return e.dense16 == dense16 && e.group == group && (!copies_only || e.config.vector_loads == kLoadsPhasedCopies);
+    };
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
     double best_d2 = max_d2;
     for_each_in_reach(list, m, k, max_distance, [&](const TableEntry &e) {
-        if (e.dense16 != dense16 || e.group != group) return;
+        if (!kind(e)) return;
         const double d2 = dist2(e);
         if (d2 <= best_d2 && (!best || d2 < best_d2)) best = &e, best_d2 = d2;
     });
@@ -564,7 +570,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     if (!use) { // alignment, K, fit or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
         for_each_in_reach(list, m, k, max_distance, [&](const TableEntry &e) {
-            if (e.dense16 == dense16 && e.group == group && dist2(e) <= max_d2) order.push_back(&e);
+            if (kind(e) && dist2(e) <= max_d2) order.push_back(&e);
         });
         std::stable_sort(order.begin(), order.end(),
                          [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });

@@ -583,7 +583,10 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
     if ((reinterpret_cast<uintptr_t>(a.A) | reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y)) &
         (esz - 1))
         violation(w, "%s: an operand not aligned to its elements", kernel);
-    check_span(w, kernel, "x", a.x, span(a.k, a.incx, batch, a.stride_x), esz);
+    if (L.loads == libgemv::kLoadsPhasedCopies) // every phase's copy, each read in whole packs
+        check_span(w, kernel, "x's phase copies", a.x, {0, (__int128)a.x_phase_stride * (16 / (int64_t)esz)}, esz);
+    else
+        check_span(w, kernel, "x", a.x, span(a.k, a.incx, batch, a.stride_x), esz);
     switch (a.epilogue) {
     case Epilogue::kStore: check_span(w, kernel, "y", a.y, span(a.m, a.incy, batch, a.stride_y), esz); break;
     case Epilogue::kAtomic: check_span(w, kernel, "acc", a.acc, span(a.rows, a.acc_inc, 1, 0), sizeof(float)); break;
@@ -600,7 +603,14 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
         violation(w, "%s: one staged x for a batch of x", kernel);
     // Phased rows: every block's rows share one phase, and x staged in it fits (or, read
     // through L1, is contiguous with slices the kernel's 32-bit pack indices count).
-    if (L.loads == libgemv::kLoadsPhased) {
+    if (L.loads == libgemv::kLoadsPhasedCopies) {
+        if (batch > 1 || a.p_log2 < 1 || L.splits != 1 || L.x_in_smem || a.incx != 1 || L.max_blocks != 0)
+            violation(w, "%s: x's phase copies with a batch, one thread a row, K slices, staging or a stride", kernel);
+        if (a.x_phase_stride != x_phase_stride(a.k, esz) || (reinterpret_cast<uintptr_t>(a.x) & 15))
+            violation(w, "%s: x's phase copies at %p, stride %lld for K = %lld", kernel, a.x,
+                      (long long)a.x_phase_stride, (long long)a.k);
+        if (a.period != 1) violation(w, "%s: x's phase copies with period %d", kernel, a.period);
+    } else if (L.loads == libgemv::kLoadsPhased) {
         if (batch > 1 || a.p_log2 < 1)
             violation(w, "%s: phased rows of a batch, or one thread a row", kernel);
         if (!L.x_in_smem && (a.incx != 1 || a.k_chunk > libgemv::kMaxPhasedSliceElements))
@@ -821,6 +831,22 @@ cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float, cudaSt
     check_plan(w, "scale_y", p, 1024);
     log_launch(w, "scale_y", p, nullptr);
     check_span(w, "scale_y", "y", y.y_first, span(y.n, y.incy, y.batch, y.stride_y), dtype_size(dtype));
+    return cudaSuccess;
+}
+
+cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t k, void *copies,
+                                  int64_t stride, cudaStream_t, bool) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const size_t esz = dtype_size(dtype);
+    const int64_t n = 16 / (int64_t)esz;
+    const LaunchPlan p = x_phase_copies_plan(stride * n);
+    check_plan(w, "x_phase_copies", p, 1024);
+    log_launch(w, "x_phase_copies", p, nullptr);
+    if (stride != x_phase_stride(k, esz) || (reinterpret_cast<uintptr_t>(copies) & 15))
+        violation(w, "x_phase_copies: stride %lld for K = %lld, copies at %p", (long long)stride, (long long)k, copies);
+    check_span(w, "x_phase_copies", "x", x, span(k, incx, 1, 0), esz);
+    check_span(w, "x_phase_copies", "copies", copies, {0, (__int128)stride * n}, esz);
     return cudaSuccess;
 }
 
