@@ -167,7 +167,7 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     # Matrices of 2048 rows and 32 MB and more whose rows of 512 bytes and more (fp32: over 3.5 KB)
     # start anywhere: phased, lanes a row by the row's loads (choosing reads no memory: the
     # small buffer serves). Rows of 4 KB and more read x's phase copies where the workspace
-    # holds them (a block a row; 16-bit one load in flight, fp32 four), else as below.
+    # holds them (a block a row; one load in flight, fp32 rows of 16 KB two), else as below.
     X = pygemv.LOADS_PHASED_X_COPIES
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k, lda, a_off, p, r, u in [(4559, 10455, None, 0, 128, es, 1), (16384, 8193, None, 0, 128, es, 1),
@@ -176,9 +176,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             c = pick(m, k, dtype, lda, a_off)
             if k * es >= 4096:
                 assert c.vector_loads == X and not c.x_in_smem, (dtype, m, k, lda, a_off, c)
-                four = es == 4 and m >= 4096 and k >= 4096  # fp32: 4096 rows of 16 KB and more
+                two = es == 4 and m >= 4096 and k >= 4096  # fp32: 4096 rows of 16 KB and more
                 assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll) == (
-                    "block_per_row", 256 if four else 128, 1, 4 if four else 1), c
+                    "block_per_row", 512 if two else 128, 1, 2 if two else 1), c
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)  # no room for the copies
             else:
                 assert c.vector_loads != X, (dtype, m, k, lda, a_off, c)
@@ -191,9 +191,15 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
                 continue
             assert c.vector_loads == pygemv.LOADS_PHASED and c.x_in_smem, (dtype, m, k, lda, a_off, c)
             assert (c.threads_per_row, c.rows_per_block, c.unroll) == (p, r, u), (dtype, m, k, c)
-        # fp32 under 4096 rows or 16 KB a row: one load in flight, as 16-bit rows.
-        c = pick(2048 if es == 4 else 4096, 4097, dtype)  # 32 MB
+        # fp32 under 4096 rows or 16 KB a row: one load in flight, as 16-bit rows; from 16 MB.
+        c = pick(2048, 4097, dtype)  # 16 MB in 16-bit types
         assert (c.vector_loads, c.threads_per_row, c.unroll) == (X, 128, 1), (dtype, c)
+        assert pick(2048, 4097, dtype, workspace_bytes=0).vector_loads != X
+        assert pick(1900, 4097, dtype).vector_loads != X  # under 2048 rows
+        # 16-bit rows of 8192 packs and more: 256 lanes, four in flight.
+        if es == 2:
+            c = pick(2048, 65537, dtype)
+            assert (c.vector_loads, c.threads_per_row, c.unroll) == (X, 256, 4), (dtype, c)
         # Under 2048 rows or 32 MB, rows under 512 bytes, aligned rows and batches: not phased.
         for m, k, kw in [(500, 3001, {}), (1024, 4097, {}), (4096, 1001, {}), (100000, 101, {}), (8192, 8192, {}),
                          (4096, 2049, {"batch": 2, "stride_a": 4096 * 2049, "stride_y": 4096})]:
@@ -238,9 +244,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
         assert (c.threads_per_row, c.vector_loads) == (p, 0), (m, k, dtype, c)
     assert pick(2392, 35, "float32").vector_loads == 2     # 140-byte rows: realigned packs
     assert pick(67241, 47, "float16").vector_loads == 2    # 6 MB: realigned packs
-    # Larger: two loads a lane, as before.
-    for m, k, dtype in [(20000, 113, "float32"), (3209, 2998, "float16")]:
-        c = pick(m, k, dtype)
+    # Larger: two loads a lane, as before (3209 x 2998 without room for x's phase copies).
+    for m, k, dtype, kw in [(20000, 113, "float32", {}), (3209, 2998, "float16", {"workspace_bytes": 0})]:
+        c = pick(m, k, dtype, **kw)
         assert c.unroll == 2 and c.threads_per_row < -(-k * {"float32": 4}.get(dtype, 2) // 16), (m, k, dtype, c)
     # Under 2048 rows of 256 bytes and more: row kernels, not the row stream; under 8 MB not
     # short_rows_config's staged x either.

@@ -141,14 +141,15 @@ bool phased_regime(const Problem &pb) {
 }
 
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows with x's
-// phase copies: single products of at least 2048 rows and 32 MB, rows of 4 KB and more (the
-// shapes measured, benchmarks/experiments/phase_copies.sh), with the copies within the
-// workspace. Unlike staged x, the copies fit any row the workspace holds.
+// phase copies: single products of at least 2048 rows and 16 MB, rows of 4 KB and more (the
+// shapes measured, benchmarks/experiments/phase_copies*.sh and the held-out check: fp16
+// 2048 x 4097 8.4 us against 8.8 realigned, 3209 x 2998 9.6 against 11.1 tuned), with the
+// copies within the workspace. Unlike staged x, the copies fit any row the workspace holds.
 bool phased_copies_regime(const Problem &pb) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype());
     const gemv_config_t c = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhasedCopies, 1, 0, 1);
     return pb.op == GEMV_OP_N && !pb.batched() && !pb.quantized() && pb.m >= 2048 && !rows_aligned16(pb) &&
-           pb.k * esz >= 4096 && mul_sat(mul_sat(pb.m, pb.lda), esz) >= (32 << 20) &&
+           pb.k * esz >= 4096 && mul_sat(mul_sat(pb.m, pb.lda), esz) >= (16 << 20) &&
            workspace_needed(c, pb) <= pb.workspace_bytes;
 }
 
@@ -160,15 +161,21 @@ namespace {
 // (results/h100-2026-11-24-s15-phase-copies*.txt): 128 lanes, one load in flight (fp16
 // 8191 x 8191 47.3 us against 49.1 staged, 45.4 for 8192 x 8192; bf16 16384 x 8193 91.9
 // against 93.5, 88.1 aligned; bf16 61772 x 24429 1006 against 1124; fp16 20000 x 2049 30.8
-// against 34.1; fp32 2048 x 4097 13.2 against 14.4 with the fp32 rule below, 20000 x 1001
-// 31.2 against 47.6); fp32 rows of 16 KB and more on 4096 rows and more: 256 lanes,
-// four in flight (8191 x 8191 90.3 against 93.8 with x through L1 and shifted, 87.7
-// aligned). Two loads in flight spill at 32 registers and ran 10-20% slower. Rows of 2 KB
-// lost to staged phased rows (fp16 40000 x 1025: 34.7 against 31.8).
+// against 34.1; fp32 2048 x 4097 13.2 against 14.4 with 256 lanes and four, 20000 x 1001
+// 31.2 against 47.6). 16-bit rows of 8192 packs and more: 256 lanes, four in flight (fp16
+// 13191 x 130542: 1167 against 1197). fp32 rows of 16 KB and more on 4096 rows and more:
+// 512 lanes, two in flight (8191 x 8191 89.7 against 92.7 with 256 and four, 93.8 with x
+// through L1 and shifted, 88.0 aligned; 16384 x 8193 175.4 against 180.2, 171.9 aligned:
+// -s15-phase-copies-fp32.txt). 16-bit rows spill at 32 registers with two in flight and
+// ran 10-20% slower. Rows of 2 KB lost to staged phased rows (fp16 40000 x 1025: 34.7
+// against 31.8).
 bool phased_copies_config(const Problem &pb, gemv_config_t *out) {
     if (!phased_copies_regime(pb)) return false;
-    const bool four = pb.dtype() == GEMV_DTYPE_F32 && pb.m >= 4096 && pb.k >= 4096;
-    *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, four ? 256 : 128, 1, kLoadsPhasedCopies, four ? 4 : 1, 0, 1);
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), packs = (pb.k * esz + 15) / 16;
+    int p = 128, unroll = 1;
+    if (esz == 4 && pb.m >= 4096 && pb.k >= 4096) p = 512, unroll = 2;
+    else if (esz == 2 && packs >= 8192) p = 256, unroll = 4;
+    *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, p, 1, kLoadsPhasedCopies, unroll, 0, 1);
     return runs(*out, pb);
 }
 
