@@ -68,15 +68,21 @@ __global__ void splitk_reduce_kernel(const float *__restrict__ acc, int splits, 
 }
 
 // Copy b of x is x in phase b: element j of copy b is x[j - b] for b <= j < b + k, else 0.
-// One thread an element of every copy (stride elements each, 16 / sizeof(T) copies).
+// One thread an element j of x (zero past k), written to all 16 / sizeof(T) copies at
+// j + b; the first threads also zero each copy's head [0, b). (One thread an element of
+// every copy, x read 8 times and a 64-bit division each, ran 0.1-0.5 us slower.)
 template <typename T>
 __global__ void x_phase_copies_kernel(const T *x, int64_t incx, int64_t k, T *copies, int64_t stride, bool pdl) {
     pdl_prologue(pdl);
     constexpr int kCopies = 16 / (int)sizeof(T);
-    const int64_t total = stride * kCopies;
-    for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; g < total; g += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t b = g / stride, j = g - b * stride - b;
-        copies[g] = j >= 0 && j < k ? load_readonly(x + j * incx) : from_f32<T>(0.f);
+    for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < stride; j += (int64_t)gridDim.x * blockDim.x) {
+        const T v = j < k ? load_readonly(x + j * incx) : from_f32<T>(0.f);
+#pragma unroll
+        for (int b = 0; b < kCopies; ++b) {
+            T *copy = copies + b * stride;
+            if (j + b < stride) copy[j + b] = v;
+            if (j < b) copy[j] = from_f32<T>(0.f);
+        }
     }
 }
 
@@ -86,7 +92,7 @@ cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t inc
                                   int64_t stride, cudaStream_t s, bool pdl) {
     return with_storage_type(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        const LaunchPlan p = x_phase_copies_plan(stride * (16 / (int64_t)sizeof(T)));
+        const LaunchPlan p = x_phase_copies_plan(stride);
         return launch_kernel(x_phase_copies_kernel<T>, p.grid, p.block, 0, s, pdl, static_cast<const T *>(x), incx, k,
                              static_cast<T *>(copies), stride, pdl);
     });

@@ -117,7 +117,7 @@ inline LaunchPlan scale_y_plan(const OutputMap &y) {
     return {dim3((unsigned)std::min<int64_t>(b, 65535 * 32)), dim3(kEpilogueThreads), 0, 0};
 }
 
-// x's phase copies: one thread an element of the copies.
+// x's phase copies: one thread an element of x (each writes it to every copy).
 inline LaunchPlan x_phase_copies_plan(int64_t elements) {
     const int64_t b = (elements + kEpilogueThreads - 1) / kEpilogueThreads;
     return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(b, 65535 * 32))), dim3(kEpilogueThreads), 0, 0};

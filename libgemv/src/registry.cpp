@@ -229,7 +229,11 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
         // own load comes may read the line twice (fp16 2048x2048, 128x1 blocks: whole-row
         // prefetch 5.3 us, half-row 4.8 us, none 4.8 us). The prefetch addresses rows of
         // product 0 only, so batches skip it.
-        const int kb = c.threads_per_row > 32 ? prefetch_kb_per_sm() : prefetch_kb_per_sm() / 2;
+        // x's phase copies: twice that, while the pre-pass runs (fp16 8191 x 8191 46.4 us
+        // against 47.1; none: 48.5; benchmarks/experiments/phase_copies_prepass.sh).
+        const int kb = c.vector_loads == kLoadsPhasedCopies ? 2 * prefetch_kb_per_sm()
+                       : c.threads_per_row > 32            ? prefetch_kb_per_sm()
+                                                           : prefetch_kb_per_sm() / 2;
         const int64_t step_lines = a.rows_per_block * ((a.k_chunk * (int64_t)esz + 127) / 128);
         a.prefetch_lines = (int)std::max<int64_t>(1, std::min<int64_t>(kb * 1024 / 128 / blocks_per_sm, step_lines / 2));
         a.prefetch_blocks = first_wave;
