@@ -643,12 +643,11 @@ __device__ __forceinline__ const T *row_x(const RowArgs &args, const RowSlice<T>
 // Row rp's dot product over the slice, by the launch's load mode.
 template <typename T, int LOADS, int UNROLL, bool XSMEM>
 __device__ __forceinline__ float row_dot(const RowArgs &args, const RowSlice<T> &s, const RowPos &rp, int lane, int p) {
-    if constexpr (LOADS == kLoadsPhased) {
+    if constexpr (LOADS == kLoadsPhased && XSMEM) {
+        return phased_dot<T, UNROLL, true>(row_a(args, s, rp), s.x, (int)s.n, lane, p, args);
+    } else if constexpr (LOADS == kLoadsPhased) {
         const T *A = static_cast<const T *>(args.A);
-        if constexpr (XSMEM)
-            return phased_dot<T, UNROLL, true>(row_a(args, s, rp), s.x, (int)s.n, lane, p, args);
-        else
-            return phased_dot_l1<T, UNROLL>(row_a(args, s, rp), s.x, s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
+        return phased_dot_l1<T, UNROLL>(row_a(args, s, rp), s.x, s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
     } else if constexpr (LOADS == kLoadsPhasedCopies) {
         // The copy of x in this row's phase b (single products, K not split: s is all of K),
         // read through L1; the edges after the loop, which then fits 32 registers at unroll

@@ -92,7 +92,7 @@ cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t inc
                                   int64_t stride, cudaStream_t s, bool pdl) {
     return with_storage_type(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        const LaunchPlan p = x_phase_copies_plan(stride);
+        const LaunchPlan p = elementwise_plan(stride);
         return launch_kernel(x_phase_copies_kernel<T>, p.grid, p.block, 0, s, pdl, static_cast<const T *>(x), incx, k,
                              static_cast<T *>(copies), stride, pdl);
     });

@@ -112,16 +112,13 @@ inline LaunchPlan column_plan(const ColumnLaunch &L) {
 constexpr int kEpilogueThreads = 256;
 constexpr int kReduceMaxOutputs = 32;
 
-inline LaunchPlan scale_y_plan(const OutputMap &y) {
-    const int64_t b = (y.n * y.batch + kEpilogueThreads - 1) / kEpilogueThreads;
-    return {dim3((unsigned)std::min<int64_t>(b, 65535 * 32)), dim3(kEpilogueThreads), 0, 0};
-}
-
-// x's phase copies: one thread an element of x (each writes it to every copy).
-inline LaunchPlan x_phase_copies_plan(int64_t elements) {
+// One thread an element (grid-stride past the cap): scale_y over every output, x's phase
+// copies over the elements of one copy (each thread writes its element to every copy).
+inline LaunchPlan elementwise_plan(int64_t elements) {
     const int64_t b = (elements + kEpilogueThreads - 1) / kEpilogueThreads;
     return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(b, 65535 * 32))), dim3(kEpilogueThreads), 0, 0};
 }
+inline LaunchPlan scale_y_plan(const OutputMap &y) { return elementwise_plan(y.n * y.batch); }
 
 inline int reduce_outputs_log2(int splits) {
     int lanes = 8;

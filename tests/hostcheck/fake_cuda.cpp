@@ -840,7 +840,7 @@ cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t inc
     std::lock_guard<std::mutex> lock(w.mutex);
     const size_t esz = dtype_size(dtype);
     const int64_t n = 16 / (int64_t)esz;
-    const LaunchPlan p = x_phase_copies_plan(stride);
+    const LaunchPlan p = elementwise_plan(stride);
     check_plan(w, "x_phase_copies", p, 1024);
     log_launch(w, "x_phase_copies", p, nullptr);
     if (stride != x_phase_stride(k, esz) || (reinterpret_cast<uintptr_t>(copies) & 15))
