@@ -37,8 +37,11 @@ def main(argv):
         ok, why = measure.legal(cfg)
         if ok:
             ok, why = measure.check(cfg)
+        if not ok:
+            print(f"{what} {label}: not timed ({why})")
+            continue
         timed = f"{measure.time_us(cfg):.2f} us" + (f", warm {warm.time_us(cfg):.2f} us" if warm else "")
-        print(f"{what} {label}: " + (timed if ok else f"not timed ({why})"))
+        print(f"{what} {label}: {timed}")
 
 
 if __name__ == "__main__":
