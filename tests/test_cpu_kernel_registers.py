@@ -102,3 +102,20 @@ def test_phased_rows_at_unroll_1_fit_32_registers_without_spilling(family):
     assert not missing, f"ptxas reported no register count for {missing}"
     over = {k: (regs[k], spills.get(k, 0)) for k in wanted if regs[k] > MAX_REGISTERS or spills.get(k, 0) > 8}
     assert not over, f"{family}: phased rows at unroll 1 over 32 registers or spilling (registers, bytes): {over}"
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
+@pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
+def test_q_mma_keeps_six_blocks_of_128_an_sm():
+    """q_mma (tensor-core int4 rows) at 80 registers or fewer: 6 of the dispatcher's
+    128-thread blocks an SM. Its register count moves with the form of small expressions
+    (the zero terms in fp16 arithmetic took the integer-zero kernel from 80 to 100, and
+    int4 g128 28672 x 8192 from 61 to 66 us; benchmarks/NOTES.md section 29)."""
+    out = subprocess.run(
+        [NVCC, "-std=c++17", "-O3", "-arch=sm_90", "-DGEMV_BUILDING_LIBRARY", "-Xptxas", "-v",
+         "-I", str(ROOT / "libgemv" / "include"), "-I", str(SRC), "-c", str(SRC / "qmma.cu"), "-o", "/dev/null"],
+        capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    regs = [int(m.group(1)) for m in re.finditer(r"Used (\d+) registers", out.stderr)]
+    assert len(regs) == 2, out.stderr[-3000:]  # symmetric and integer zeros
+    assert max(regs) <= 80, f"q_mma kernels use {regs} registers (at most 80 keeps 6 blocks of 128 an SM)"

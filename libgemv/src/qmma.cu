@@ -36,6 +36,14 @@ constexpr int kPairsPadded = 18; // a pack's 16 x pairs, padded: the quad's 4 pa
 __device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
 __device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2 *>(&u); }
 
+// (u & mask) | bits in one LOP3: written in C, the two immediates split it into an AND
+// and an OR (a LOP3 takes one immediate; ptxas keeps `bits` in a register here).
+template <uint32_t MASK, uint32_t BITS> __device__ __forceinline__ uint32_t and_or(uint32_t u) {
+    uint32_t d;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(u), "n"(MASK), "r"(BITS));
+    return d;
+}
+
 // The 4 pairs of word u (codes (0,4), (1,5), (2,6), (3,7)) minus the zero, exactly, as fp16:
 // LOP3 puts two nibbles under 0x6400 (1024 + q, or 1024 + 16 q for the high nibbles).
 struct ZeroAdd {
@@ -44,14 +52,19 @@ struct ZeroAdd {
 __device__ __forceinline__ void word_pairs(uint32_t u, const ZeroAdd &z, uint32_t (&p)[4]) {
     const __half2 sixteenth = __float2half2_rn(1.f / 16.f);
     const uint32_t h = u >> 8;
-    p[0] = as_u32(__hadd2(as_h2((u & 0x000F000Fu) | 0x64006400u), z.low));
-    p[1] = as_u32(__hfma2(as_h2((u & 0x00F000F0u) | 0x64006400u), sixteenth, z.high));
-    p[2] = as_u32(__hadd2(as_h2((h & 0x000F000Fu) | 0x64006400u), z.low));
-    p[3] = as_u32(__hfma2(as_h2((h & 0x00F000F0u) | 0x64006400u), sixteenth, z.high));
+    p[0] = as_u32(__hadd2(as_h2(and_or<0x000F000Fu, 0x64006400u>(u)), z.low));
+    p[1] = as_u32(__hfma2(as_h2(and_or<0x00F000F0u, 0x64006400u>(u)), sixteenth, z.high));
+    p[2] = as_u32(__hadd2(as_h2(and_or<0x000F000Fu, 0x64006400u>(h)), z.low));
+    p[3] = as_u32(__hfma2(as_h2(and_or<0x00F000F0u, 0x64006400u>(h)), sixteenth, z.high));
 }
 
-__device__ __forceinline__ ZeroAdd zero_add(float z) {
-    return {__float2half2_rn(-(1024.f + z)), __float2half2_rn(-(64.f + z))};
+// Both rows' zero terms from (z of row g, z of row g + 8), through fp32 (exact: integers).
+// In fp16 arithmetic (two HADD2, four PRMT) ptxas gave the kernel 100 registers against 80
+// and the larger shapes' best configs ran 7-12% slower (benchmarks/NOTES.md section 29; a CPU
+// test holds 80).
+__device__ __forceinline__ void zero_adds(__half2 z01, ZeroAdd &z0, ZeroAdd &z1) {
+    z0 = {__float2half2_rn(-(1024.f + __low2float(z01))), __float2half2_rn(-(64.f + __low2float(z01)))};
+    z1 = {__float2half2_rn(-(1024.f + __high2float(z01))), __float2half2_rn(-(64.f + __high2float(z01)))};
 }
 
 // x staged in the codes' pair order: pair j of pack p (word j / 4, codes j % 4 and j % 4 + 4)
@@ -99,6 +112,9 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads) gemv_qmm
         const int64_t r0 = min(row0 + g, a.m - 1), r1 = min(row0 + g + 8, a.m - 1);
         const uint4 *q0 = reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq);
         const uint4 *q1 = reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq);
+        const __half *s0p = sc + r0 * a.lds, *s1p = sc + r1 * a.lds;
+        const __half *z0p = ZMODE == GEMV_QZERO_INT ? zc + r0 * a.ldz : nullptr;
+        const __half *z1p = ZMODE == GEMV_QZERO_INT ? zc + r1 * a.ldz : nullptr;
         float acc0 = 0.f, acc1 = 0.f;
         for (int64_t c0 = k0; c0 < k1; c0 += a.chunk) {
             const int n = (int)min(a.chunk, k1 - c0), packs = n / 32, steps = (n + STEP - 1) / STEP;
@@ -108,26 +124,30 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads) gemv_qmm
                 __syncthreads();
             }
             if (!active) continue;
-            const int64_t pk0 = c0 / 32;
-            // Step s's codes (zero past the slice) and its group's scale and zero, two steps
-            // ahead of their use.
-            auto load_step = [&](int st, uint4 &w0, uint4 &w1, __half2 &p0, __half2 &p1) {
-                const int p = st * 4 + t;
-                const bool in = st < steps && p < packs;
-                w0 = in ? load_a_pack(q0 + pk0 + p) : make_uint4(0, 0, 0, 0);
-                w1 = in ? load_a_pack(q1 + pk0 + p) : make_uint4(0, 0, 0, 0);
-                const int64_t gi = (c0 + (int64_t)min(st, steps - 1) * STEP) >> a.gs_log2;
-                const __half zsym = __float2half(8.f);
-                p0 = __halves2half2(load_readonly(sc + r0 * a.lds + gi), ZMODE == GEMV_QZERO_INT ? load_readonly(zc + r0 * a.ldz + gi) : zsym);
-                p1 = __halves2half2(load_readonly(sc + r1 * a.lds + gi), ZMODE == GEMV_QZERO_INT ? load_readonly(zc + r1 * a.ldz + gi) : zsym);
+            const uint4 *c0p = q0 + c0 / 32 + t, *c1p = q1 + c0 / 32 + t; // this thread's pack of step 0
+            const int packs_left = packs - t;
+            // Step s's group: c0 is a multiple of the step (slices and chunks are), so in 32 bits
+            // (group_size 2^62: one group a row, shifted out).
+            const uint32_t step0 = (uint32_t)(c0 / STEP), gshift = (uint32_t)min(a.gs_log2 - 7, 31);
+            // Step s's codes (zero past the slice) and its group's scales and zeros (of rows g
+            // and g + 8), two steps ahead of their use.
+            auto load_step = [&](int st, uint4 &w0, uint4 &w1, __half2 &s01, __half2 &z01) {
+                const bool in = 4 * st < packs_left;
+                w0 = in ? load_a_pack(c0p + 4 * st) : make_uint4(0, 0, 0, 0);
+                w1 = in ? load_a_pack(c1p + 4 * st) : make_uint4(0, 0, 0, 0);
+                const uint32_t gi = (step0 + (uint32_t)min(st, steps - 1)) >> gshift;
+                s01 = __halves2half2(load_readonly(s0p + gi), load_readonly(s1p + gi));
+                z01 = ZMODE == GEMV_QZERO_INT ? __halves2half2(load_readonly(z0p + gi), load_readonly(z1p + gi))
+                                              : __float2half2_rn(8.f);
             };
             uint4 w0, w1, n0, n1, m0, m1;
-            __half2 s0, s1, ns0, ns1, ms0, ms1;
-            load_step(kwi, w0, w1, s0, s1);
-            load_step(kwi + kw, n0, n1, ns0, ns1);
+            __half2 s01, z01, ns01, nz01, ms01, mz01; // scales and zeros of rows (g, g + 8)
+            load_step(kwi, w0, w1, s01, z01);
+            load_step(kwi + kw, n0, n1, ns01, nz01);
             for (int st = kwi; st < steps; st += kw) {
-                load_step(st + 2 * kw, m0, m1, ms0, ms1);
-                const ZeroAdd z0 = zero_add(__high2float(s0)), z1 = zero_add(__high2float(s1));
+                load_step(st + 2 * kw, m0, m1, ms01, mz01);
+                ZeroAdd z0, z1;
+                zero_adds(z01, z0, z1);
                 uint32_t a0[16], a1[16]; // pairs of rows g and g + 8
                 word_pairs(w0.x, z0, *reinterpret_cast<uint32_t(*)[4]>(a0 + 0));
                 word_pairs(w0.y, z0, *reinterpret_cast<uint32_t(*)[4]>(a0 + 4));
@@ -144,10 +164,10 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads) gemv_qmm
                     const uint2 b = xp[i];
                     mma_16816(c, a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1], b.x, b.y);
                 }
-                acc0 = fmaf(__low2float(s0), c[0], acc0);
-                acc1 = fmaf(__low2float(s1), c[2], acc1);
-                w0 = n0, w1 = n1, s0 = ns0, s1 = ns1;
-                n0 = m0, n1 = m1, ns0 = ms0, ns1 = ms1;
+                acc0 = fmaf(__low2float(s01), c[0], acc0);
+                acc1 = fmaf(__high2float(s01), c[2], acc1);
+                w0 = n0, w1 = n1, s01 = ns01, z01 = nz01;
+                n0 = m0, n1 = m1, ns01 = ms01, nz01 = mz01;
             }
         }
         if (kw == 1) {

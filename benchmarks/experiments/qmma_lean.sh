@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The quantized kernels' loads and q_mma's step loop, against the committed kernels. Each
+# version is a folder of replacement files for libgemv/src/ (an empty folder: the committed
+# code); each is built in turn, its q_mma SASS counted by opcode (cuobjdump) and q_mma
+# configs and dispatch timed on int4 g128 (and dispatch on bf16 float zeros).
+#   A: one LOP3 a pair (inline lop3.b32); a tile's scale, zero and code pointers formed once.
+#   E: A, and every code load asks L2 for the 256-byte block around it (ld .L2::256B), in
+#      q_mma and q_rows.
+#   VERSIONS=".carry/v_C .carry/v_A .carry/v_E" OUT=dir bash benchmarks/experiments/qmma_lean.sh
+set -u
+OUT=${OUT:-.}
+SHAPES=${SHAPES:-"4096x4096 8192x8192 11008x10944 5003x7392 28672x8192 128256x4096 4096x14336"}
+rm -rf /tmp/src_orig && cp -r libgemv/src /tmp/src_orig
+for v in $VERSIONS; do
+  name=$(basename "$v")
+  cp /tmp/src_orig/* libgemv/src/ && { cp "$v"/*.cu libgemv/src/ 2>/dev/null || true; }
+  python3 -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=/tmp/skb -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90 . \
+    > "/tmp/build-$name.log" 2>&1 || { echo "$name: BUILD FAILED"; tail -30 "/tmp/build-$name.log"; continue; }
+  lib=$(cd /tmp && python3 -P -c "import pygemv._lib as l; print(l.load()._name)")
+  for f in $(cuobjdump -sass "$lib" | grep -o "Function : [^ ]*qmma_kernel[^ ]*" | awk '{print $3}'); do
+    echo "$name $f: $(cuobjdump -sass -fun "$f" "$lib" | grep -cE '^\s+/\*[0-9a-f]{4}\*/') instructions;" \
+      "$(cuobjdump -sass -fun "$f" "$lib" | grep -E '^\s+/\*[0-9a-f]{4}\*/' | sed -E 's#^\s+/\*[0-9a-f]+\*/\s+(@!?U?P[0-9T] )?##' | awk '{print $1}' | cut -d. -f1 | sort | uniq -c | sort -rn | head -12 | awk '{printf "%s %s, ", $2, $1}')"
+  done
+  for s in $SHAPES; do
+    m=${s%x*}; k=${s#*x}
+    (python3 -P scripts/time_configs.py --weights 4,128,int $m $k float16 \
+       q_mma:32:4:1:1:1:1 q_mma:32:4:1:1:1:2 q_mma:32:4:1:1:1:4 q_mma:32:4:1:1:1:8 2>&1;
+     python3 -P scripts/time_configs.py --weights 4,128,float $m $k bfloat16 2>&1) | sed -E "s/^/$name /; s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
+  done
+done 2>&1 | tee "$OUT/qmma-lean.txt"
+cp /tmp/src_orig/* libgemv/src/
