@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# The quantized kernels' loads and q_mma's step loop, against the committed kernels. Each
-# version is a folder of replacement files for libgemv/src/ (an empty folder: the committed
-# code); each is built in turn, its q_mma SASS counted by opcode (cuobjdump) and q_mma
-# configs and dispatch timed on int4 g128 (and dispatch on bf16 float zeros).
-#   A: one LOP3 a pair (inline lop3.b32); a tile's scale, zero and code pointers formed once.
-#   E: A, and every code load asks L2 for the 256-byte block around it (ld .L2::256B), in
-#      q_mma and q_rows.
-#   VERSIONS=".carry/v_C .carry/v_A .carry/v_E" OUT=dir bash benchmarks/experiments/qmma_lean.sh
+# The quantized kernels' loads and q_mma's step loop. Each version is a patch on the
+# checked-out code ("none": as checked out); each is built in turn, its q_mma SASS counted by
+# opcode (cuobjdump), and q_mma configs and dispatch timed on int4 g128 (and dispatch on
+# bf16 float zeros). The s16 run (results/h100-2026-11-24-s16-qmma-lean.txt) named them:
+#   v_C: the code before ce44682 (git checkout ce44682~1 -- libgemv/src/qmma.cu);
+#   v_A: ce44682 (one LOP3 a pair, a tile's pointers formed once): "none" on ce44682;
+#   v_B: qmma-zero-fp16.patch (v_A with the zero terms in fp16 arithmetic: 100 registers);
+#   v_E: quant-l2-256b.patch (v_A with every code load asking L2 for 256 bytes, q_mma and q_rows).
+#   VERSIONS="none benchmarks/experiments/quant-l2-256b.patch" OUT=dir bash benchmarks/experiments/qmma_lean.sh
 set -u
 OUT=${OUT:-.}
 SHAPES=${SHAPES:-"4096x4096 8192x8192 11008x10944 5003x7392 28672x8192 128256x4096 4096x14336"}
 rm -rf /tmp/src_orig && cp -r libgemv/src /tmp/src_orig
 for v in $VERSIONS; do
-  name=$(basename "$v")
-  cp /tmp/src_orig/* libgemv/src/ && { cp "$v"/*.cu libgemv/src/ 2>/dev/null || true; }
+  name=$(basename "$v" .patch)
+  cp /tmp/src_orig/* libgemv/src/
+  [ "$v" = none ] || patch -s -p1 < "$v" || { echo "$name: patch failed"; continue; }
   python3 -m pip install -q --no-build-isolation --no-deps -Cbuild-dir=/tmp/skb -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90 . \
     > "/tmp/build-$name.log" 2>&1 || { echo "$name: BUILD FAILED"; tail -30 "/tmp/build-$name.log"; continue; }
   lib=$(cd /tmp && python3 -P -c "import pygemv._lib as l; print(l.load()._name)")
