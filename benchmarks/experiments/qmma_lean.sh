@@ -7,6 +7,8 @@
 #   v_A: ce44682 (one LOP3 a pair, a tile's pointers formed once): "none" on ce44682;
 #   v_B: qmma-zero-fp16.patch (v_A with the zero terms in fp16 arithmetic: 100 registers);
 #   v_E: quant-l2-256b.patch (v_A with every code load asking L2 for 256 bytes, q_mma and q_rows).
+# and the second (-s16-quant-prefetch.txt): none, quant-prefetch4.patch, quant-prefetch8.patch
+# (an L2 prefetch of the codes 4 or 8 steps or packs ahead of use, q_mma and q_rows).
 #   VERSIONS="none benchmarks/experiments/quant-l2-256b.patch" OUT=dir bash benchmarks/experiments/qmma_lean.sh
 set -u
 OUT=${OUT:-.}
