@@ -308,7 +308,15 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 28672, 8192) == ("q_rows", 8, 512, 4, 1)
     assert pick(8, 128256, 4096, dtype=1) == ("q_rows", 16, 512, 4, 1)
     assert pick(4, 4096, 4096, dtype=1, mode=2)[0] == "q_rows"
-    assert pick(4, 1000, 4100)[:4] == ("q_rows", 8, 256, 2)
+    # Small matrices (512 rows up, at most 4 MB of codes) the rule above leaves SMs without a
+    # block: one row a thread, 4 lanes a row for int4 (8 for int8), 32 rows a block, slices of
+    # about two packs a lane, at most 4 blocks an SM.
+    assert pick(4, 1000, 4100) == ("q_rows", 4, 128, 1, 16)
+    assert pick(4, 2048, 2048) == ("q_rows", 4, 128, 1, 8)
+    assert pick(8, 1024, 4096, dtype=1) == ("q_rows", 8, 256, 1, 16)
+    assert pick(4, 256, 4096)[:4] == ("q_rows", 8, 128, 2)            # fewer rows: the rule above
+    assert pick(4, 4096, 2048) == ("q_rows", 4, 128, 1, 4)             # 4 MB of codes
+    assert pick(4, 4096, 4224)[:2] == ("q_rows", 8)                    # over 4 MB: the rule above
     assert pick(4, 8192, 28672)[4] >= 3                 # x in slices a block stages at once
     assert pick(4, 8192, 28672, ws=0)[4] == 1           # no workspace: one slice, staged in chunks
     # fp16 int4, groups of 128 up, symmetric or integer zeros, up to 12288 rows: tensor cores,

@@ -46,7 +46,8 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
     if weights is not None:  # the quantized heuristic's picks (benchmarks/results/*-s6-sweep-*)
         return [C("q_rows", 8, 64, True, 4, True, 1), C("q_rows", 8, 64, True, 4, True, 4),
                 C("q_rows", 16, 32, True, 4, True, 1), C("q_rows", 8, 32, True, 2, True, 8),
-                C("q_mma", 32, 4, True, 1, True, 8), C("q_mma", 32, 4, True, 1, True, 16)]
+                C("q_mma", 32, 4, True, 1, True, 8), C("q_mma", 32, 4, True, 1, True, 16),
+                C("q_rows", 4, 32, True, 1, True, 16), C("q_rows", 8, 32, True, 1, True, 16)]  # small (-s16-small-quantized)
     if op == "T":
         v = int(vector_loads)
         return [C("t_columns", 4, 64, v, 4), C("t_columns", 16, 16, v, 4), C("t_splitm_twopass", 16, 16, v, 4, False, 16),
