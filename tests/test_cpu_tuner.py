@@ -180,6 +180,27 @@ def test_a_lucky_sample_does_not_win_the_confirmation():
     assert r.us == pytest.approx(m.cost(BEST)) and r.runner_up_us > r.us
 
 
+class NearHeuristic(FakeMeasure):
+    """The heuristic's config costs ``ratio`` times the optimum."""
+
+    def __init__(self, ratio, *args, **kw):
+        super().__init__(*args, **kw)
+        self.ratio = ratio
+
+    def cost(self, c):
+        if config_key(c) == config_key(self.heuristic()):
+            return super().cost(self.best) * self.ratio
+        return super().cost(c)
+
+
+@pytest.mark.parametrize("ratio, keeps_heuristic", [(1.0, True), (1.015, True), (1.05, False)])
+def test_the_heuristic_stays_unless_clearly_beaten(ratio, keeps_heuristic):
+    m = NearHeuristic(ratio, 2048, 4096, "float16", BEST)
+    r = tune(m, 6, seeds=[BEST])
+    assert config_key(r.config) == config_key(m.heuristic() if keeps_heuristic else BEST)
+    assert r.heuristic_us == pytest.approx(m.cost(BEST) * ratio)
+
+
 def test_an_interrupted_tune_resumes_from_sqlite(tmp_path):
     url = f"sqlite:///{tmp_path / 'tune.db'}"
     m1 = FakeMeasure(2048, 4096, "float16", BEST, interrupt_after=6)
