@@ -4,8 +4,8 @@
 # dispatch (the merged table) against the previous rule's config on shapes the sweep did not
 # include, and the quantized benchmark. Run from the repository root after installing.
 #   OUT=dir bash benchmarks/experiments/small_quantized_check.sh    # SKIP_TESTS=1: no GPU tests
-# Run at 26d891d (the rule; -s16-small-quantized-check-*) and at 3ee49de (the tuner keeping
-# the heuristic's config unless beaten by 2%; -s16-small-quantized-check2-*).
+# Run at 26d891d (results/h100-2026-11-24-s16-small-quantized-check*); its retuned table was
+# not shipped (benchmarks/NOTES.md section 30).
 set -u
 OUT=$(cd "${OUT:-.}" && pwd)
 SHIPPED=$PWD/libgemv/tables/NVIDIA-H100-80GB-HBM3-sm90-132sm.gemvtable
