@@ -175,7 +175,7 @@ bool rows_aligned_to(const Problem &pb, unsigned bytes);
 // single products (dispatch.cpp). The table does not stretch smaller entries over them.
 bool phased_regime(const Problem &pb);
 // ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
-// Tuned entries of another config do not apply there: the tables predate the copies.
+// Tuned entries of another config do not apply there (tables tuned before the copies).
 bool phased_copies_regime(const Problem &pb);
 // Elements of each K slice when k is split s ways (registry.cpp): a multiple of kSliceGranule.
 int64_t split_slice_len(int64_t k, int s);

@@ -551,8 +551,8 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     const int64_t group = pb.quantized() ? pb.qw.group_size : 0; // an entry serves its group size only
     if (single_n && !dense16) max_distance = std::min(max_distance, kMaxDistanceUnaligned);
     const double max_d2 = max_distance * max_distance;
-    // Where the heuristic reads x's phase copies, only entries of those apply: the tables
-    // predate them, and the copies ran 2-11% faster than the tuned phased configs there.
+    // Where the heuristic reads x's phase copies, only entries of those apply: tables tuned
+    // before them hold realigned or staged configs there, which the copies beat by 2-11%.
     const bool copies_only = single_n && phased_copies_regime(pb);
     auto kind = [&](const TableEntry &e) {
         return e.dense16 == dense16 && e.group == group && (!copies_only || e.config.vector_loads == kLoadsPhasedCopies);
