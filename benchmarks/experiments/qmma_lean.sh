@@ -9,10 +9,19 @@
 #   v_E: quant-l2-256b.patch (v_A with every code load asking L2 for 256 bytes, q_mma and q_rows).
 # and the second (-s16-quant-prefetch.txt): none, quant-prefetch4.patch, quant-prefetch8.patch
 # (an L2 prefetch of the codes 4 or 8 steps or packs ahead of use, q_mma and q_rows).
+# s17 (its results file was lost with its machine; figures in NOTES 31): qmma-staged-ring.patch
+# (the codes staged through a cp.async ring, 4 x unroll steps a warp, four MMA chains).
+# s18 (results/h100-2026-11-26-s18-qmma-tile-contiguous.txt), UNCHECKED=1: none,
+# qmma-tile-contiguous-timing.patch and qmma-staged-tile-contiguous-timing.patch (the codes read
+# as if each 16-row tile's step were 1 KB contiguous: wrong results, timed for the pattern).
 #   VERSIONS="none benchmarks/experiments/quant-l2-256b.patch" OUT=dir bash benchmarks/experiments/qmma_lean.sh
 set -u
 OUT=${OUT:-.}
 SHAPES=${SHAPES:-"4096x4096 8192x8192 11008x10944 5003x7392 28672x8192 128256x4096 4096x14336"}
+CONFIGS=${CONFIGS:-"q_mma:32:4:1:1:1:1 q_mma:32:4:1:1:1:2 q_mma:32:4:1:1:1:4 q_mma:32:4:1:1:1:8"}
+FLOAT=${FLOAT:-1} # also time bf16 float zeros' dispatch (q_rows)
+UNCHECKED=${UNCHECKED:-0} # time without the correctness check (patches that read another layout)
+TC="python3 -P scripts/time_configs.py"; [ "$UNCHECKED" = 0 ] || TC="$TC --unchecked"
 rm -rf /tmp/src_orig && cp -r libgemv/src /tmp/src_orig
 for v in $VERSIONS; do
   name=$(basename "$v" .patch)
@@ -27,9 +36,8 @@ for v in $VERSIONS; do
   done
   for s in $SHAPES; do
     m=${s%x*}; k=${s#*x}
-    (python3 -P scripts/time_configs.py --weights 4,128,int $m $k float16 \
-       q_mma:32:4:1:1:1:1 q_mma:32:4:1:1:1:2 q_mma:32:4:1:1:1:4 q_mma:32:4:1:1:1:8 2>&1;
-     python3 -P scripts/time_configs.py --weights 4,128,float $m $k bfloat16 2>&1) | sed -E "s/^/$name /; s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
+    ($TC --weights 4,128,int $m $k float16 $CONFIGS 2>&1;
+     [ "$FLOAT" = 0 ] || $TC --weights 4,128,float $m $k bfloat16 2>&1) | sed -E "s/^/$name /; s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
   done
 done 2>&1 | tee "$OUT/qmma-lean.txt"
 cp /tmp/src_orig/* libgemv/src/
