@@ -13,13 +13,18 @@
 # (the codes staged through a cp.async ring, 4 x unroll steps a warp, four MMA chains).
 # s18 (results/h100-2026-11-26-s18-qmma-tile-contiguous.txt), UNCHECKED=1: none,
 # qmma-tile-contiguous-timing.patch and qmma-staged-tile-contiguous-timing.patch (the codes read
-# as if each 16-row tile's step were 1 KB contiguous: wrong results, timed for the pattern).
+# as if each 16-row tile's step were 1 KB contiguous: wrong results, timed for the pattern);
+# results/h100-2026-11-26-s18-qmma-no-dequant.txt: none, qmma-no-dequant-timing.patch and
+# qmma-no-dequant-tile-contiguous-timing.patch (the raw code words fed to the MMAs: the
+# skeleton's floor); results/h100-2026-11-26-s18-qrows-no-dequant.txt: none and
+# qrows-no-dequant-timing.patch (one FFMA a word in q_rows), ALSO="8,0,symmetric:float16".
 #   VERSIONS="none benchmarks/experiments/quant-l2-256b.patch" OUT=dir bash benchmarks/experiments/qmma_lean.sh
 set -u
 OUT=${OUT:-.}
 SHAPES=${SHAPES:-"4096x4096 8192x8192 11008x10944 5003x7392 28672x8192 128256x4096 4096x14336"}
 CONFIGS=${CONFIGS:-"q_mma:32:4:1:1:1:1 q_mma:32:4:1:1:1:2 q_mma:32:4:1:1:1:4 q_mma:32:4:1:1:1:8"}
 FLOAT=${FLOAT:-1} # also time bf16 float zeros' dispatch (q_rows)
+ALSO=${ALSO:-} # more formats' dispatch, as bits,group,zeros:dtype (e.g. "8,0,symmetric:float16")
 UNCHECKED=${UNCHECKED:-0} # time without the correctness check (patches that read another layout)
 TC="python3 -P scripts/time_configs.py"; [ "$UNCHECKED" = 0 ] || TC="$TC --unchecked"
 rm -rf /tmp/src_orig && cp -r libgemv/src /tmp/src_orig
@@ -37,7 +42,8 @@ for v in $VERSIONS; do
   for s in $SHAPES; do
     m=${s%x*}; k=${s#*x}
     ($TC --weights 4,128,int $m $k float16 $CONFIGS 2>&1;
-     [ "$FLOAT" = 0 ] || $TC --weights 4,128,float $m $k bfloat16 2>&1) | sed -E "s/^/$name /; s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
+     [ "$FLOAT" = 0 ] || $TC --weights 4,128,float $m $k bfloat16 2>&1;
+     for f in $ALSO; do $TC --weights ${f%:*} $m $k ${f#*:} 2>&1; done) | sed -E "s/^/$name /; s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
   done
 done 2>&1 | tee "$OUT/qmma-lean.txt"
 cp /tmp/src_orig/* libgemv/src/
