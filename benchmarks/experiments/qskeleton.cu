@@ -1,0 +1,349 @@
+// Experiment (NOTES 31's next step): a quantized GEMV skeleton with many warps, against
+// libgemv's quantized dispatch and libgemv's dense fp16 kernel on the same bytes, in one
+// process. int4 codes, groups of 128, symmetric or integer zeros, fp16 (the packed layout of
+// docs/quantized.md, filled by gemv_quantize).
+//
+// Why: with their arithmetic removed, q_rows and q_mma still read the codes 1.3-1.45x slower
+// than the dense kernel reads the same bytes, at ~15 warps an SM against its 56. Here W is
+// the MMA's B operand (m16n8k16: n = 8 rows a warp, twice q_mma's warps) and x its A (row 0
+// only: threads g = 0 load x through L1 and pair it with PRMT; the other rows are zero), so
+// no block stages x and every block is small: kw warps share an 8-row tile, each taking a
+// contiguous K range, summed through shared memory in warp order (deterministic). The
+// products are exact fp16 (q - z) times x with fp32 sums, as in q_mma.
+// FLOOR variants feed the raw code words to the MMAs (wrong results, not checked): the
+// skeleton's time without dequantization. The rule from NOTES 31: keep the skeleton only if
+// its floor is within 5% of the dense kernel on the same bytes.
+//
+// Method as pygemv.timing: CUDA-graph replay of one call per rotating input set (>= 4x L2),
+// CUDA events, median of 15; random data; y poisoned (NaN) before the checked call; the
+// check is the contract's bound against a float64 reference of the exactly dequantized
+// matrix (gemv_dequantize) on 64 sampled rows.
+//   nvcc -O3 -std=c++17 -arch=sm_90 benchmarks/experiments/qskeleton.cu -Ilibgemv/include \
+//        -L<libdir> -lgemv -Xlinker -rpath=<libdir> -o /tmp/qsk && /tmp/qsk [MxK ...]
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gemv.h"
+
+#define CK(x)                                                                                          \
+    do {                                                                                               \
+        cudaError_t e_ = (x);                                                                          \
+        if (e_ != cudaSuccess) {                                                                       \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));         \
+            exit(1);                                                                                   \
+        }                                                                                              \
+    } while (0)
+#define GK(x)                                                                                          \
+    do {                                                                                               \
+        gemv_status_t s_ = (x);                                                                        \
+        if (s_ != GEMV_STATUS_SUCCESS) {                                                               \
+            fprintf(stderr, "%s:%d %s: %s (%s)\n", __FILE__, __LINE__, #x, gemv_status_string(s_),     \
+                    gemv_last_error());                                                                \
+            exit(1);                                                                                   \
+        }                                                                                              \
+    } while (0)
+
+namespace {
+
+__device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
+__device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2 *>(&u); }
+
+__device__ __forceinline__ void mma_16816(float (&c)[4], uint32_t a0, uint32_t a2, uint32_t b0, uint32_t b1) {
+    const uint32_t zero = 0; // A's rows 8..15 (a1, a3): x is row 0 alone
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(zero), "r"(a2), "r"(zero), "r"(b0), "r"(b1));
+}
+
+template <uint32_t MASK, uint32_t BITS> __device__ __forceinline__ uint32_t and_or(uint32_t u) {
+    uint32_t d;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(u), "n"(MASK), "r"(BITS));
+    return d;
+}
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+    uint32_t d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+    return d;
+}
+
+// Word u's pairs of codes (0, 4), (1, 5), (2, 6), (3, 7) minus the zero, exact fp16 (q_mma's
+// word_pairs: one LOP3 under 0x6400 and one HADD2 or HFMA2 a pair).
+__device__ __forceinline__ void word_pairs(uint32_t u, __half2 zlow, __half2 zhigh, uint32_t (&p)[4]) {
+    const __half2 sixteenth = __float2half2_rn(1.f / 16.f);
+    const uint32_t h = u >> 8;
+    p[0] = as_u32(__hadd2(as_h2(and_or<0x000F000Fu, 0x64006400u>(u)), zlow));
+    p[1] = as_u32(__hfma2(as_h2(and_or<0x00F000F0u, 0x64006400u>(u)), sixteenth, zhigh));
+    p[2] = as_u32(__hadd2(as_h2(and_or<0x000F000Fu, 0x64006400u>(h)), zlow));
+    p[3] = as_u32(__hfma2(as_h2(and_or<0x00F000F0u, 0x64006400u>(h)), sixteenth, zhigh));
+}
+
+__device__ __forceinline__ uint4 ldg16(const uint4 *p) {
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+
+struct Args {
+    const uint8_t *q;
+    const __half *scales, *zeros, *x;
+    __half *y;
+    int64_t m, k, ldq, lds, ldz;
+};
+
+constexpr int kStep = 128; // a quad's 4 packs of 32 codes: one group
+
+// Block: KW warps on one tile of 8 rows; thread (g, t) of a warp reads row g's pack 4s + t
+// at step s (a quad: 4 consecutive packs, 128 columns), each byte once. K is a multiple of
+// 128 and M of 8 here (a prototype).
+template <int KW, bool FLOOR, bool INT_ZEROS> __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
+    __shared__ float sums[KW][8];
+    const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const int64_t row0 = (int64_t)blockIdx.x * 8, row = row0 + g;
+    const int64_t steps = a.k / kStep;
+    const int64_t s0 = steps * kwi / KW, s1 = steps * (kwi + 1) / KW;
+    const uint4 *qp = reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + t; // step s: qp[4 s]
+    const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + 4 * t;           // step s, word w: xp[16 s + w]
+    const __half *zp = INT_ZEROS ? a.zeros + row * a.ldz : nullptr;
+    const __half *sp0 = a.scales + (row0 + 2 * t) * a.lds, *sp1 = sp0 + a.lds; // rows 2t, 2t + 1 (g = 0)
+    float acc0 = 0.f, acc1 = 0.f;
+    // Codes three steps deep (4 registers a step: one pack a thread).
+    uint4 c0 = s0 < s1 ? ldg16(qp + 4 * s0) : make_uint4(0, 0, 0, 0);
+    uint4 c1 = s0 + 1 < s1 ? ldg16(qp + 4 * (s0 + 1)) : make_uint4(0, 0, 0, 0);
+    for (int64_t s = s0; s < s1; ++s) {
+        const uint4 c2 = s + 2 < s1 ? ldg16(qp + 4 * (s + 2)) : make_uint4(0, 0, 0, 0);
+        uint4 X[4] = {}; // x's 32 columns of this thread's pack (row 0 of A: g = 0 alone)
+        if (g == 0) {
+#pragma unroll
+            for (int w = 0; w < 4; ++w) X[w] = __ldg(xp + 16 * s + w);
+        }
+        __half2 zlow = __float2half2_rn(-1032.f), zhigh = __float2half2_rn(-72.f); // symmetric: z = 8
+        if (INT_ZEROS && !FLOOR) {
+            const float z = __half2float(zp[s]);
+            zlow = __float2half2_rn(-(1024.f + z));
+            zhigh = __float2half2_rn(-(64.f + z));
+        }
+        float c[4] = {0.f, 0.f, 0.f, 0.f};
+        const uint32_t u[4] = {c0.x, c0.y, c0.z, c0.w};
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+            uint32_t p[4];
+            if constexpr (FLOOR) {
+                p[0] = u[w], p[1] = u[w] ^ 1u, p[2] = u[w] >> 8, p[3] = u[w] << 8;
+            } else {
+                word_pairs(u[w], zlow, zhigh, p);
+            }
+            // x pairs in the codes' order: (x0, x4), (x1, x5), (x2, x6), (x3, x7).
+            mma_16816(c, prmt(X[w].x, X[w].z, 0x5410), prmt(X[w].x, X[w].z, 0x7632), p[0], p[1]);
+            mma_16816(c, prmt(X[w].y, X[w].w, 0x5410), prmt(X[w].y, X[w].w, 0x7632), p[2], p[3]);
+        }
+        if (g == 0) { // D's row 0: c[0], c[1] are rows 2t, 2t + 1 of the tile over this group
+            acc0 = fmaf(__half2float(sp0[s]), c[0], acc0);
+            acc1 = fmaf(__half2float(sp1[s]), c[1], acc1);
+        }
+        c0 = c1, c1 = c2;
+    }
+    if (g == 0) sums[kwi][2 * t] = acc0, sums[kwi][2 * t + 1] = acc1;
+    __syncthreads();
+    if (kwi == 0 && lane < 8) {
+        float total = 0.f;
+#pragma unroll
+        for (int i = 0; i < KW; ++i) total += sums[i][lane];
+        a.y[row0 + lane] = __float2half_rn(total);
+    }
+}
+
+struct Set {
+    gemv_qmatrix_t W;
+    __half *x, *y, *dense; // dense: M x K/4 fp16, the codes' bytes, for the dense kernel
+};
+
+using Launch = void (*)(const Set &, cudaStream_t);
+
+template <int KW, bool FLOOR> void skeleton(const Set &st, cudaStream_t s) {
+    const gemv_qmatrix_t &W = st.W;
+    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
+                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const dim3 grid((unsigned)(W.m / 8)), block(32 * KW);
+    if (W.zero_mode == GEMV_QZERO_INT) qsk_kernel<KW, FLOOR, true><<<grid, block, 0, s>>>(a);
+    else qsk_kernel<KW, FLOOR, false><<<grid, block, 0, s>>>(a);
+    CK(cudaGetLastError());
+}
+
+void libgemv_quantized(const Set &st, cudaStream_t s) {
+    static void *ws = nullptr;
+    if (!ws) CK(cudaMalloc(&ws, GEMV_WORKSPACE_RECOMMENDED_BYTES));
+    GK(gemv_quantized(&st.W, 1.f, st.x, 1, 0.f, st.y, 1, ws, GEMV_WORKSPACE_RECOMMENDED_BYTES, s));
+}
+
+void libgemv_dense(const Set &st, cudaStream_t s) {
+    GK(gemv(GEMV_OP_N, GEMV_DTYPE_F16, st.W.m, st.W.k / 4, 1.0, st.dense, st.W.k / 4, st.x, 1, 0.0, st.y, 1,
+            nullptr, 0, s));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    std::vector<std::pair<int64_t, int64_t>> shapes = {{4096, 4096},   {8192, 8192},   {14336, 4096},
+                                                       {4096, 14336},  {28672, 8192},  {8192, 28672},
+                                                       {128256, 4096}, {11008, 11008}};
+    if (argc > 1) {
+        shapes.clear();
+        for (int i = 1; i < argc; ++i) {
+            const char *xp = strchr(argv[i], 'x');
+            if (!xp) return fprintf(stderr, "shapes are MxK\n"), 2;
+            shapes.push_back({atoll(argv[i]), atoll(xp + 1)});
+        }
+    }
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    struct Method {
+        const char *name;
+        Launch fn;
+        bool checked;
+    } methods[] = {{"libgemv dense fp16 on the codes' bytes", libgemv_dense, false},
+                   {"libgemv quantized dispatch", libgemv_quantized, true},
+                   {"skeleton kw=1", skeleton<1, false>, true},
+                   {"skeleton kw=2", skeleton<2, false>, true},
+                   {"skeleton kw=4", skeleton<4, false>, true},
+                   {"skeleton kw=8", skeleton<8, false>, true},
+                   {"floor kw=2", skeleton<2, true>, false},
+                   {"floor kw=4", skeleton<4, true>, false}};
+    const int nm = sizeof(methods) / sizeof(methods[0]);
+    std::mt19937 rng(1234);
+    std::normal_distribution<float> N(0.f, 1.f);
+    for (const gemv_qzero_t zmode : {GEMV_QZERO_INT, GEMV_QZERO_SYMMETRIC})
+        for (auto [m, k] : shapes) {
+            if (m % 8 || k % kStep) {
+                printf("%ldx%ld: the prototype takes M %% 8 == 0 and K %% 128 == 0\n", (long)m, (long)k);
+                continue;
+            }
+            gemv_qmatrix_t W0;
+            GK(gemv_qmatrix_init(&W0, 4, 128, zmode, GEMV_DTYPE_F16, m, k));
+            const size_t qbytes = (size_t)m * W0.ldq, sbytes = (size_t)m * W0.lds * 2, zbytes = (size_t)m * W0.ldz * 2;
+            const size_t bytes = qbytes + sbytes + zbytes;
+            const int sets = (int)std::max<size_t>(2, (4 * 50ull * 1024 * 1024 + bytes - 1) / bytes + 1);
+            // One random matrix, quantized once, copied into every set.
+            std::vector<__half> hA((size_t)m * k), hx(k);
+            for (auto &v : hA) v = __float2half(N(rng));
+            for (auto &v : hx) v = __float2half(N(rng));
+            __half *dA;
+            CK(cudaMalloc(&dA, hA.size() * 2));
+            CK(cudaMemcpy(dA, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
+            std::vector<Set> st(sets);
+            for (auto &e : st) {
+                e.W = W0;
+                CK(cudaMalloc(&e.W.qweight, qbytes));
+                CK(cudaMalloc(&e.W.scales, sbytes));
+                if (zbytes) CK(cudaMalloc(&e.W.zeros, zbytes));
+                CK(cudaMalloc(&e.x, k * 2));
+                CK(cudaMalloc(&e.y, m * 2));
+                CK(cudaMalloc(&e.dense, qbytes));
+                CK(cudaMemcpy(e.x, hx.data(), k * 2, cudaMemcpyHostToDevice));
+            }
+            GK(gemv_quantize(&st[0].W, dA, k, s));
+            CK(cudaStreamSynchronize(s));
+            for (auto &e : st) {
+                if (&e != &st[0]) {
+                    CK(cudaMemcpy(e.W.qweight, st[0].W.qweight, qbytes, cudaMemcpyDeviceToDevice));
+                    CK(cudaMemcpy(e.W.scales, st[0].W.scales, sbytes, cudaMemcpyDeviceToDevice));
+                    if (zbytes) CK(cudaMemcpy(e.W.zeros, st[0].W.zeros, zbytes, cudaMemcpyDeviceToDevice));
+                }
+                CK(cudaMemcpy(e.dense, dA, qbytes, cudaMemcpyDeviceToDevice)); // any finite fp16 of those bytes
+            }
+            CK(cudaFree(dA));
+            // The reference: 64 sampled rows of the exactly dequantized matrix, in float64.
+            float *dD;
+            CK(cudaMalloc(&dD, (size_t)m * k * 4));
+            GK(gemv_dequantize(&st[0].W, dD, k, s));
+            CK(cudaStreamSynchronize(s));
+            std::vector<int64_t> rows(64);
+            std::vector<float> hD((size_t)64 * k);
+            for (int i = 0; i < 64; ++i) {
+                rows[i] = (int64_t)i * (m - 1) / 63;
+                CK(cudaMemcpy(hD.data() + (size_t)i * k, dD + rows[i] * k, k * 4, cudaMemcpyDeviceToHost));
+            }
+            CK(cudaFree(dD));
+            std::vector<__half> hy(m);
+            bool ok = true;
+            for (int mi = 0; mi < nm; ++mi) {
+                if (!methods[mi].checked) continue;
+                CK(cudaMemset(st[0].y, 0xff, m * 2)); // NaN
+                methods[mi].fn(st[0], s);
+                CK(cudaStreamSynchronize(s));
+                CK(cudaMemcpy(hy.data(), st[0].y, m * 2, cudaMemcpyDeviceToHost));
+                int bad = 0;
+                for (int64_t i = 0; i < m; ++i) bad += !std::isfinite(__half2float(hy[i]));
+                for (int i = 0; i < 64; ++i) {
+                    double ref = 0, mag = 0;
+                    for (int64_t j = 0; j < k; ++j) {
+                        const double p = (double)hD[(size_t)i * k + j] * __half2float(hx[j]);
+                        ref += p, mag += std::fabs(p);
+                    }
+                    const double bound = std::ldexp(std::fabs(ref), -11) + 2.0 * k * std::ldexp(mag, -24) + std::ldexp(1.0, -25);
+                    bad += !(std::fabs(__half2float(hy[rows[i]]) - ref) <= bound);
+                }
+                if (bad) {
+                    printf("WRONG %s %ldx%ld %s: %d outputs\n", methods[mi].name, (long)m, (long)k,
+                           zmode == GEMV_QZERO_INT ? "int" : "sym", bad);
+                    ok = false;
+                }
+            }
+            // Timing: one graph a method with a call per set, twice; interleaved replays.
+            std::vector<cudaGraphExec_t> ex(nm);
+            for (int mi = 0; mi < nm; ++mi) {
+                cudaGraph_t gr;
+                CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+                for (int r = 0; r < 2; ++r)
+                    for (auto &e : st) methods[mi].fn(e, s);
+                CK(cudaStreamEndCapture(s, &gr));
+                CK(cudaGraphInstantiate(&ex[mi], gr, 0));
+                CK(cudaGraphDestroy(gr));
+                CK(cudaGraphLaunch(ex[mi], s));
+            }
+            CK(cudaStreamSynchronize(s));
+            cudaEvent_t e0, e1;
+            CK(cudaEventCreate(&e0));
+            CK(cudaEventCreate(&e1));
+            std::vector<std::vector<float>> us(nm);
+            for (int rep = 0; rep < 15; ++rep)
+                for (int mi = 0; mi < nm; ++mi) {
+                    CK(cudaEventRecord(e0, s));
+                    CK(cudaGraphLaunch(ex[mi], s));
+                    CK(cudaEventRecord(e1, s));
+                    CK(cudaEventSynchronize(e1));
+                    float ms;
+                    CK(cudaEventElapsedTime(&ms, e0, e1));
+                    us[mi].push_back(ms * 1000.f / (2 * sets));
+                }
+            printf("int4 g128 %s fp16 %ldx%ld (%.1f MB read)%s\n", zmode == GEMV_QZERO_INT ? "int" : "sym", (long)m,
+                   (long)k, bytes / 1e6, ok ? "" : " WRONG");
+            for (int mi = 0; mi < nm; ++mi) {
+                std::sort(us[mi].begin(), us[mi].end());
+                const float med = us[mi][us[mi].size() / 2];
+                printf("  %-40s %8.2f us %6.2f TB/s\n", methods[mi].name, med, (mi ? bytes : qbytes) / (med * 1e6));
+            }
+            for (auto &x : ex) CK(cudaGraphExecDestroy(x));
+            CK(cudaEventDestroy(e0));
+            CK(cudaEventDestroy(e1));
+            for (auto &e : st) {
+                CK(cudaFree(e.W.qweight));
+                CK(cudaFree(e.W.scales));
+                if (zbytes) CK(cudaFree(e.W.zeros));
+                CK(cudaFree(e.x));
+                CK(cudaFree(e.y));
+                CK(cudaFree(e.dense));
+            }
+        }
+    return 0;
+}
