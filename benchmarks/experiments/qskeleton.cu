@@ -1,15 +1,18 @@
 // Experiment (NOTES 31's next step): a quantized GEMV skeleton with many warps, against
 // libgemv's quantized dispatch and libgemv's dense fp16 kernel on the same bytes, in one
-// process. int4 codes, groups of 128, symmetric or integer zeros, fp16 (the packed layout of
-// docs/quantized.md, filled by gemv_quantize).
+// process. int4 codes in groups of 128 with symmetric or integer zeros, and int8 per channel
+// (symmetric or integer zeros), fp16 (the packed layout of docs/quantized.md, filled by
+// gemv_quantize).
 //
 // Why: with their arithmetic removed, q_rows and q_mma still read the codes 1.3-1.45x slower
 // than the dense kernel reads the same bytes, at ~15 warps an SM against its 56. Here W is
 // the MMA's B operand (m16n8k16: n = 8 rows a warp, twice q_mma's warps) and x its A (row 0
-// only: threads g = 0 load x through L1 and pair it with PRMT; the other rows are zero), so
+// only: threads g = 0 load x through L1, int4 pairing it with PRMT; the other rows are zero), so
 // no block stages x and every block is small: kw warps share an 8-row tile, each taking a
 // contiguous K range, summed through shared memory in warp order (deterministic). The
-// products are exact fp16 (q - z) times x with fp32 sums, as in q_mma.
+// products are exact fp16 (q - z) times x with fp32 sums, as in q_mma (int8: a byte pair
+// under 0x64 by one PRMT, one HADD2 of -(1024 + z); a word's 4 codes are 4 consecutive
+// columns, so x's pairs are in natural order).
 // FLOOR variants feed the raw code words to the MMAs (wrong results, not checked): the
 // skeleton's time without dequantization. The rule from NOTES 31: keep the skeleton only if
 // its floor is within 5% of the dense kernel on the same bytes.
@@ -94,6 +97,13 @@ __device__ __forceinline__ uint4 ldg16(const uint4 *p) {
     return v;
 }
 
+// int8: bytes (0, 1) or (2, 3) of u (SEL 0x4140 or 0x4342) under 0x64, minus the zero.
+template <uint32_t SEL> __device__ __forceinline__ uint32_t byte_pair(uint32_t u, __half2 zero_add) {
+    uint32_t d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(u), "r"(0x64646464u), "n"(SEL));
+    return as_u32(__hadd2(as_h2(d), zero_add));
+}
+
 struct Args {
     const uint8_t *q;
     const __half *scales, *zeros, *x;
@@ -101,19 +111,21 @@ struct Args {
     int64_t m, k, ldq, lds, ldz;
 };
 
-constexpr int kStep = 128; // a quad's 4 packs of 32 codes: one group
-
 // Block: KW warps on one tile of 8 rows; thread (g, t) of a warp reads row g's pack 4s + t
-// at step s (a quad: 4 consecutive packs, 128 columns), each byte once. K is a multiple of
-// 128 and M of 8 here (a prototype).
-template <int KW, bool FLOOR, bool INT_ZEROS> __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
+// at step s (a quad: 4 consecutive packs, 128 int4 or 64 int8 columns), each byte once.
+// int4: a step is one group of 128; int8: one group a row (scaled at the end). K is a
+// multiple of 128 and M of 8 here (a prototype).
+template <int BITS, int KW, bool FLOOR, bool INT_ZEROS>
+__global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
+    constexpr int STEP = BITS == 4 ? 128 : 64;
     __shared__ float sums[KW][8];
     const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     const int64_t row0 = (int64_t)blockIdx.x * 8, row = row0 + g;
-    const int64_t steps = a.k / kStep;
+    const int64_t steps = a.k / STEP;
     const int64_t s0 = steps * kwi / KW, s1 = steps * (kwi + 1) / KW;
     const uint4 *qp = reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + t; // step s: qp[4 s]
-    const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + 4 * t;           // step s, word w: xp[16 s + w]
+    // x of this thread's pack: int4 32 columns (4 uint4, xp[16 s + w]), int8 16 (2, xp[8 s + i])
+    const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + (BITS == 4 ? 4 : 2) * t;
     const __half *zp = INT_ZEROS ? a.zeros + row * a.ldz : nullptr;
     const __half *sp0 = a.scales + (row0 + 2 * t) * a.lds, *sp1 = sp0 + a.lds; // rows 2t, 2t + 1 (g = 0)
     float acc0 = 0.f, acc1 = 0.f;
@@ -122,10 +134,28 @@ template <int KW, bool FLOOR, bool INT_ZEROS> __global__ void __launch_bounds__(
     uint4 c1 = s0 + 1 < s1 ? ldg16(qp + 4 * (s0 + 1)) : make_uint4(0, 0, 0, 0);
     for (int64_t s = s0; s < s1; ++s) {
         const uint4 c2 = s + 2 < s1 ? ldg16(qp + 4 * (s + 2)) : make_uint4(0, 0, 0, 0);
-        uint4 X[4] = {}; // x's 32 columns of this thread's pack (row 0 of A: g = 0 alone)
+        constexpr int XV = BITS == 4 ? 4 : 2;
+        uint4 X[XV] = {}; // x's columns of this thread's pack (row 0 of A: g = 0 alone)
         if (g == 0) {
 #pragma unroll
-            for (int w = 0; w < 4; ++w) X[w] = __ldg(xp + 16 * s + w);
+            for (int w = 0; w < XV; ++w) X[w] = __ldg(xp + 4 * XV * s + w);
+        }
+        const uint32_t u[4] = {c0.x, c0.y, c0.z, c0.w};
+        if constexpr (BITS == 8) {
+            // One group a row: the zero is the row's, the scale applied once at the end.
+            const float z = INT_ZEROS ? __half2float(zp[0]) : 128.f;
+            const __half2 zadd = __float2half2_rn(-(1024.f + z));
+            const uint32_t *xw = reinterpret_cast<const uint32_t *>(X); // (x0, x1), (x2, x3), ...
+            float c[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+            for (int w = 0; w < 4; ++w) { // word w: columns 4w .. 4w + 3 of the pack
+                const uint32_t b0 = FLOOR ? u[w] : byte_pair<0x4140>(u[w], zadd);
+                const uint32_t b1 = FLOOR ? u[w] >> 8 : byte_pair<0x4342>(u[w], zadd);
+                mma_16816(c, xw[2 * w], xw[2 * w + 1], b0, b1);
+            }
+            acc0 += c[0], acc1 += c[1];
+            c0 = c1, c1 = c2;
+            continue;
         }
         __half2 zlow = __float2half2_rn(-1032.f), zhigh = __float2half2_rn(-72.f); // symmetric: z = 8
         if (INT_ZEROS && !FLOOR) {
@@ -134,7 +164,6 @@ template <int KW, bool FLOOR, bool INT_ZEROS> __global__ void __launch_bounds__(
             zhigh = __float2half2_rn(-(64.f + z));
         }
         float c[4] = {0.f, 0.f, 0.f, 0.f};
-        const uint32_t u[4] = {c0.x, c0.y, c0.z, c0.w};
 #pragma unroll
         for (int w = 0; w < 4; ++w) {
             uint32_t p[4];
@@ -153,6 +182,7 @@ template <int KW, bool FLOOR, bool INT_ZEROS> __global__ void __launch_bounds__(
         }
         c0 = c1, c1 = c2;
     }
+    if (BITS == 8 && g == 0) acc0 *= __half2float(sp0[0]), acc1 *= __half2float(sp1[0]);
     if (g == 0) sums[kwi][2 * t] = acc0, sums[kwi][2 * t + 1] = acc1;
     __syncthreads();
     if (kwi == 0 && lane < 8) {
@@ -165,7 +195,7 @@ template <int KW, bool FLOOR, bool INT_ZEROS> __global__ void __launch_bounds__(
 
 struct Set {
     gemv_qmatrix_t W;
-    __half *x, *y, *dense; // dense: M x K/4 fp16, the codes' bytes, for the dense kernel
+    __half *x, *y, *dense; // dense: M x (K bits / 16) fp16, the codes' bytes, for the dense kernel
 };
 
 using Launch = void (*)(const Set &, cudaStream_t);
@@ -175,8 +205,14 @@ template <int KW, bool FLOOR> void skeleton(const Set &st, cudaStream_t s) {
     const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
                  static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
     const dim3 grid((unsigned)(W.m / 8)), block(32 * KW);
-    if (W.zero_mode == GEMV_QZERO_INT) qsk_kernel<KW, FLOOR, true><<<grid, block, 0, s>>>(a);
-    else qsk_kernel<KW, FLOOR, false><<<grid, block, 0, s>>>(a);
+    const bool iz = W.zero_mode == GEMV_QZERO_INT;
+    if (W.bits == 8) {
+        if (iz) qsk_kernel<8, KW, FLOOR, true><<<grid, block, 0, s>>>(a);
+        else qsk_kernel<8, KW, FLOOR, false><<<grid, block, 0, s>>>(a);
+    } else {
+        if (iz) qsk_kernel<4, KW, FLOOR, true><<<grid, block, 0, s>>>(a);
+        else qsk_kernel<4, KW, FLOOR, false><<<grid, block, 0, s>>>(a);
+    }
     CK(cudaGetLastError());
 }
 
@@ -187,8 +223,8 @@ void libgemv_quantized(const Set &st, cudaStream_t s) {
 }
 
 void libgemv_dense(const Set &st, cudaStream_t s) {
-    GK(gemv(GEMV_OP_N, GEMV_DTYPE_F16, st.W.m, st.W.k / 4, 1.0, st.dense, st.W.k / 4, st.x, 1, 0.0, st.y, 1,
-            nullptr, 0, s));
+    const int64_t cols = st.W.k * st.W.bits / 16; // fp16 elements of a row's codes
+    GK(gemv(GEMV_OP_N, GEMV_DTYPE_F16, st.W.m, cols, 1.0, st.dense, cols, st.x, 1, 0.0, st.y, 1, nullptr, 0, s));
 }
 
 } // namespace
@@ -222,14 +258,22 @@ int main(int argc, char **argv) {
     const int nm = sizeof(methods) / sizeof(methods[0]);
     std::mt19937 rng(1234);
     std::normal_distribution<float> N(0.f, 1.f);
-    for (const gemv_qzero_t zmode : {GEMV_QZERO_INT, GEMV_QZERO_SYMMETRIC})
+    struct Format {
+        int bits, group;
+        gemv_qzero_t zmode;
+        const char *name;
+    } formats[] = {{4, 128, GEMV_QZERO_INT, "int4 g128 int"},
+                   {4, 128, GEMV_QZERO_SYMMETRIC, "int4 g128 sym"},
+                   {8, 0, GEMV_QZERO_SYMMETRIC, "int8 per channel sym"}};
+    for (const Format &f : formats)
         for (auto [m, k] : shapes) {
-            if (m % 8 || k % kStep) {
+            const gemv_qzero_t zmode = f.zmode;
+            if (m % 8 || k % 128) {
                 printf("%ldx%ld: the prototype takes M %% 8 == 0 and K %% 128 == 0\n", (long)m, (long)k);
                 continue;
             }
             gemv_qmatrix_t W0;
-            GK(gemv_qmatrix_init(&W0, 4, 128, zmode, GEMV_DTYPE_F16, m, k));
+            GK(gemv_qmatrix_init(&W0, f.bits, f.group, zmode, GEMV_DTYPE_F16, m, k));
             const size_t qbytes = (size_t)m * W0.ldq, sbytes = (size_t)m * W0.lds * 2, zbytes = (size_t)m * W0.ldz * 2;
             const size_t bytes = qbytes + sbytes + zbytes;
             const int sets = (int)std::max<size_t>(2, (4 * 50ull * 1024 * 1024 + bytes - 1) / bytes + 1);
@@ -294,8 +338,7 @@ int main(int argc, char **argv) {
                     bad += !(std::fabs(__half2float(hy[rows[i]]) - ref) <= bound);
                 }
                 if (bad) {
-                    printf("WRONG %s %ldx%ld %s: %d outputs\n", methods[mi].name, (long)m, (long)k,
-                           zmode == GEMV_QZERO_INT ? "int" : "sym", bad);
+                    printf("WRONG %s %ldx%ld %s: %d outputs\n", methods[mi].name, (long)m, (long)k, f.name, bad);
                     ok = false;
                 }
             }
@@ -326,8 +369,7 @@ int main(int argc, char **argv) {
                     CK(cudaEventElapsedTime(&ms, e0, e1));
                     us[mi].push_back(ms * 1000.f / (2 * sets));
                 }
-            printf("int4 g128 %s fp16 %ldx%ld (%.1f MB read)%s\n", zmode == GEMV_QZERO_INT ? "int" : "sym", (long)m,
-                   (long)k, bytes / 1e6, ok ? "" : " WRONG");
+            printf("%s fp16 %ldx%ld (%.1f MB read)%s\n", f.name, (long)m, (long)k, bytes / 1e6, ok ? "" : " WRONG");
             for (int mi = 0; mi < nm; ++mi) {
                 std::sort(us[mi].begin(), us[mi].end());
                 const float med = us[mi][us[mi].size() / 2];
