@@ -10,11 +10,17 @@ A config is variant:threads_per_row:rows_per_block:vector_loads:unroll:x_in_smem
 --warm also times each config with a warm L2 (one buffer set: A, x and the kernel's code
 stay in L2), to tell latency from DRAM apart from latency in the kernel;
 --unchecked times configs whose results are wrong (a kernel patched to read another layout,
-timed for its access pattern only) and says so on each line."""
+timed for its access pattern only) and says so on each line. Configs print in the form they
+are given in."""
 import sys
 
 import pygemv
 from pygemv.tuning.measure import GpuContext, GpuMeasure
+
+
+def spec(c: pygemv.Config) -> str:
+    """c as this script reads it: variant:threads_per_row:rows_per_block:vector_loads:unroll:x_in_smem:split_k."""
+    return ":".join([str(c.variant)] + [str(int(v)) for k, v in c.as_dict().items() if k != "variant"])
 
 
 def main(argv):
@@ -37,7 +43,7 @@ def main(argv):
         warm = GpuMeasure(m, k, dtype, warm_ctx, op=op, weights=weights, repeats=15, target_ms=2.0)
     what = f"{op} {dtype} {m}x{k}" + (f" W{weights[0]}G{weights[1] or 0}-{weights[2]}" if weights else "")
     chosen = measure.dispatch()
-    for label, cfg in [(f"dispatch ({chosen})", chosen)] + [(str(c), c) for c in configs]:
+    for label, cfg in [(f"dispatch ({spec(chosen)})", chosen)] + [(spec(c), c) for c in configs]:
         ok, why = measure.legal(cfg)
         if ok and not unchecked:
             ok, why = measure.check(cfg)

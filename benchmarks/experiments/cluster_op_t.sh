@@ -11,5 +11,5 @@ SHAPES=${SHAPES:-"float16:512x512 float32:512x512 bfloat16:512x512 float16:1024x
 CONFIGS=${CONFIGS:-"t_splitm_cluster:4:64:1:4:0:8 t_splitm_cluster:8:32:1:4:0:8 t_splitm_cluster:16:16:1:4:0:8 t_splitm_cluster:16:16:1:2:0:8 t_splitm_cluster:32:8:1:4:0:8 t_splitm_cluster:8:32:1:2:0:4 t_splitm_cluster:4:64:1:2:0:8 t_splitm_cluster:16:32:1:2:0:8"}
 for s in $SHAPES; do
   dt=${s%%:*}; mk=${s#*:}; m=${mk%x*}; k=${mk#*x}
-  python3 -P scripts/time_configs.py --op T $m $k $dt $CONFIGS 2>&1 | sed -E "s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
+  python3 -P scripts/time_configs.py --op T $m $k $dt $CONFIGS 2>&1
 done 2>&1 | tee "$OUT/cluster-op-t.txt"

@@ -12,5 +12,5 @@ CONFIGS=${CONFIGS:-"q_mma:32:4:1:1:1:1 q_mma:32:4:1:1:1:2 q_mma:32:4:1:1:1:4 q_m
 WEIGHTS=${WEIGHTS:-8,0,symmetric}
 for s in $SHAPES; do
   m=${s%x*}; k=${s#*x}
-  python3 -P scripts/time_configs.py --weights $WEIGHTS $m $k float16 $CONFIGS 2>&1 | sed -E "s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
+  python3 -P scripts/time_configs.py --weights $WEIGHTS $m $k float16 $CONFIGS 2>&1
 done 2>&1 | tee "$OUT/qmma-int8.txt"

@@ -43,7 +43,7 @@ for v in $VERSIONS; do
     m=${s%x*}; k=${s#*x}
     ($TC --weights 4,128,int $m $k float16 $CONFIGS 2>&1;
      [ "$FLOAT" = 0 ] || $TC --weights 4,128,float $m $k bfloat16 2>&1;
-     for f in $ALSO; do $TC --weights ${f%:*} $m $k ${f#*:} 2>&1; done) | sed -E "s/^/$name /; s/Config\(variant='([a-z_]+)', threads_per_row=([0-9]+), rows_per_block=([0-9]+), vector_loads=([0-9]), unroll=([0-9]), x_in_smem=([0-9A-Za-z]+), split_k=([0-9]+)\)/\1:\2:\3:\4:\5:\6:\7/"
+     for f in $ALSO; do $TC --weights ${f%:*} $m $k ${f#*:} 2>&1; done) | sed "s/^/$name /"
   done
 done 2>&1 | tee "$OUT/qmma-lean.txt"
 cp /tmp/src_orig/* libgemv/src/
