@@ -3,9 +3,9 @@
 // Why: the 16-byte-load kernels hold their in-flight bytes in registers, and one more
 // register a thread costs occupancy (NOTES section 12). A bulk copy keeps up to
 // STAGES x 8 KiB a block in flight with no register cost.
-// Method as pygemv.timing: CUDA-graph replay of one call per rotating input set (>= 4x L2),
-// PDL launches, CUDA events, median of 15; random fp16 data; y poisoned (NaN) and the two
-// results compared against a float64 host reference on a sample of rows.
+// Method (graph_timing.cuh) as pygemv.timing: CUDA-graph replay of one call per rotating
+// input set (>= 4x L2), PDL launches, CUDA events, median of 15; random fp16 data; y poisoned
+// (NaN) and the two results compared against a float64 host reference on a sample of rows.
 //   nvcc -O3 -std=c++17 -arch=sm_90 benchmarks/experiments/bulk_copy_gemv.cu -Ilibgemv/include \
 //        -L<libdir> -lgemv -Xlinker -rpath=<libdir> -o /tmp/bulk && /tmp/bulk
 #include <cuda_fp16.h>
@@ -19,15 +19,8 @@
 #include <vector>
 
 #include "gemv.h"
+#include "graph_timing.cuh"
 
-#define CK(x)                                                                                          \
-    do {                                                                                               \
-        cudaError_t e_ = (x);                                                                          \
-        if (e_ != cudaSuccess) {                                                                       \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));         \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
 
 __device__ __forceinline__ int64_t lmin(int64_t a, int64_t b) { return a < b ? a : b; }
 __device__ __forceinline__ uint32_t saddr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
@@ -228,44 +221,17 @@ int main(int argc, char **argv) {
                 ok = false;
             }
         }
-        // Timing: one graph per method with a call per set; interleaved replays.
-        std::vector<cudaGraphExec_t> ex(nm);
-        for (int mi = 0; mi < nm; ++mi) {
-            cudaGraph_t g;
-            CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-            for (int r = 0; r < 2; ++r)
-                for (auto &e : st) methods[mi].fn(e, m, k, s);
-            CK(cudaStreamEndCapture(s, &g));
-            CK(cudaGraphInstantiate(&ex[mi], g, 0));
-            CK(cudaGraphDestroy(g));
-            CK(cudaGraphLaunch(ex[mi], s));
-        }
-        CK(cudaStreamSynchronize(s));
-        cudaEvent_t e0, e1;
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        std::vector<std::vector<float>> us(nm);
-        for (int rep = 0; rep < 15; ++rep)
-            for (int mi = 0; mi < nm; ++mi) {
-                CK(cudaEventRecord(e0, s));
-                CK(cudaGraphLaunch(ex[mi], s));
-                CK(cudaEventRecord(e1, s));
-                CK(cudaEventSynchronize(e1));
-                float ms;
-                CK(cudaEventElapsedTime(&ms, e0, e1));
-                us[mi].push_back(ms * 1000.f / (2 * sets));
-            }
+        const std::vector<float> meds =
+            graph_medians_us(nm, sets, s, [&, m = m, k = k](int mi, int e, cudaStream_t str) {
+                methods[mi].fn(st[e], m, k, str);
+            });
         printf("fp16 %6ldx%-6ld %s", (long)m, (long)k, ok ? "" : "(WRONG) ");
-        float base = 0;
         for (int mi = 0; mi < nm; ++mi) {
-            std::sort(us[mi].begin(), us[mi].end());
-            const float med = us[mi][us[mi].size() / 2];
-            if (mi == 0) base = med;
-            printf(" | %s %7.2f us %5.0f GB/s", methods[mi].name, med, (abytes + k * 2 + m * 2) / (med * 1e3));
-            if (mi) printf(" (%.3f)", med / base);
+            printf(" | %s %7.2f us %5.0f GB/s", methods[mi].name, meds[mi],
+                   (abytes + k * 2 + m * 2) / (meds[mi] * 1e3));
+            if (mi) printf(" (%.3f)", meds[mi] / meds[0]);
         }
         printf("\n");
-        for (auto &x : ex) CK(cudaGraphExecDestroy(x));
         for (auto &e : st) {
             CK(cudaFree(e.A));
             CK(cudaFree(e.x));

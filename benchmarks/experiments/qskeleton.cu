@@ -17,8 +17,8 @@
 // skeleton's time without dequantization. The rule from NOTES 31: keep the skeleton only if
 // its floor is within 5% of the dense kernel on the same bytes.
 //
-// Method as pygemv.timing: CUDA-graph replay of one call per rotating input set (>= 4x L2),
-// CUDA events, median of 15; random data; y poisoned (NaN) before the checked call; the
+// Method (graph_timing.cuh) as pygemv.timing: CUDA-graph replay of one call per rotating
+// input set (>= 4x L2), CUDA events, median of 15; random data; y poisoned (NaN) before the checked call; the
 // check is the contract's bound against a float64 reference of the exactly dequantized
 // matrix (gemv_dequantize) on 64 sampled rows.
 //   nvcc -O3 -std=c++17 -arch=sm_90 benchmarks/experiments/qskeleton.cu -Ilibgemv/include \
@@ -36,15 +36,8 @@
 #include <vector>
 
 #include "gemv.h"
+#include "graph_timing.cuh"
 
-#define CK(x)                                                                                          \
-    do {                                                                                               \
-        cudaError_t e_ = (x);                                                                          \
-        if (e_ != cudaSuccess) {                                                                       \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));         \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
 #define GK(x)                                                                                          \
     do {                                                                                               \
         gemv_status_t s_ = (x);                                                                        \
@@ -334,7 +327,8 @@ int main(int argc, char **argv) {
                         const double p = (double)hD[(size_t)i * k + j] * __half2float(hx[j]);
                         ref += p, mag += std::fabs(p);
                     }
-                    const double bound = std::ldexp(std::fabs(ref), -11) + 2.0 * k * std::ldexp(mag, -24) + std::ldexp(1.0, -25);
+                    const double bound =
+                        std::ldexp(std::fabs(ref), -11) + 2.0 * k * std::ldexp(mag, -24) + std::ldexp(1.0, -25);
                     bad += !(std::fabs(__half2float(hy[rows[i]]) - ref) <= bound);
                 }
                 if (bad) {
@@ -342,42 +336,12 @@ int main(int argc, char **argv) {
                     ok = false;
                 }
             }
-            // Timing: one graph a method with a call per set, twice; interleaved replays.
-            std::vector<cudaGraphExec_t> ex(nm);
-            for (int mi = 0; mi < nm; ++mi) {
-                cudaGraph_t gr;
-                CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-                for (int r = 0; r < 2; ++r)
-                    for (auto &e : st) methods[mi].fn(e, s);
-                CK(cudaStreamEndCapture(s, &gr));
-                CK(cudaGraphInstantiate(&ex[mi], gr, 0));
-                CK(cudaGraphDestroy(gr));
-                CK(cudaGraphLaunch(ex[mi], s));
-            }
-            CK(cudaStreamSynchronize(s));
-            cudaEvent_t e0, e1;
-            CK(cudaEventCreate(&e0));
-            CK(cudaEventCreate(&e1));
-            std::vector<std::vector<float>> us(nm);
-            for (int rep = 0; rep < 15; ++rep)
-                for (int mi = 0; mi < nm; ++mi) {
-                    CK(cudaEventRecord(e0, s));
-                    CK(cudaGraphLaunch(ex[mi], s));
-                    CK(cudaEventRecord(e1, s));
-                    CK(cudaEventSynchronize(e1));
-                    float ms;
-                    CK(cudaEventElapsedTime(&ms, e0, e1));
-                    us[mi].push_back(ms * 1000.f / (2 * sets));
-                }
+            const std::vector<float> med =
+                graph_medians_us(nm, sets, s, [&](int mi, int e, cudaStream_t str) { methods[mi].fn(st[e], str); });
             printf("%s fp16 %ldx%ld (%.1f MB read)%s\n", f.name, (long)m, (long)k, bytes / 1e6, ok ? "" : " WRONG");
-            for (int mi = 0; mi < nm; ++mi) {
-                std::sort(us[mi].begin(), us[mi].end());
-                const float med = us[mi][us[mi].size() / 2];
-                printf("  %-40s %8.2f us %6.2f TB/s\n", methods[mi].name, med, (mi ? bytes : qbytes) / (med * 1e6));
-            }
-            for (auto &x : ex) CK(cudaGraphExecDestroy(x));
-            CK(cudaEventDestroy(e0));
-            CK(cudaEventDestroy(e1));
+            for (int mi = 0; mi < nm; ++mi)
+                printf("  %-40s %8.2f us %6.2f TB/s\n", methods[mi].name, med[mi],
+                       (mi ? bytes : qbytes) / (med[mi] * 1e6)); // the dense method reads the codes' bytes
             for (auto &e : st) {
                 CK(cudaFree(e.W.qweight));
                 CK(cudaFree(e.W.scales));
