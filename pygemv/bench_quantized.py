@@ -31,9 +31,9 @@ def _tinygemm(torch, codes, scales, zeros, group_size):
     """torch's int4 weight and scale-and-zero tensors for our codes (uint8 [M, K]) and float
     zeros (w = q s + z), or None when this torch or shape has no tinygemm. tinygemm reads
     w = (q - 8) s + z', so z' = z + 8 s."""
-    if not hasattr(torch, "_weight_int4pack_mm"):
-        return None
     m, k = codes.shape
+    if not hasattr(torch, "_weight_int4pack_mm") or k % group_size:  # its scales are [K / g, M, 2]
+        return None
     packed = (codes[:, ::2] << 4 | codes[:, 1::2]).to(torch.uint8)
     sz = torch.stack([scales.T, (zeros + 8 * scales).T], dim=-1).contiguous()  # [K / g, M, 2]
     for tiles in (8, 4, 2):
@@ -66,8 +66,11 @@ class QCase(Case):
         self.moved = self.Q0.nbytes + (k + m) * 2
         self.sets = timing.rotation_sets(self.moved, l2)
         self.Qs = [self.Q0] + [quantize(self.W, bits, gs, zp) for _ in range(self.sets - 1)]
-        self.X = torch.randn(self.sets, k, dtype=dt, device="cuda", generator=g)
-        self.Y = torch.empty(self.sets, m, dtype=dt, device="cuda")
+        # Every set's x and y start 256-byte aligned (as Buffers'), so a config that runs set
+        # 0 runs every set (q_mma reading x in place needs it 16-byte aligned).
+        pad = lambda n: -(-n // 128) * 128  # noqa: E731
+        self.X = torch.randn(self.sets, pad(k), dtype=dt, device="cuda", generator=g)[:, :k]
+        self.Y = torch.empty(self.sets, pad(m), dtype=dt, device="cuda")[:, :m]
         torch.cuda.synchronize()
         self.args = [_lib.Args(_lib.OP_N, _lib.DTYPES[dtype], m, k, 1.0, 0.0, None, k, self.X[i].data_ptr(), 1,
                                self.Y[i].data_ptr(), 1, ws[0], ws[1], stream, _lib.FLAG_TRUSTED_POINTERS, 1, 0, 0, 0,
@@ -118,7 +121,7 @@ def bench_format(torch, m, k, fmt, l2, stream, ws, repeats):
         tg = _tinygemm(torch, codes, S, Z, gs)
         if tg is not None:
             tw = [tg] + [(tg[0].clone(), tg[1].clone()) for _ in range(sets - 1)]
-            Xb = X.view(sets, 1, k)
+            Xb = X.unsqueeze(1)  # (sets, 1, k): each set a contiguous row
             row["tinygemm"] = asdict(timing.time_torch_graph(
                 lambda i: torch._weight_int4pack_mm(Xb[i], tw[i][0], gs, tw[i][1]), sets, repeats=repeats))
     return row

@@ -91,8 +91,8 @@ def main() -> int:
                                 print(f"WRONG {dtype} {'T' if trans else 'N'} batch {batch} {m}x{k} {config}",
                                       file=sys.stderr)
                             runs += 1
-    # Quantized weights: quantize, dequantize and q_rows (forced configs: lanes, rows a thread,
-    # splits, and K past one staged chunk).
+    # Quantized weights: quantize, dequantize, q_rows (forced configs: lanes, rows a thread,
+    # splits, and K past one staged chunk) and q_mma (x staged or read in place).
     qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
                          for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
     for dtype in ("float16", "bfloat16"):
@@ -104,8 +104,9 @@ def main() -> int:
                 D = Q.dequantize().to_numpy().astype(np.float64)
                 dx = pygemv.to_device(rng.standard_normal(k).astype(np.float32), dtype)
                 ref = D @ dx.to_numpy().astype(np.float64)
-                mma = [pygemv.Config("q_mma", p, w, 1, 1, True, s)
-                       for p, w, s in ((32, 1, 1), (32, 4, 3), (32, 8, 1), (128, 2, 1), (256, 1, 3))]
+                mma = [pygemv.Config("q_mma", p, w, 1, 1, staged, s)  # x staged, or read in place
+                       for p, w, s in ((32, 1, 1), (32, 4, 3), (32, 8, 1), (128, 2, 1), (256, 1, 3))
+                       for staged in (True, False)]
                 mma_runs = bits == 4 and dtype == "float16" and mode != "float" and (gs is None or gs >= 128)
                 for config in qconfigs + (mma if mma_runs else []):
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)

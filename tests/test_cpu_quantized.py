@@ -211,6 +211,25 @@ def test_q_rows_legality_and_workspace():
     assert lib.gemv_check_config(ctypes.byref(c), ctypes.byref(pygemv._registry.problem_args(64, 256, "float16"))) == 3
 
 
+def test_q_mma_reads_x_in_place_only_when_contiguous_aligned_and_in_order():
+    lib = _lib.load()
+    q = qmatrix(4, 128, 1, 1, 64, 4096)
+    unstaged = pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1).to_c()
+    staged = pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, True, 1).to_c()
+    assert lib.gemv_check_config(ctypes.byref(unstaged), ctypes.byref(args_for(q))) == 0, last_error()
+    assert lib.gemv_workspace_size(ctypes.byref(unstaged), ctypes.byref(args_for(q))) == 0
+    for change, needle in ((dict(incx=2), "incx = 1 (got 2)"), (dict(x=256 + 2), "x 16-byte aligned"),
+                           (dict(x=256 + 8), "x 16-byte aligned")):
+        a = args_for(q, **change)
+        assert lib.gemv_check_config(ctypes.byref(unstaged), ctypes.byref(a)) == 3
+        assert "x_in_smem = 0 reads x in place" in last_error() and needle in last_error()
+        assert lib.gemv_check_config(ctypes.byref(staged), ctypes.byref(a)) == 0, last_error()
+    q.perm = 16384
+    assert lib.gemv_check_config(ctypes.byref(unstaged), ctypes.byref(args_for(q))) == 3
+    assert "perm is set" in last_error()
+    assert lib.gemv_check_config(ctypes.byref(staged), ctypes.byref(args_for(q))) == 0, last_error()
+
+
 PROGRAM = '''
 keep = []
 rng = np.random.default_rng(SEED)
@@ -249,15 +268,17 @@ def test_quantized_plans_are_legal_through_the_api():
             teams //= 2
         c = pygemv.Config("q_rows", p, max(teams, 32 // p), 1, u, True, int(rng.choice([1, 2, 5, 64])))
         kw = int(rng.choice([1, 2, 4, 8]))  # K warps a 16-row tile; at most 256 threads a block
-        mma = pygemv.Config("q_mma", 32 * kw, int(rng.choice([1, 4, 8])) // kw or 1, 1, 1, True, c.split_k)
+        staged = bool(rng.integers(2))  # q_mma stages x or reads it in place
+        mma = pygemv.Config("q_mma", 32 * kw, int(rng.choice([1, 4, 8])) // kw or 1, 1, 1, staged, c.split_k)
         for forced in (c, mma):
             try:
                 pygemv.gemv(Q, x, y, config=forced)
             except pygemv.InsufficientWorkspaceError:   # slices x rows past the pool's 4 MiB
                 assert Q.shape[0] * c.split_k * 4 > pygemv.WORKSPACE_RECOMMENDED_BYTES
-            except pygemv.NotSupportedError:            # q_mma: int4, fp16, no float zeros
+            except pygemv.NotSupportedError:            # q_mma: int4, fp16, no float zeros; in place: x contiguous
                 assert forced is mma and not (Q.bits == 4 and Q.dtype == "float16" and Q.zero_point != "float"
-                                              and (Q.group_size is None or Q.group_size >= 128))
+                                              and (Q.group_size is None or Q.group_size >= 128)
+                                              and (staged or x.strides[0] == 1))
             else:
                 ran_mma += forced is mma
         out = pygemv.empty(Q.shape, "float32")
@@ -293,15 +314,16 @@ def test_heuristic_lanes_rows_and_splits():
     """The fitted rule (dispatch.cpp, heuristic_quantized) on the stand-in H100 (132 SMs)."""
     run(textwrap.dedent("""
     lib = _lib.load()
-    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES, dtype=2, mode=1):
+    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES, dtype=2, mode=1, incx=1):
         q = _lib.QMatrix()
         assert lib.gemv_qmatrix_init(ctypes.byref(q), bits, 128, mode, dtype, m, k) == 0
-        a = _lib.Args(0, dtype, m, k, 1.0, 0.0, None, k, 256, 1, 512, 1, None, ws, None, 0, 1, 0, 0, 0,
+        a = _lib.Args(0, dtype, m, k, 1.0, 0.0, None, k, 256, incx, 512, 1, None, ws, None, 0, 1, 0, 0, 0,
                       ctypes.addressof(q))
         c = _lib.Config()
         assert lib.gemv_select_config_ex(ctypes.byref(a), ctypes.byref(c), None) == 0, lib.gemv_last_error()
-        return (pygemv.variant(c.variant).name, c.threads_per_row, c.threads_per_row * c.rows_per_block, c.unroll,
-                c.split_k)
+        name = pygemv.variant(c.variant).name
+        return (name, c.threads_per_row, c.threads_per_row * c.rows_per_block, c.unroll, c.split_k) + (
+            (bool(c.x_in_smem),) if name == "q_mma" else ())  # q_mma: staged or in place
     # Every format: q_rows.
     assert pick(4, 4096, 4096) == ("q_rows", 8, 512, 4, 8)
     assert pick(4, 8192, 8192) == ("q_rows", 8, 512, 4, 4)
@@ -319,16 +341,27 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4096, 4224)[:2] == ("q_rows", 8)                    # over 4 MB: the rule above
     assert pick(4, 8192, 28672)[4] >= 3                 # x in slices a block stages at once
     assert pick(4, 8192, 28672, ws=0)[4] == 1           # no workspace: one slice, staged in chunks
-    # fp16 int4, groups of 128 up, symmetric or integer zeros, up to 12288 rows: tensor cores,
-    # 4 warps (64 rows a block), K split into about 512 blocks in all.
-    assert pick(4, 4096, 4096, dtype=1) == ("q_mma", 32, 128, 1, 8)
-    assert pick(4, 4096, 4096, dtype=1, mode=0) == ("q_mma", 32, 128, 1, 8)
-    assert pick(4, 11008, 10944, dtype=1) == ("q_mma", 32, 128, 1, 4)
-    assert pick(4, 1000, 4100, dtype=1) == ("q_mma", 32, 128, 1, 16)   # 32 wanted, half the 33 steps
-    assert pick(4, 1000, 4100, dtype=1, ws=1 << 14)[4] == 4            # as many slices as the workspace holds
-    assert pick(4, 28672, 8192, dtype=1)[0] == "q_rows"                # more rows: q_rows
-    assert pick(4, 8192, 28672, dtype=1)[0] == "q_rows"                # a longer K: q_rows
-    assert pick(4, 4096, 4096, dtype=1, ws=0)[4] == 1
+    # fp16 int4, groups of 128 up, symmetric or integer zeros, x contiguous and aligned, 4096
+    # rows up, K up to 14336, tiles in near-equal shares (an SM's, or waves): tensor cores reading x in
+    # place, a 16-row tile a block, 8 K warps (4 from 24576 rows), unsplit.
+    assert pick(4, 4096, 4096, dtype=1) == ("q_mma", 256, 256, 1, 1, False)
+    assert pick(4, 4096, 4096, dtype=1, mode=0) == ("q_mma", 256, 256, 1, 1, False)
+    assert pick(4, 16384, 4096, dtype=1) == ("q_mma", 256, 256, 1, 1, False)    # 1024 tiles: 1.94 waves
+    assert pick(4, 11008, 10944, dtype=1) == ("q_mma", 32, 128, 1, 4, True)     # 688 tiles: 1.3 waves, staged
+    assert pick(4, 28672, 8192, dtype=1) == ("q_mma", 128, 128, 1, 1, False)
+    assert pick(4, 4096, 512, dtype=1) == ("q_mma", 64, 64, 1, 1, False)        # 4 steps: 2 K warps
+    assert pick(4, 5003, 7392, dtype=1) == ("q_mma", 32, 128, 1, 8, True)       # 313 tiles: 2.4 of 3 an SM
+    assert pick(4, 2048, 4096, dtype=1) == ("q_mma", 32, 128, 1, 16, True)      # fewer rows: staged
+    assert pick(4, 8192, 16384, dtype=1)[0] == "q_rows"                          # longer rows: q_rows
+    # x strided (or unaligned, or act-order): staged tensor cores up to 12288 rows, 4 warps
+    # (64 rows a block), K split into about 512 blocks in all.
+    assert pick(4, 4096, 4096, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 8, True)
+    assert pick(4, 11008, 10944, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 4, True)
+    assert pick(4, 1000, 4100, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 16, True)   # 32 wanted, half the 33 steps
+    assert pick(4, 1000, 4100, dtype=1, incx=2, ws=1 << 14)[4] == 4   # as many slices as the workspace holds
+    assert pick(4, 28672, 8192, dtype=1, incx=2)[0] == "q_rows"       # more rows: q_rows
+    assert pick(4, 8192, 28672, dtype=1, incx=2)[0] == "q_rows"       # a longer K: q_rows
+    assert pick(4, 4096, 4096, dtype=1, incx=2, ws=0)[4] == 1
     assert pick(4, 4096, 4096, dtype=1, mode=2)[0] == "q_rows"      # float zeros
     q32 = _lib.QMatrix()
     assert lib.gemv_qmatrix_init(ctypes.byref(q32), 4, 32, 1, 1, 4096, 4096) == 0

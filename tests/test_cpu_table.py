@@ -307,6 +307,22 @@ def test_quantized_entries_are_keyed_by_bits_and_group_size(tmp_path):
         assert t.lookup(1024, 1024, "float16")[0] == C("block_per_row", 64, 2, True, 2)
 
 
+def test_an_in_place_q_mma_entry_serves_only_shapes_whose_tiles_share_out_evenly(tmp_path):
+    """q_mma reading x in place (x_in_smem 0) runs a whole 16-row tile a block, so an entry
+    applies at another M only where those tiles share out evenly on the table's 132 SMs (the
+    heuristic's rule): within a wave each SM's share at least 80% of the largest, beyond it
+    the last wave at least 80% full."""
+    inplace = C("q_mma", 256, 1, True, 1, False, 1)
+    es = entries() + [Entry("float16", 8192, 8192, inplace, 19.4, 20.4, bits=4, group=128)]
+    with pygemv.Table(write_table(tmp_path / "q.gemvtable", H100, es)) as t:
+        assert t.lookup(8192, 8192, "float16", weights=(4, 128, 1)) == (inplace, 0.0)  # 512 tiles: 3.9 of 4 an SM
+        assert t.lookup(8192, 10944, "float16", weights=(4, 128, 1))[0] == inplace     # the same tiles
+        assert t.lookup(6000, 8192, "float16", weights=(4, 128, 1))[0] == inplace      # 375 tiles: 2.8 of 3 an SM
+        assert t.lookup(5008, 8192, "float16", weights=(4, 128, 1)) is None            # 313 tiles: 2.4 of 3 an SM
+        assert t.lookup(11008, 10944, "float16", weights=(4, 128, 1)) is None          # 688 tiles: 1.3 waves
+        assert t.lookup(8192, 8192, "float16", weights=(4, 128, 1), incx=2) is None   # x not contiguous: can't run
+
+
 @pytest.mark.parametrize("line, needle", [
     ("W3G128 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),
     ("W4G48 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),

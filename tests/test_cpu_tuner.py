@@ -457,14 +457,21 @@ def test_the_gpu_measure_of_op_t_and_batches_launches_within_its_operands():
                                                  ((4, 32, "int"), "bfloat16", {"q_rows"})])
 def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, dtype, ops):
     space = build_space(4096, 4096, dtype, weights=weights)
-    assert set(space.variants) == ops and space.packs_only == ops and space.weights == weights
+    # q_rows always stages x; q_mma stages it or reads it in place (x_in_smem drawn).
+    assert set(space.variants) == ops and space.packs_only == {"q_rows"} and space.weights == weights
     assert space.vector_loads == [pygemv.LOADS_ALIGNED]
     for v in ops:
         assert 1 in space.split_k[v] and max(space.split_k[v]) == 32  # 64 slices of 4096 are under a 128-column step
     configs = [c for c in space.configs() if validate(c)]
-    assert configs and all(c.x_in_smem and c.vector_loads == pygemv.LOADS_ALIGNED for c in configs)
-    params = space.params(configs[0])
+    assert configs and all(c.vector_loads == pygemv.LOADS_ALIGNED for c in configs)
+    assert all(c.x_in_smem for c in configs if c.variant == "q_rows")
+    assert {c.x_in_smem for c in configs if c.variant == "q_mma"} == ({False, True} if "q_mma" in ops else set())
+    rows = next(c for c in configs if c.variant == "q_rows")
+    params = space.params(rows)
     assert "vector_loads" not in params and "x_in_smem" not in params
+    if "q_mma" in ops:
+        unstaged = next(c for c in configs if c.variant == "q_mma" and not c.x_in_smem)
+        assert space.params(unstaged)["x_in_smem"] is False
     assert space.params(C("warp_per_row", 32, 4, True, 1)) is None  # a dense operation
 
 

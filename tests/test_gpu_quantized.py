@@ -101,6 +101,36 @@ def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
                 for p, tiles, split in ((64, 4, 1), (128, 2, 3), (256, 1, 1), (256, 1, 16), (128, 1, 1)):
                     c = pygemv.Config("q_mma", p, tiles, pygemv.LOADS_ALIGNED, 1, True, split)
                     check_gemv(torch, Qm, Dm, "float16", config=c, seed=p + split)
+                # x read in place (x_in_smem = 0): each K warp a contiguous range of a slice's
+                # steps, partial last steps (x zero past K), more warps than steps.
+                for p, tiles, split in ((32, 1, 1), (256, 1, 1), (256, 1, 16), (128, 2, 3), (64, 4, 1), (32, 8, 3)):
+                    c = pygemv.Config("q_mma", p, tiles, pygemv.LOADS_ALIGNED, 1, False, split)
+                    check_gemv(torch, Qm, Dm, "float16", config=c, seed=p + split + 1)
+                c = pygemv.Config("q_mma", 128, 1, pygemv.LOADS_ALIGNED, 1, False, 3)
+                check_gemv(torch, Qm, Dm, "float16", alpha=-0.75, beta=1.5, config=c, seed=5)
+
+
+def test_q_mma_reads_x_in_place_only_when_contiguous_and_aligned(torch):
+    """x_in_smem = 0 needs x contiguous and 16-byte aligned: otherwise the config is refused
+    (nothing written) and the dispatcher's own choice stages x."""
+    m, k = 300, 4100
+    W = weights(torch, m, k, "float16", seed=5)
+    Q = pygemv.quantize(W, bits=4, group_size=128, zero_point="int")
+    D = dense(Q).astype(np.float64)
+    xs = torch.randn(k + 1, dtype=torch.float16, device="cuda")
+    x = xs[1:]  # 2 bytes past a 16-byte boundary
+    y = torch.full((m,), 3.0, dtype=torch.float16, device="cuda")
+    unstaged = pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1)
+    with pytest.raises(pygemv.NotSupportedError, match="x 16-byte aligned"):
+        pygemv.gemv(Q, x, y, config=unstaged)
+    torch.cuda.synchronize()
+    assert bool((y == 3.0).all())
+    y.fill_(float("nan"))
+    pygemv.gemv(Q, x, y)
+    torch.cuda.synchronize()
+    xd = x.double().cpu().numpy()
+    ref, mag = D @ xd, np.abs(D) @ np.abs(xd)
+    assert (np.abs(y.double().cpu().numpy() - ref) <= error_bound("float16", k, np.abs(ref), mag)).all()
 
 
 def test_strided_vectors_and_graph_capture(torch):

@@ -47,7 +47,9 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
         return [C("q_rows", 8, 64, True, 4, True, 1), C("q_rows", 8, 64, True, 4, True, 4),
                 C("q_rows", 16, 32, True, 4, True, 1), C("q_rows", 8, 32, True, 2, True, 8),
                 C("q_mma", 32, 4, True, 1, True, 8), C("q_mma", 32, 4, True, 1, True, 16),
-                C("q_rows", 4, 32, True, 1, True, 16), C("q_rows", 8, 32, True, 1, True, 16)]  # small (-s16-small-quantized)
+                C("q_rows", 4, 32, True, 1, True, 16), C("q_rows", 8, 32, True, 1, True, 16),  # small (-s16-small-quantized)
+                C("q_mma", 256, 1, True, 1, False, 1), C("q_mma", 128, 1, True, 1, False, 1),  # x in place (-s19-qmma-inplace)
+                C("q_mma", 256, 1, True, 1, False, 2)]
     if op == "T":
         v = int(vector_loads)
         return [C("t_columns", 4, 64, v, 4), C("t_columns", 16, 16, v, 4), C("t_splitm_twopass", 16, 16, v, 4, False, 16),

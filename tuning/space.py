@@ -221,8 +221,9 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
 
 def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
     """Quantized weights: the operations that take them (q_rows, q_mma where the bits and
-    dtype suit), their packs aligned and x staged (fixed), lanes up to a row's packs, K
-    slices of one to 64 (at least a 128-column step each)."""
+    dtype suit), their packs aligned (fixed), lanes up to a row's packs, K slices of one to
+    64 (at least a 128-column step each). x is staged for q_rows (fixed); q_mma stages it or
+    reads it in place, drawn (x_in_smem)."""
     bits = weights[0]
     packs = -(-k * bits // 128)
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED], weights=tuple(weights))
@@ -232,6 +233,7 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
         space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
         lo, hi = var.threads_per_row
         ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(packs))]
-        if space.add(var.name, ps, m):
-            space.packs_only.add(var.name)
+        if space.add(var.name, ps, m) and not _valid(pygemv.Config(var.name, ps[0], space.rows_per_block[(var.name, ps[0])][0],
+                                                                   pygemv.LOADS_ALIGNED, 1, False, 1)):
+            space.packs_only.add(var.name)  # x staged always: vector_loads and x_in_smem fixed
     return space

@@ -16,13 +16,17 @@
 // FLOOR variants feed the raw code words to the MMAs (wrong results, not checked): the
 // skeleton's time without dequantization. The rule from NOTES 31: keep the skeleton only if
 // its floor is within 5% of the dense kernel on the same bytes.
+// s19 (NOTES 32): the B-operand kernel takes a D-step code ring and modes that strip it down
+// (NOX: no x or scale loads; LOADS: the code loads alone); qsk16_kernel puts W in the A
+// operand (16 rows a warp: half the MMAs and x loads a byte), the structure that shipped as
+// q_mma with x_in_smem = 0. QSK_FORMATS picks formats by index (0 int4 int, 1 int4 sym, 2 int8).
 //
 // Method (graph_timing.cuh) as pygemv.timing: CUDA-graph replay of one call per rotating
 // input set (>= 4x L2), CUDA events, median of 15; random data; y poisoned (NaN) before the checked call; the
 // check is the contract's bound against a float64 reference of the exactly dequantized
 // matrix (gemv_dequantize) on 64 sampled rows.
 //   nvcc -O3 -std=c++17 -arch=sm_90 benchmarks/experiments/qskeleton.cu -Ilibgemv/include \
-//        -L<libdir> -lgemv -Xlinker -rpath=<libdir> -o /tmp/qsk && /tmp/qsk [MxK ...]
+//        -L<libdir> -lgemv -Xlinker -rpath=<libdir> -o /tmp/qsk && [QSK_FORMATS=02] /tmp/qsk [MxK ...]
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -83,6 +87,35 @@ __device__ __forceinline__ void word_pairs(uint32_t u, __half2 zlow, __half2 zhi
     p[3] = as_u32(__hfma2(as_h2(and_or<0x00F000F0u, 0x64006400u>(h)), sixteenth, zhigh));
 }
 
+// word_pairs in program order (asm volatile keeps it beside its MMAs: the A16 kernel's
+// registers, s19).
+__device__ __forceinline__ void word_pairs_pinned(uint32_t u, uint32_t zlow, uint32_t zhigh, uint32_t (&p)[4]) {
+    asm volatile("{\n\t.reg .b32 t0, t1, t2, t3, h;\n\t"
+                 "shr.u32 h, %4, 8;\n\t"
+                 "lop3.b32 t0, %4, 0x000F000F, 0x64006400, 0xEA;\n\t"
+                 "lop3.b32 t1, %4, 0x00F000F0, 0x64006400, 0xEA;\n\t"
+                 "lop3.b32 t2, h, 0x000F000F, 0x64006400, 0xEA;\n\t"
+                 "lop3.b32 t3, h, 0x00F000F0, 0x64006400, 0xEA;\n\t"
+                 "add.rn.f16x2 %0, t0, %5;\n\t"
+                 "fma.rn.f16x2 %1, t1, %7, %6;\n\t"
+                 "add.rn.f16x2 %2, t2, %5;\n\t"
+                 "fma.rn.f16x2 %3, t3, %7, %6;\n\t}"
+                 : "=r"(p[0]), "=r"(p[1]), "=r"(p[2]), "=r"(p[3])
+                 : "r"(u), "r"(zlow), "r"(zhigh), "r"(0x2C002C00u)); // 1/16 in both halves
+}
+
+__device__ __forceinline__ uint4 ldg16_x(const uint4 *p) { // x: kept in L1, in program order
+    uint4 v;
+    asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+
+__device__ __forceinline__ uint32_t prmt_pinned(uint32_t a, uint32_t b, uint32_t sel) {
+    uint32_t d;
+    asm volatile("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+    return d;
+}
+
 __device__ __forceinline__ uint4 ldg16(const uint4 *p) {
     uint4 v;
     asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
@@ -107,10 +140,16 @@ struct Args {
 // Block: KW warps on one tile of 8 rows; thread (g, t) of a warp reads row g's pack 4s + t
 // at step s (a quad: 4 consecutive packs, 128 int4 or 64 int8 columns), each byte once.
 // int4: a step is one group of 128; int8: one group a row (scaled at the end). K is a
-// multiple of 128 and M of 8 here (a prototype).
-template <int BITS, int KW, bool FLOOR, bool INT_ZEROS>
+// multiple of 128 and M of 8 here (a prototype). Codes come through a ring D steps deep;
+// x and the scales one step ahead (so no step waits on an L1 or L2 round trip).
+// MODE (s19): FULL; FLOOR raw codes into the MMAs (x and scales still read); NOX raw codes,
+// no x or scale loads; LOADS the code loads alone (xor-folded, no MMA). Only FULL is right.
+enum Mode { FULL, FLOOR, NOX, LOADS };
+template <int BITS, int KW, int MODE, bool INT_ZEROS, int D>
 __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
-    constexpr int STEP = BITS == 4 ? 128 : 64;
+    static_assert(D % 2 == 0, "the x and scale double buffers alternate with the ring's slots");
+    constexpr int STEP = BITS == 4 ? 128 : 64, XV = BITS == 4 ? 4 : 2;
+    constexpr bool RAW = MODE != FULL, READ_X = MODE == FULL || MODE == FLOOR;
     __shared__ float sums[KW][8];
     const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     const int64_t row0 = (int64_t)blockIdx.x * 8, row = row0 + g;
@@ -118,67 +157,219 @@ __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
     const int64_t s0 = steps * kwi / KW, s1 = steps * (kwi + 1) / KW;
     const uint4 *qp = reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + t; // step s: qp[4 s]
     // x of this thread's pack: int4 32 columns (4 uint4, xp[16 s + w]), int8 16 (2, xp[8 s + i])
-    const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + (BITS == 4 ? 4 : 2) * t;
+    const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + XV * t;
     const __half *zp = INT_ZEROS ? a.zeros + row * a.ldz : nullptr;
     const __half *sp0 = a.scales + (row0 + 2 * t) * a.lds, *sp1 = sp0 + a.lds; // rows 2t, 2t + 1 (g = 0)
     float acc0 = 0.f, acc1 = 0.f;
-    // Codes three steps deep (4 registers a step: one pack a thread).
-    uint4 c0 = s0 < s1 ? ldg16(qp + 4 * s0) : make_uint4(0, 0, 0, 0);
-    uint4 c1 = s0 + 1 < s1 ? ldg16(qp + 4 * (s0 + 1)) : make_uint4(0, 0, 0, 0);
-    for (int64_t s = s0; s < s1; ++s) {
-        const uint4 c2 = s + 2 < s1 ? ldg16(qp + 4 * (s + 2)) : make_uint4(0, 0, 0, 0);
-        constexpr int XV = BITS == 4 ? 4 : 2;
-        uint4 X[XV] = {}; // x's columns of this thread's pack (row 0 of A: g = 0 alone)
-        if (g == 0) {
+    uint32_t fold = 0; // LOADS
+    const uint4 zero4 = make_uint4(0, 0, 0, 0);
+    uint4 ring[D];
 #pragma unroll
-            for (int w = 0; w < XV; ++w) X[w] = __ldg(xp + 4 * XV * s + w);
+    for (int i = 0; i < D; ++i) ring[i] = s0 + i < s1 ? ldg16(qp + 4 * (s0 + i)) : zero4;
+    uint4 X[2][XV] = {};
+    float sc[2][2] = {};
+    auto fetch_xs = [&](int b, int64_t s) { // x and scales of step s into buffer b (g = 0 alone)
+        if (READ_X && g == 0 && s < s1) {
+#pragma unroll
+            for (int w = 0; w < XV; ++w) X[b][w] = __ldg(xp + 4 * XV * s + w);
+            if (BITS == 4) sc[b][0] = __half2float(sp0[s]), sc[b][1] = __half2float(sp1[s]);
         }
-        const uint32_t u[4] = {c0.x, c0.y, c0.z, c0.w};
-        if constexpr (BITS == 8) {
-            // One group a row: the zero is the row's, the scale applied once at the end.
-            const float z = INT_ZEROS ? __half2float(zp[0]) : 128.f;
-            const __half2 zadd = __float2half2_rn(-(1024.f + z));
-            const uint32_t *xw = reinterpret_cast<const uint32_t *>(X); // (x0, x1), (x2, x3), ...
+    };
+    fetch_xs(0, s0);
+    for (int64_t sb = s0; sb < s1; sb += D) {
+#pragma unroll
+        for (int i = 0; i < D; ++i) {
+            const int64_t s = sb + i;
+            if (s >= s1) break;
+            const int b = i & 1;
+            const uint4 c0 = ring[i];
+            ring[i] = s + D < s1 ? ldg16(qp + 4 * (s + D)) : zero4;
+            fetch_xs(b ^ 1, s + 1);
+            if constexpr (MODE == LOADS) {
+                fold ^= c0.x ^ c0.y ^ c0.z ^ c0.w;
+                continue;
+            }
+            if constexpr (!READ_X) {
+#pragma unroll
+                for (int w = 0; w < XV; ++w) X[b][w] = make_uint4(0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u);
+            }
+            const uint32_t u[4] = {c0.x, c0.y, c0.z, c0.w};
             float c[4] = {0.f, 0.f, 0.f, 0.f};
+            if constexpr (BITS == 8) {
+                // One group a row: the zero is the row's, the scale applied once at the end.
+                const float z = INT_ZEROS && !RAW ? __half2float(zp[0]) : 128.f;
+                const __half2 zadd = __float2half2_rn(-(1024.f + z));
+                const uint32_t *xw = reinterpret_cast<const uint32_t *>(X[b]); // (x0, x1), (x2, x3), ...
 #pragma unroll
-            for (int w = 0; w < 4; ++w) { // word w: columns 4w .. 4w + 3 of the pack
-                const uint32_t b0 = FLOOR ? u[w] : byte_pair<0x4140>(u[w], zadd);
-                const uint32_t b1 = FLOOR ? u[w] >> 8 : byte_pair<0x4342>(u[w], zadd);
-                mma_16816(c, xw[2 * w], xw[2 * w + 1], b0, b1);
+                for (int w = 0; w < 4; ++w) { // word w: columns 4w .. 4w + 3 of the pack
+                    const uint32_t b0 = RAW ? u[w] : byte_pair<0x4140>(u[w], zadd);
+                    const uint32_t b1 = RAW ? u[w] >> 8 : byte_pair<0x4342>(u[w], zadd);
+                    mma_16816(c, xw[2 * w], xw[2 * w + 1], b0, b1);
+                }
+                acc0 += c[0], acc1 += c[1];
+                continue;
             }
-            acc0 += c[0], acc1 += c[1];
-            c0 = c1, c1 = c2;
-            continue;
-        }
-        __half2 zlow = __float2half2_rn(-1032.f), zhigh = __float2half2_rn(-72.f); // symmetric: z = 8
-        if (INT_ZEROS && !FLOOR) {
-            const float z = __half2float(zp[s]);
-            zlow = __float2half2_rn(-(1024.f + z));
-            zhigh = __float2half2_rn(-(64.f + z));
-        }
-        float c[4] = {0.f, 0.f, 0.f, 0.f};
+            __half2 zlow = __float2half2_rn(-1032.f), zhigh = __float2half2_rn(-72.f); // symmetric: z = 8
+            if (INT_ZEROS && !RAW) {
+                const float z = __half2float(zp[s]);
+                zlow = __float2half2_rn(-(1024.f + z));
+                zhigh = __float2half2_rn(-(64.f + z));
+            }
 #pragma unroll
-        for (int w = 0; w < 4; ++w) {
-            uint32_t p[4];
-            if constexpr (FLOOR) {
-                p[0] = u[w], p[1] = u[w] ^ 1u, p[2] = u[w] >> 8, p[3] = u[w] << 8;
-            } else {
-                word_pairs(u[w], zlow, zhigh, p);
+            for (int w = 0; w < 4; ++w) {
+                uint32_t p[4];
+                if constexpr (RAW) {
+                    p[0] = u[w], p[1] = u[w] ^ 1u, p[2] = u[w] >> 8, p[3] = u[w] << 8;
+                } else {
+                    word_pairs(u[w], zlow, zhigh, p);
+                }
+                // x pairs in the codes' order: (x0, x4), (x1, x5), (x2, x6), (x3, x7).
+                const uint4 xv = X[b][w];
+                mma_16816(c, prmt(xv.x, xv.z, 0x5410), prmt(xv.x, xv.z, 0x7632), p[0], p[1]);
+                mma_16816(c, prmt(xv.y, xv.w, 0x5410), prmt(xv.y, xv.w, 0x7632), p[2], p[3]);
             }
-            // x pairs in the codes' order: (x0, x4), (x1, x5), (x2, x6), (x3, x7).
-            mma_16816(c, prmt(X[w].x, X[w].z, 0x5410), prmt(X[w].x, X[w].z, 0x7632), p[0], p[1]);
-            mma_16816(c, prmt(X[w].y, X[w].w, 0x5410), prmt(X[w].y, X[w].w, 0x7632), p[2], p[3]);
+            if (MODE == NOX) {
+                acc0 += c[0], acc1 += c[1];
+            } else if (g == 0) { // D's row 0: c[0], c[1] are rows 2t, 2t + 1 of the tile over this group
+                acc0 = fmaf(sc[b][0], c[0], acc0);
+                acc1 = fmaf(sc[b][1], c[1], acc1);
+            }
         }
-        if (g == 0) { // D's row 0: c[0], c[1] are rows 2t, 2t + 1 of the tile over this group
-            acc0 = fmaf(__half2float(sp0[s]), c[0], acc0);
-            acc1 = fmaf(__half2float(sp1[s]), c[1], acc1);
-        }
-        c0 = c1, c1 = c2;
     }
-    if (BITS == 8 && g == 0) acc0 *= __half2float(sp0[0]), acc1 *= __half2float(sp1[0]);
+    if (MODE == LOADS) acc0 = __uint_as_float(fold & 0x3fffffffu);
+    if (BITS == 8 && MODE != NOX && g == 0) acc0 *= __half2float(sp0[0]), acc1 *= __half2float(sp1[0]);
     if (g == 0) sums[kwi][2 * t] = acc0, sums[kwi][2 * t + 1] = acc1;
     __syncthreads();
     if (kwi == 0 && lane < 8) {
+        float total = 0.f;
+#pragma unroll
+        for (int i = 0; i < KW; ++i) total += sums[i][lane];
+        a.y[row0 + lane] = __float2half_rn(total);
+    }
+}
+
+__device__ __forceinline__ void mma_16816_full(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                               uint32_t b0, uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// s19: W as the MMA's A operand (16 rows a warp: thread (g, t) reads rows g and g + 8), x its B
+// (column 0: lanes g = 0), so one MMA takes 256 codes (twice the B layout's) and a step's x
+// serves 16 rows. D's column 0 (lanes t = 0) holds rows g (c[0]) and g + 8 (c[2]). Codes through
+// a ring D steps deep; x, scales and zeros one step ahead; two accumulators alternate words.
+// XPF: x, scales and zeros fetched a step ahead (else at the step's start). MINB: blocks an SM
+// must hold (caps the registers).
+template <int BITS, int KW, int MODE, bool INT_ZEROS, int D, bool XPF, int MINB>
+__global__ void __launch_bounds__(32 * KW, MINB) qsk16_kernel(const Args a) {
+    static_assert(!XPF || D % 2 == 0, "the x and scale double buffers alternate with the ring's slots");
+    constexpr int STEP = BITS == 4 ? 128 : 64, XV = BITS == 4 ? 4 : 2;
+    constexpr bool RAW = MODE != FULL, READ_X = MODE == FULL || MODE == FLOOR;
+    __shared__ float sums[KW][16];
+    const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const int64_t row0 = (int64_t)blockIdx.x * 16, row = row0 + g;
+    const int64_t steps = a.k / STEP;
+    const int64_t s0 = steps * kwi / KW, s1 = steps * (kwi + 1) / KW;
+    const uint4 *qa = reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + t; // step s: qa[4 s]
+    const uint4 *qb = reinterpret_cast<const uint4 *>(a.q + (row + 8) * a.ldq) + t;
+    const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + XV * t;
+    const __half *za = INT_ZEROS ? a.zeros + row * a.ldz : nullptr, *zb = INT_ZEROS ? za + 8 * a.ldz : nullptr;
+    const __half *sa = a.scales + row * a.lds, *sb8 = sa + 8 * a.lds; // t = 0 lanes
+    float acc0 = 0.f, acc1 = 0.f;
+    uint32_t fold = 0;
+    const uint4 zero4 = make_uint4(0, 0, 0, 0);
+    uint4 ra[D], rb[D];
+#pragma unroll
+    for (int i = 0; i < D; ++i) {
+        ra[i] = s0 + i < s1 ? ldg16(qa + 4 * (s0 + i)) : zero4;
+        rb[i] = s0 + i < s1 ? ldg16(qb + 4 * (s0 + i)) : zero4;
+    }
+    uint4 X[2][XV] = {};
+    float sc[2][2] = {}, zz[2][2] = {};
+    auto fetch = [&](int b, int64_t s) { // step s's x (g = 0), scales (t = 0), zeros (all) into buffer b
+        if (s >= s1) return;
+        if (READ_X && g == 0) {
+#pragma unroll
+            for (int w = 0; w < XV; ++w) X[b][w] = ldg16_x(xp + 4 * XV * s + w);
+        }
+        if (BITS == 4 && READ_X && t == 0) sc[b][0] = __half2float(sa[s]), sc[b][1] = __half2float(sb8[s]);
+        if (BITS == 4 && INT_ZEROS && !RAW) zz[b][0] = __half2float(za[s]), zz[b][1] = __half2float(zb[s]);
+    };
+    if (XPF) fetch(0, s0);
+    float z8[2] = {128.f, 128.f}; // int8: the rows' zeros, per channel
+    if (BITS == 8 && INT_ZEROS && !RAW) z8[0] = __half2float(za[0]), z8[1] = __half2float(zb[0]);
+#pragma unroll 1 // one ring turn a trip: unrolling further only raises the registers
+    for (int64_t sbk = s0; sbk < s1; sbk += D) {
+#pragma unroll
+        for (int i = 0; i < D; ++i) {
+            const int64_t s = sbk + i;
+            if (s >= s1) break;
+            const int b = i & 1;
+            const uint4 ca = ra[i], cb = rb[i];
+            ra[i] = s + D < s1 ? ldg16(qa + 4 * (s + D)) : zero4;
+            rb[i] = s + D < s1 ? ldg16(qb + 4 * (s + D)) : zero4;
+            if (XPF) fetch(b ^ 1, s + 1);
+            else fetch(b, s);
+            if constexpr (MODE == LOADS) {
+                fold ^= ca.x ^ ca.y ^ ca.z ^ ca.w ^ cb.x ^ cb.y ^ cb.z ^ cb.w;
+                continue;
+            }
+            if constexpr (!READ_X) {
+#pragma unroll
+                for (int w = 0; w < XV; ++w) X[b][w] = make_uint4(0x3c003c00u, 0x3c003c00u, 0x3c003c00u, 0x3c003c00u);
+            }
+            const uint32_t ua[4] = {ca.x, ca.y, ca.z, ca.w}, ub[4] = {cb.x, cb.y, cb.z, cb.w};
+            float c[2][4] = {};
+            if constexpr (BITS == 8) {
+                const __half2 zaa = __float2half2_rn(-(1024.f + z8[0])), zbb = __float2half2_rn(-(1024.f + z8[1]));
+                const uint32_t *xw = reinterpret_cast<const uint32_t *>(X[b]);
+#pragma unroll
+                for (int w = 0; w < 4; ++w) {
+                    const uint32_t a0 = RAW ? ua[w] : byte_pair<0x4140>(ua[w], zaa);
+                    const uint32_t a2 = RAW ? ua[w] >> 8 : byte_pair<0x4342>(ua[w], zaa);
+                    const uint32_t a1 = RAW ? ub[w] : byte_pair<0x4140>(ub[w], zbb);
+                    const uint32_t a3 = RAW ? ub[w] >> 8 : byte_pair<0x4342>(ub[w], zbb);
+                    mma_16816_full(c[w & 1], a0, a1, a2, a3, xw[2 * w], xw[2 * w + 1]);
+                }
+                acc0 += c[0][0] + c[1][0], acc1 += c[0][2] + c[1][2];
+                continue;
+            }
+            __half2 zla = __float2half2_rn(-1032.f), zha = __float2half2_rn(-72.f), zlb = zla, zhb = zha;
+            if (INT_ZEROS && !RAW) {
+                zla = __float2half2_rn(-(1024.f + zz[b][0])), zha = __float2half2_rn(-(64.f + zz[b][0]));
+                zlb = __float2half2_rn(-(1024.f + zz[b][1])), zhb = __float2half2_rn(-(64.f + zz[b][1]));
+            }
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {
+                uint32_t pa[4], pb[4];
+                if constexpr (RAW) {
+                    pa[0] = ua[w], pa[1] = ua[w] ^ 1u, pa[2] = ua[w] >> 8, pa[3] = ua[w] << 8;
+                    pb[0] = ub[w], pb[1] = ub[w] ^ 1u, pb[2] = ub[w] >> 8, pb[3] = ub[w] << 8;
+                } else {
+                    word_pairs_pinned(ua[w], as_u32(zla), as_u32(zha), pa);
+                    word_pairs_pinned(ub[w], as_u32(zlb), as_u32(zhb), pb);
+                }
+                const uint4 xv = X[b][w];
+                mma_16816_full(c[0], pa[0], pb[0], pa[1], pb[1], prmt_pinned(xv.x, xv.z, 0x5410),
+                               prmt_pinned(xv.x, xv.z, 0x7632));
+                mma_16816_full(c[1], pa[2], pb[2], pa[3], pb[3], prmt_pinned(xv.y, xv.w, 0x5410),
+                               prmt_pinned(xv.y, xv.w, 0x7632));
+            }
+            if (MODE == NOX) {
+                acc0 += c[0][0] + c[1][0], acc1 += c[0][2] + c[1][2];
+            } else if (t == 0) {
+                acc0 = fmaf(sc[b][0], c[0][0] + c[1][0], acc0);
+                acc1 = fmaf(sc[b][1], c[0][2] + c[1][2], acc1);
+            }
+        }
+    }
+    if (MODE == LOADS) acc0 = __uint_as_float(fold & 0x3fffffffu);
+    if (BITS == 8 && MODE != NOX && t == 0) acc0 *= __half2float(sa[0]), acc1 *= __half2float(sb8[0]);
+    if (t == 0) sums[kwi][g] = acc0, sums[kwi][g + 8] = acc1;
+    __syncthreads();
+    if (kwi == 0 && lane < 16) {
         float total = 0.f;
 #pragma unroll
         for (int i = 0; i < KW; ++i) total += sums[i][lane];
@@ -193,18 +384,34 @@ struct Set {
 
 using Launch = void (*)(const Set &, cudaStream_t);
 
-template <int KW, bool FLOOR> void skeleton(const Set &st, cudaStream_t s) {
+template <int KW, int MODE, int D> void skeleton(const Set &st, cudaStream_t s) {
     const gemv_qmatrix_t &W = st.W;
     const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
                  static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
     const dim3 grid((unsigned)(W.m / 8)), block(32 * KW);
     const bool iz = W.zero_mode == GEMV_QZERO_INT;
     if (W.bits == 8) {
-        if (iz) qsk_kernel<8, KW, FLOOR, true><<<grid, block, 0, s>>>(a);
-        else qsk_kernel<8, KW, FLOOR, false><<<grid, block, 0, s>>>(a);
+        if (iz) qsk_kernel<8, KW, MODE, true, D><<<grid, block, 0, s>>>(a);
+        else qsk_kernel<8, KW, MODE, false, D><<<grid, block, 0, s>>>(a);
     } else {
-        if (iz) qsk_kernel<4, KW, FLOOR, true><<<grid, block, 0, s>>>(a);
-        else qsk_kernel<4, KW, FLOOR, false><<<grid, block, 0, s>>>(a);
+        if (iz) qsk_kernel<4, KW, MODE, true, D><<<grid, block, 0, s>>>(a);
+        else qsk_kernel<4, KW, MODE, false, D><<<grid, block, 0, s>>>(a);
+    }
+    CK(cudaGetLastError());
+}
+
+template <int KW, int MODE, int D, bool XPF = false, int MINB = 1> void skeleton16(const Set &st, cudaStream_t s) {
+    const gemv_qmatrix_t &W = st.W;
+    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
+                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const dim3 grid((unsigned)(W.m / 16)), block(32 * KW);
+    const bool iz = W.zero_mode == GEMV_QZERO_INT;
+    if (W.bits == 8) {
+        if (iz) qsk16_kernel<8, KW, MODE, true, D, XPF, MINB><<<grid, block, 0, s>>>(a);
+        else qsk16_kernel<8, KW, MODE, false, D, XPF, MINB><<<grid, block, 0, s>>>(a);
+    } else {
+        if (iz) qsk16_kernel<4, KW, MODE, true, D, XPF, MINB><<<grid, block, 0, s>>>(a);
+        else qsk16_kernel<4, KW, MODE, false, D, XPF, MINB><<<grid, block, 0, s>>>(a);
     }
     CK(cudaGetLastError());
 }
@@ -242,12 +449,16 @@ int main(int argc, char **argv) {
         bool checked;
     } methods[] = {{"libgemv dense fp16 on the codes' bytes", libgemv_dense, false},
                    {"libgemv quantized dispatch", libgemv_quantized, true},
-                   {"skeleton kw=1", skeleton<1, false>, true},
-                   {"skeleton kw=2", skeleton<2, false>, true},
-                   {"skeleton kw=4", skeleton<4, false>, true},
-                   {"skeleton kw=8", skeleton<8, false>, true},
-                   {"floor kw=2", skeleton<2, true>, false},
-                   {"floor kw=4", skeleton<4, true>, false}};
+                   {"B8 full kw=4 D=2", skeleton<4, FULL, 2>, true},
+                   {"A16 full kw=4 D=1", skeleton16<4, FULL, 1>, true},
+                   {"A16 full kw=8 D=1", skeleton16<8, FULL, 1>, true},
+                   {"A16 full kw=16 D=1", skeleton16<16, FULL, 1>, true},
+                   {"A16 full kw=8 D=2", skeleton16<8, FULL, 2>, true},
+                   {"A16 full kw=8 D=2 <=85 regs", skeleton16<8, FULL, 2, false, 3>, true},
+                   {"A16 floor kw=8 D=1", skeleton16<8, FLOOR, 1>, false},
+                   {"A16 no x kw=8 D=1", skeleton16<8, NOX, 1>, false},
+                   {"A16 loads kw=8 D=1", skeleton16<8, LOADS, 1>, false},
+                   {"A16 loads kw=8 D=2", skeleton16<8, LOADS, 2>, false}};
     const int nm = sizeof(methods) / sizeof(methods[0]);
     std::mt19937 rng(1234);
     std::normal_distribution<float> N(0.f, 1.f);
@@ -258,11 +469,14 @@ int main(int argc, char **argv) {
     } formats[] = {{4, 128, GEMV_QZERO_INT, "int4 g128 int"},
                    {4, 128, GEMV_QZERO_SYMMETRIC, "int4 g128 sym"},
                    {8, 0, GEMV_QZERO_SYMMETRIC, "int8 per channel sym"}};
-    for (const Format &f : formats)
+    const char *only = getenv("QSK_FORMATS"); // e.g. "02": formats 0 and 2 alone
+    for (int fi = 0; fi < 3; ++fi)
         for (auto [m, k] : shapes) {
+            const Format &f = formats[fi];
+            if (only && !strchr(only, '0' + fi)) continue;
             const gemv_qzero_t zmode = f.zmode;
-            if (m % 8 || k % 128) {
-                printf("%ldx%ld: the prototype takes M %% 8 == 0 and K %% 128 == 0\n", (long)m, (long)k);
+            if (m % 16 || k % 128) {
+                printf("%ldx%ld: the prototype takes M %% 16 == 0 and K %% 128 == 0\n", (long)m, (long)k);
                 continue;
             }
             gemv_qmatrix_t W0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build and run qskeleton.cu against the installed pygemv's libgemv (NOTES 31):
-#   OUT=dir bash benchmarks/experiments/qskeleton.sh [MxK ...]   (run from the repository root)
+#   OUT=dir [QSK_FORMATS=02] bash benchmarks/experiments/qskeleton.sh [MxK ...]   (run from the repository root)
 set -eu
 OUT=${OUT:-.}
 LIB=$(cd /tmp && python3 -P -c "import os, pygemv._lib as l; print(os.path.dirname(l.load()._name))")

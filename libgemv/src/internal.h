@@ -340,6 +340,7 @@ struct QLaunch {
     int bits, zero_mode, rows; // rows a team (1, 2 or 4)
     int splits;
     int64_t blocks;
+    bool x_staged = true; // q_mma with x_in_smem = 0: x read in place through L1
     QArgs args;
 };
 // q_mma's block: kw warps a 16-row tile (threads_per_row = 32 kw) times rows_per_block tiles.
@@ -490,6 +491,11 @@ const char *dtype_name(gemv_dtype_t t);
 gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool *from_table);
 // The heuristic of pb's op; it always returns a config that runs pb within its workspace.
 gemv_config_t heuristic_config(const Problem &pb, int sm_count);
+// Whether q_mma reading x in place (x_in_smem = 0: a block a tile of c's rows, whole K) shares
+// pb's tiles out evenly on sm_count SMs: within one wave each SM's share at least 80% of the
+// largest, beyond it the last wave at least 80% full (the heuristic's rule, and a table
+// entry's at another M).
+bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int sm_count);
 // An operation's default config for pb (a problem it serves): the heuristic's choice moved
 // into the operation's ranges; it may still not run pb (callers ask can_implement).
 gemv_config_t default_config(const Operation &op, const Problem &pb, int sm_count);

@@ -74,11 +74,13 @@ inline LaunchPlan qrow_plan(const QLaunch &L) {
 // Quantized tensor-core rows: tiles of 16 rows, each 2^p_log2 / 32 warps taking its steps in
 // turn (block = teams << p_log2 threads); x staged as fp16
 // pairs, 18 four-byte slots a pack of 32 columns, whole steps of 4 packs.
+// Unstaged (x_in_smem = 0): no dynamic shared memory.
 inline LaunchPlan qmma_plan(const QLaunch &L) {
     const QArgs &a = L.args;
     const int64_t kpad = (a.k + 31) / 32 * 32;
+    const size_t staged = L.x_staged ? (size_t)((std::min({a.slice, a.chunk, kpad}) / 32 + 3) / 4 * 4) * 18 * 4 : 0;
     return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff)), (unsigned)L.splits),
-            dim3((unsigned)(a.teams << a.p_log2)), (size_t)((std::min({a.slice, a.chunk, kpad}) / 32 + 3) / 4 * 4) * 18 * 4,
+            dim3((unsigned)(a.teams << a.p_log2)), staged,
             kQmmaMaxThreads / 32 * 16 * sizeof(float)}; // and the K warps' row sums
 }
 

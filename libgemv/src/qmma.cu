@@ -189,10 +189,136 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads) gemv_qmm
     }
 }
 
+// x_in_smem = 0: x read in place through L1, no block stages it (incx 1, 16-byte aligned, no
+// perm: can_implement). Stripped to loads alone, q_mma's kernel above read its codes 1.3-1.45x
+// slower than the dense kernels read the same bytes, with ~15 warps an SM; here blocks are
+// small and every warp streams one contiguous range of its slice's steps (the kw warps of a
+// tile split them in order), so many more warps stay resident (benchmarks/NOTES.md section
+// 32: 8192^2 int4 g128 18.5 against 21.7 us). Threads g = 0 load their pack's 32 columns of x
+// (4 x 16 bytes) at the step and pair them as the codes with PRMT: lanes g > 0 leave B's other
+// columns zero. Codes, scales and zeros come one step ahead; two accumulators take alternate
+// words (shorter MMA chains).
+__device__ __forceinline__ uint4 x_pack_at(const __half *x, int64_t c, int64_t k) {
+    if (c + 8 <= k) return __ldg(reinterpret_cast<const uint4 *>(x + c));
+    uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const __half lo = c + 2 * j < k ? x[c + 2 * j] : __float2half(0.f);
+        const __half hi = c + 2 * j + 1 < k ? x[c + 2 * j + 1] : __float2half(0.f);
+        w[j] = as_u32(__halves2half2(lo, hi));
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// The codes bypass L1 (ld.global.nc.L1::no_allocate): streamed through it they would evict the
+// x that every warp of the SM rereads there.
+__device__ __forceinline__ uint4 load_codes_past_l1(const uint4 *p) {
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
+
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+    uint32_t d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+    return d;
+}
+
+template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_qmma_l1_kernel(const QArgs a) {
+    __shared__ float warp_sums[kQmmaMaxThreads / 32][16];
+    constexpr int STEP = 128;
+    pdl_prologue(a.pdl);
+    const int64_t k0 = (int64_t)blockIdx.y * a.slice, k1 = min(k0 + a.slice, a.k);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int kw_log2 = a.p_log2 - 5, kw = 1 << kw_log2;
+    const int kwi = warp & (kw - 1), rw = warp >> kw_log2;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t packs = (a.k + 31) / 32, steps = (k1 - k0 + STEP - 1) / STEP;
+    // This warp's steps (32 bits: can_implement takes K up to 2^36 here).
+    const int s_begin = (int)(steps * kwi / kw), s_end = (int)(steps * (kwi + 1) / kw);
+    const int64_t tile_rows = (int64_t)a.teams * 16;
+    const __half *x = static_cast<const __half *>(a.x);
+    const __half *sc = static_cast<const __half *>(a.scales), *zc = static_cast<const __half *>(a.zeros);
+    const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
+    for (int64_t tile = (int64_t)blockIdx.x * tile_rows; tile < a.m; tile += (int64_t)gridDim.x * tile_rows) {
+        const int64_t row0 = tile + (int64_t)rw * 16;
+        const bool active = row0 < a.m;
+        const int64_t r0 = min(row0 + g, a.m - 1), r1 = min(row0 + g + 8, a.m - 1);
+        const uint4 *q0 = reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + t;
+        const uint4 *q1 = reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + t;
+        const __half *s0p = sc + r0 * a.lds, *s1p = sc + r1 * a.lds;
+        const __half *z0p = ZMODE == GEMV_QZERO_INT ? zc + r0 * a.ldz : nullptr;
+        const __half *z1p = ZMODE == GEMV_QZERO_INT ? zc + r1 * a.ldz : nullptr;
+        float acc0 = 0.f, acc1 = 0.f;
+        // Step s (columns k0 + 128 s on): this thread's pack of rows g and g + 8 (zero past the
+        // row's packs) and its group's scales and zeros.
+        auto load_step = [&](int s, uint4 &w0, uint4 &w1, __half2 &s01, __half2 &z01) {
+            const int64_t c = k0 + (int64_t)s * STEP, pack = c / 32;
+            const bool in = s < s_end && pack + t < packs;
+            w0 = in ? load_codes_past_l1(q0 + pack) : make_uint4(0, 0, 0, 0);
+            w1 = in ? load_codes_past_l1(q1 + pack) : make_uint4(0, 0, 0, 0);
+            const int64_t gi = min(c, a.k - 1) >> gshift;
+            s01 = __halves2half2(load_readonly(s0p + gi), load_readonly(s1p + gi));
+            z01 = ZMODE == GEMV_QZERO_INT ? __halves2half2(load_readonly(z0p + gi), load_readonly(z1p + gi))
+                                          : __float2half2_rn(8.f);
+        };
+        uint4 w0, w1, n0, n1;
+        __half2 s01, z01, ns01, nz01;
+        if (active && s_begin < s_end) load_step(s_begin, w0, w1, s01, z01);
+        for (int s = s_begin; active && s < s_end; ++s) {
+            load_step(s + 1, n0, n1, ns01, nz01);
+            uint4 X[4] = {}; // x of this thread's pack (lanes g = 0: B's column 0)
+            if (g == 0) {
+                const int64_t c = k0 + (int64_t)s * STEP + 32 * t;
+#pragma unroll
+                for (int j = 0; j < 4; ++j) X[j] = x_pack_at(x, c + 8 * j, a.k);
+            }
+            ZeroAdd z0, z1;
+            zero_adds(z01, z0, z1);
+            const uint32_t u0[4] = {w0.x, w0.y, w0.z, w0.w}, u1[4] = {w1.x, w1.y, w1.z, w1.w};
+            float c[2][4] = {};
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                uint32_t p0[4], p1[4]; // word j's pairs (0,4), (1,5), (2,6), (3,7) of rows g and g + 8
+                word_pairs(u0[j], z0, p0);
+                word_pairs(u1[j], z1, p1);
+                mma_16816(c[0], p0[0], p1[0], p0[1], p1[1], prmt(X[j].x, X[j].z, 0x5410), prmt(X[j].x, X[j].z, 0x7632));
+                mma_16816(c[1], p0[2], p1[2], p0[3], p1[3], prmt(X[j].y, X[j].w, 0x5410), prmt(X[j].y, X[j].w, 0x7632));
+            }
+            acc0 = fmaf(__low2float(s01), c[0][0] + c[1][0], acc0);
+            acc1 = fmaf(__high2float(s01), c[0][2] + c[1][2], acc1);
+            w0 = n0, w1 = n1, s01 = ns01, z01 = nz01;
+        }
+        if (kw == 1) {
+            if (active && t == 0) {
+                if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
+                if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
+            }
+            continue;
+        }
+        // The K warps' sums, added in range order (deterministic) by the first K warp.
+        if (active && t == 0) warp_sums[warp][g] = acc0, warp_sums[warp][g + 8] = acc1;
+        __syncthreads();
+        if (active && kwi == 0 && lane < 16 && row0 + lane < a.m) {
+            float sum = 0.f;
+            for (int j = 0; j < kw; ++j) sum += warp_sums[warp + j][lane];
+            q_store_row<__half>(a, row0 + lane, sum);
+        }
+        __syncthreads();
+    }
+}
+
 } // namespace
 
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream) {
     const LaunchPlan p = qmma_plan(L);
+    if (!L.x_staged) {
+        if (L.zero_mode == GEMV_QZERO_INT)
+            return launch_kernel(gemv_qmma_l1_kernel<GEMV_QZERO_INT>, p.grid, p.block, 0, stream, L.args.pdl, L.args);
+        return launch_kernel(gemv_qmma_l1_kernel<GEMV_QZERO_SYMMETRIC>, p.grid, p.block, 0, stream, L.args.pdl, L.args);
+    }
     if (L.zero_mode == GEMV_QZERO_INT)
         return launch_kernel(gemv_qmma_kernel<GEMV_QZERO_INT>, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
     return launch_kernel(gemv_qmma_kernel<GEMV_QZERO_SYMMETRIC>, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl,

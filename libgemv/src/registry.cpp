@@ -503,11 +503,28 @@ gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &c, co
                   pb.qw.group_size);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
+    // Unstaged, x is read in place as 16-byte packs.
+    if (!c.x_in_smem && (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x_first) & 15) || pb.qw.perm)) {
+        set_error("%s with x_in_smem = 0 reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned (x = %p) "
+                  "and no act-order perm%s",
+                  op.info.name, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    if (!c.x_in_smem && pb.k > ((int64_t)1 << 36)) { // its step counters are 32-bit
+        set_error("%s with x_in_smem = 0 takes K up to 2^36 (got %lld)", op.info.name, (long long)pb.k);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
     return GEMV_STATUS_SUCCESS;
 }
 
 gemv_status_t qmma_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
-    const QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * 16);
+    QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * 16);
+    if (!c.x_in_smem) {
+        // Every tile a block: nothing is staged, so more blocks cost nothing, and the
+        // hardware keeps as many resident as registers allow.
+        L.x_staged = false;
+        L.blocks = (pb.m + (int64_t)c.rows_per_block * 16 - 1) / ((int64_t)c.rows_per_block * 16);
+    }
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 
@@ -618,8 +635,9 @@ constexpr Operation stream(gemv_variant_info_t i) {
 constexpr Operation quantized_rows(gemv_variant_info_t i) {
     return {i, q_can_implement, q_workspace, q_launch, kSplitTwoPass, 1u << kLoadsAligned, true};
 }
+// q_mma stages x (x_in_smem = 1) or reads it in place (0), as its config says.
 constexpr Operation quantized_mma(gemv_variant_info_t i) {
-    return {i, qmma_can_implement, q_workspace, qmma_launch, kSplitTwoPass, 1u << kLoadsAligned, true};
+    return {i, qmma_can_implement, q_workspace, qmma_launch, kSplitTwoPass, 1u << kLoadsAligned, false};
 }
 // Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
 // kTileMaxPacks packs in flight a thread.
@@ -654,7 +672,7 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_rows(info(GEMV_VARIANT_Q_ROWS, "q_rows", "op N, int4/int8 weights: p lanes a team of `unroll` rows, 16-byte code packs, x staged as fp32; split_k slices reduced in fixed order",
                         1, 32, 1, 1024, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0,
                         (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))),
-    quantized_mma(one_unroll(info(GEMV_VARIANT_Q_MMA, "q_mma", "op N, int4 weights with symmetric or integer zeros, fp16: mma.sync tensor cores, tiles of 16 rows, threads_per_row / 32 warps a tile taking its steps in turn, rows_per_block tiles; split_k slices reduced in fixed order",
+    quantized_mma(one_unroll(info(GEMV_VARIANT_Q_MMA, "q_mma", "op N, int4 weights with symmetric or integer zeros, fp16: mma.sync tensor cores, tiles of 16 rows, threads_per_row / 32 warps a tile, rows_per_block tiles; x staged (warps take a tile's steps in turn) or, x_in_smem = 0, read in place through L1 (each warp a contiguous range of steps); split_k slices reduced in fixed order",
                                   32, 256, 1, 8, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4))),
     tiles(no_staging(info(GEMV_VARIANT_ROWS_IN_REGISTERS, "rows_in_registers", "op N, few long rows: p threads a block share a tile of rows_per_block rows, each keeping every row's sum over its 16-byte slots (x read once a tile); split_k slices reduced in fixed order",
                32, 512, 1, 4, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0))),

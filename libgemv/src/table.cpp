@@ -455,9 +455,14 @@ int64_t row_loads(const gemv_config_t &c, int64_t k, gemv_dtype_t dtype) {
 // twice its elements in the heuristic's phased regime: the grid stops at 64 MB, and the
 // realigned configs tuned there ran large misaligned matrices slower than phased rows
 // (fp16 8191 x 8191: 54.6 us with the 4096 x 4097 entry, 50.1 phased).
-bool fits(const TableEntry &e, const Problem &pb) {
+bool fits(const TableEntry &e, const Problem &pb, int sm_count) {
     const gemv_config_t &c = e.config;
     if (can_implement(c, pb) != GEMV_STATUS_SUCCESS || workspace_needed(c, pb) > pb.workspace_bytes) return false;
+    // q_mma reading x in place runs a whole tile a block: its speed turns on how the tiles
+    // share out, which an entry at another M does not tell (the 8192^2 entry ran 11008 x 10944
+    // 8% slower than the staged heuristic).
+    if (pb.quantized() && c.variant == GEMV_VARIANT_Q_MMA && !c.x_in_smem && !qmma_in_place_shares_evenly(c, pb, sm_count))
+        return false;
     if (pb.op != GEMV_OP_N || pb.quantized()) return true;
     // A phased entry does not stretch to shorter rows outside the heuristic's phased regime
     // (fp16 50084 x 153 ran 0.97x cuBLAS with the 65536 x 257 entry's config).
@@ -473,7 +478,7 @@ bool fits(const TableEntry &e, const Problem &pb) {
 namespace {
 
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               LazyHeuristic *single_n, gemv_config_t *config, double *distance);
+               LazyHeuristic *single_n, int sm_count, gemv_config_t *config, double *distance);
 
 } // namespace
 
@@ -483,10 +488,11 @@ bool table_lookup(const Table &t, const Problem &pb, LazyHeuristic &heuristic, g
     if (pb.quantized())
         return (pb.qw.bits == 4 || pb.qw.bits == 8) &&
                lookup_in(t.by_key[quantized_key_of(pb.dtype(), pb.qw.bits)], pb, pb.m, 1, kMaxDistanceCoarse,
-                         nullptr, config, distance);
+                         nullptr, heuristic.sm_count, config, distance);
     const bool single_n = pb.op == GEMV_OP_N && !pb.batched();
     if (lookup_in(t.by_key[key_of(pb.op, pb.dtype(), pb.batched())], pb, pb.m, pb.batch,
-                  single_n ? kMaxDistance : kMaxDistanceCoarse, single_n ? &heuristic : nullptr, config, distance))
+                  single_n ? kMaxDistance : kMaxDistanceCoarse, single_n ? &heuristic : nullptr, heuristic.sm_count,
+                  config, distance))
         return true;
     // The row kernels run a batch as one run of batch * M rows, so a batched op N problem
     // with no batched entry in reach takes the single-product entry at (batch * M, K): the
@@ -494,7 +500,7 @@ bool table_lookup(const Table &t, const Problem &pb, LazyHeuristic &heuristic, g
     // a table at 32768 x 4096 says 180).
     return pb.op == GEMV_OP_N && pb.batched() &&
            lookup_in(t.by_key[key_of(pb.op, pb.dtype(), false)], pb, pb.m * pb.batch, 1, kMaxDistance, &heuristic,
-                     config, distance);
+                     heuristic.sm_count, config, distance);
 }
 
 namespace {
@@ -537,7 +543,7 @@ bool same_heuristic_loads(const TableEntry &e, LazyHeuristic &heuristic) {
 // kMinGainAway keeps an entry to its own shape, as does a change of the heuristic's load
 // mode, and entries of unaligned rows reach kMaxDistanceUnaligned.
 bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m, int64_t batch, double max_distance,
-               LazyHeuristic *single_n, gemv_config_t *config, double *distance) {
+               LazyHeuristic *single_n, int sm_count, gemv_config_t *config, double *distance) {
     m = std::max<int64_t>(m, 1);
     const int64_t k = std::max<int64_t>(pb.k, 1);
     const double lm = std::log2((double)m), lk = std::log2((double)k), lb = std::log2((double)batch);
@@ -566,7 +572,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
         if (d2 <= best_d2 && (!best || d2 < best_d2)) best = &e, best_d2 = d2;
     });
     if (!best) return false;
-    const TableEntry *use = fits(*best, pb) ? best : nullptr;
+    const TableEntry *use = fits(*best, pb, sm_count) ? best : nullptr;
     if (!use) { // alignment, K, fit or workspace rule the nearest out: try the others in reach, in order
         std::vector<const TableEntry *> order;
         for_each_in_reach(list, m, k, max_distance, [&](const TableEntry &e) {
@@ -575,7 +581,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
         std::stable_sort(order.begin(), order.end(),
                          [&](const TableEntry *a, const TableEntry *b) { return dist2(*a) < dist2(*b); });
         for (const TableEntry *e : order)
-            if (fits(*e, pb)) {
+            if (fits(*e, pb, sm_count)) {
                 use = e;
                 break;
             }

@@ -756,7 +756,10 @@ cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
         violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only");
     if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || qmma_plan(L).block.x != (unsigned)(L.args.teams << L.args.p_log2))
         violation(world(), "qmma: block is not teams tiles of 2^p_log2 threads (32..256)");
-    return check_quantized("qmma", L, qmma_plan(L), libgemv::kQmmaMaxThreads, 2); // x staged as fp16
+    // Unstaged, x is read in place as 16-byte packs: contiguous, aligned, in order.
+    if (!L.x_staged && (L.args.incx != 1 || !aligned16(L.args.x) || L.args.perm))
+        violation(world(), "qmma: x read in place but strided, unaligned or permuted");
+    return check_quantized("qmma", L, qmma_plan(L), libgemv::kQmmaMaxThreads, L.x_staged ? 2 : 0); // x staged as fp16
 }
 
 namespace {
