@@ -124,7 +124,7 @@ def test_q_mma_keeps_six_blocks_of_128_an_sm():
         spill = re.search(r"(\d+) bytes spill stores", block)
         kernels[name] = (int(re.search(r"Used (\d+) registers", block).group(1)), int(spill.group(1)) if spill else 0)
     staged = [v for n, v in kernels.items() if "qmma_kernel" in n]
-    in_place = [v for n, v in kernels.items() if "qmma_l1_kernel" in n]
+    in_place = [v for n, v in kernels.items() if "qmma_inplace_kernel" in n]
     assert len(staged) == 2 and len(in_place) == 2, kernels  # symmetric and integer zeros each
     assert max(r for r, _ in staged) <= 80, f"staged q_mma kernels use {staged} (registers, spill bytes)"
     assert max(r for r, _ in in_place) <= 64 and max(s for _, s in in_place) <= 32, \

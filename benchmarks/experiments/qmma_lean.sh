@@ -18,6 +18,9 @@
 # qmma-no-dequant-tile-contiguous-timing.patch (the raw code words fed to the MMAs: the
 # skeleton's floor); results/h100-2026-11-26-s18-qrows-no-dequant.txt: none and
 # qrows-no-dequant-timing.patch (one FFMA a word in q_rows), ALSO="8,0,symmetric:float16".
+# s19 (results/h100-2026-11-26-s19-qmma-inplace-*.txt): the in-place kernel's configs (x_in_smem 0)
+# against the staged ones; -pinned-free-registers.txt: none, qmma-inplace-pinned.patch (asm
+# volatile dequantization) and qmma-inplace-free-registers.patch (no 64-register bound).
 #   VERSIONS="none benchmarks/experiments/quant-l2-256b.patch" OUT=dir bash benchmarks/experiments/qmma_lean.sh
 set -u
 OUT=${OUT:-.}

@@ -194,7 +194,7 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads) gemv_qmm
 // slower than the dense kernels read the same bytes, with ~15 warps an SM; here blocks are
 // small and every warp streams one contiguous range of its slice's steps (the kw warps of a
 // tile split them in order), so many more warps stay resident (benchmarks/NOTES.md section
-// 32: 8192^2 int4 g128 18.5 against 21.7 us). Threads g = 0 load their pack's 32 columns of x
+// 32: int4 g128 8192^2 19.4 against 20.5 us staged). Threads g = 0 load their pack's 32 columns of x
 // (4 x 16 bytes) at the step and pair them as the codes with PRMT: lanes g > 0 leave B's other
 // columns zero. Codes, scales and zeros come one step ahead; two accumulators take alternate
 // words (shorter MMA chains).
@@ -226,7 +226,7 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     return d;
 }
 
-template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_qmma_l1_kernel(const QArgs a) {
+template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_qmma_inplace_kernel(const QArgs a) {
     __shared__ float warp_sums[kQmmaMaxThreads / 32][16];
     constexpr int STEP = 128;
     pdl_prologue(a.pdl);
@@ -316,8 +316,8 @@ cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream) {
     const LaunchPlan p = qmma_plan(L);
     if (!L.x_staged) {
         if (L.zero_mode == GEMV_QZERO_INT)
-            return launch_kernel(gemv_qmma_l1_kernel<GEMV_QZERO_INT>, p.grid, p.block, 0, stream, L.args.pdl, L.args);
-        return launch_kernel(gemv_qmma_l1_kernel<GEMV_QZERO_SYMMETRIC>, p.grid, p.block, 0, stream, L.args.pdl, L.args);
+            return launch_kernel(gemv_qmma_inplace_kernel<GEMV_QZERO_INT>, p.grid, p.block, 0, stream, L.args.pdl, L.args);
+        return launch_kernel(gemv_qmma_inplace_kernel<GEMV_QZERO_SYMMETRIC>, p.grid, p.block, 0, stream, L.args.pdl, L.args);
     }
     if (L.zero_mode == GEMV_QZERO_INT)
         return launch_kernel(gemv_qmma_kernel<GEMV_QZERO_INT>, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
