@@ -377,6 +377,97 @@ __global__ void __launch_bounds__(32 * KW, MINB) qsk16_kernel(const Args a) {
     }
 }
 
+// s19, for the next run (NOTES 32's next step; not yet timed): int4 only, W as the A operand
+// and RT 16-row tiles a warp (rows g, g + 8 of each) sharing one step's x fragment, so a
+// byte's x loads and PRMTs fall by RT. One step ahead for the codes (D = 1), x, scales and
+// zeros at the step. Block: KW warps on RT x 16 rows, each a contiguous K range.
+template <int KW, int RT, bool INT_ZEROS>
+__global__ void __launch_bounds__(32 * KW) qsk_tiles_kernel(const Args a) {
+    constexpr int STEP = 128;
+    __shared__ float sums[KW][RT * 16];
+    const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const int64_t row0 = (int64_t)blockIdx.x * 16 * RT;
+    const int64_t steps = a.k / STEP;
+    const int64_t s0 = steps * kwi / KW, s1 = steps * (kwi + 1) / KW;
+    const uint4 *q[RT][2];
+    const __half *sp[RT][2], *zp[RT][2];
+#pragma unroll
+    for (int r = 0; r < RT; ++r)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int64_t row = row0 + 16 * r + g + 8 * h;
+            q[r][h] = reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + t;
+            sp[r][h] = a.scales + row * a.lds;
+            zp[r][h] = INT_ZEROS ? a.zeros + row * a.ldz : nullptr;
+        }
+    const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + 4 * t;
+    float acc[RT][2] = {};
+    uint4 cur[RT][2], nxt[RT][2];
+    const uint4 zero4 = make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int r = 0; r < RT; ++r)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) cur[r][h] = s0 < s1 ? ldg16(q[r][h] + 4 * s0) : zero4;
+#pragma unroll 1
+    for (int64_t s = s0; s < s1; ++s) {
+#pragma unroll
+        for (int r = 0; r < RT; ++r)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) nxt[r][h] = s + 1 < s1 ? ldg16(q[r][h] + 4 * (s + 1)) : zero4;
+        uint4 X[4] = {};
+        if (g == 0) {
+#pragma unroll
+            for (int w = 0; w < 4; ++w) X[w] = ldg16_x(xp + 16 * s + w);
+        }
+        uint32_t b[4][4]; // word w's two B fragments (x pairs in the codes' order), shared by the tiles
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+            b[w][0] = prmt(X[w].x, X[w].z, 0x5410), b[w][1] = prmt(X[w].x, X[w].z, 0x7632);
+            b[w][2] = prmt(X[w].y, X[w].w, 0x5410), b[w][3] = prmt(X[w].y, X[w].w, 0x7632);
+        }
+#pragma unroll
+        for (int r = 0; r < RT; ++r) {
+            __half2 zl[2], zh[2];
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const float z = INT_ZEROS ? __half2float(zp[r][h][s]) : 8.f;
+                zl[h] = __float2half2_rn(-(1024.f + z)), zh[h] = __float2half2_rn(-(64.f + z));
+            }
+            const uint32_t ua[4] = {cur[r][0].x, cur[r][0].y, cur[r][0].z, cur[r][0].w};
+            const uint32_t ub[4] = {cur[r][1].x, cur[r][1].y, cur[r][1].z, cur[r][1].w};
+            float c[2][4] = {};
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {
+                uint32_t pa[4], pb[4];
+                word_pairs(ua[w], zl[0], zh[0], pa);
+                word_pairs(ub[w], zl[1], zh[1], pb);
+                mma_16816_full(c[0], pa[0], pb[0], pa[1], pb[1], b[w][0], b[w][1]);
+                mma_16816_full(c[1], pa[2], pb[2], pa[3], pb[3], b[w][2], b[w][3]);
+            }
+            if (t == 0) {
+                acc[r][0] = fmaf(__half2float(sp[r][0][s]), c[0][0] + c[1][0], acc[r][0]);
+                acc[r][1] = fmaf(__half2float(sp[r][1][s]), c[0][2] + c[1][2], acc[r][1]);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < RT; ++r) cur[r][0] = nxt[r][0], cur[r][1] = nxt[r][1];
+    }
+    if (t == 0) {
+#pragma unroll
+        for (int r = 0; r < RT; ++r) sums[kwi][16 * r + g] = acc[r][0], sums[kwi][16 * r + g + 8] = acc[r][1];
+    }
+    __syncthreads();
+    if (kwi == 0 && lane < 16) {
+#pragma unroll
+        for (int r = 0; r < RT; ++r) {
+            float total = 0.f;
+#pragma unroll
+            for (int i = 0; i < KW; ++i) total += sums[i][16 * r + lane];
+            a.y[row0 + 16 * r + lane] = __float2half_rn(total);
+        }
+    }
+}
+
 struct Set {
     gemv_qmatrix_t W;
     __half *x, *y, *dense; // dense: M x (K bits / 16) fp16, the codes' bytes, for the dense kernel
@@ -413,6 +504,18 @@ template <int KW, int MODE, int D, bool XPF = false, int MINB = 1> void skeleton
         if (iz) qsk16_kernel<4, KW, MODE, true, D, XPF, MINB><<<grid, block, 0, s>>>(a);
         else qsk16_kernel<4, KW, MODE, false, D, XPF, MINB><<<grid, block, 0, s>>>(a);
     }
+    CK(cudaGetLastError());
+}
+
+// int4 only (int8 runs the one-tile A16 kernel in its place); M a multiple of 16 RT.
+template <int KW, int RT> void skeleton_tiles(const Set &st, cudaStream_t s) {
+    const gemv_qmatrix_t &W = st.W;
+    if (W.bits == 8 || W.m % (16 * RT)) return skeleton16<KW, FULL, 1>(st, s);
+    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
+                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const dim3 grid((unsigned)(W.m / (16 * RT))), block(32 * KW);
+    if (W.zero_mode == GEMV_QZERO_INT) qsk_tiles_kernel<KW, RT, true><<<grid, block, 0, s>>>(a);
+    else qsk_tiles_kernel<KW, RT, false><<<grid, block, 0, s>>>(a);
     CK(cudaGetLastError());
 }
 
@@ -458,7 +561,9 @@ int main(int argc, char **argv) {
                    {"A16 floor kw=8 D=1", skeleton16<8, FLOOR, 1>, false},
                    {"A16 no x kw=8 D=1", skeleton16<8, NOX, 1>, false},
                    {"A16 loads kw=8 D=1", skeleton16<8, LOADS, 1>, false},
-                   {"A16 loads kw=8 D=2", skeleton16<8, LOADS, 2>, false}};
+                   {"A16 loads kw=8 D=2", skeleton16<8, LOADS, 2>, false},
+                   {"A16 x 2 tiles kw=8", skeleton_tiles<8, 2>, true},
+                   {"A16 x 2 tiles kw=4", skeleton_tiles<4, 2>, true}};
     const int nm = sizeof(methods) / sizeof(methods[0]);
     std::mt19937 rng(1234);
     std::normal_distribution<float> N(0.f, 1.f);
