@@ -438,15 +438,6 @@ gemv_config_t within_workspace(gemv_config_t c, const Problem &pb) {
     return c;
 }
 
-// Quantized weights (q_rows). Fit to a sweep of lanes, rows a thread, splits and block
-// sizes on 7 shapes of the H100 (benchmarks/results/h100-2026-11-23-s6-sweep-quantized.txt):
-// the best configs had 8 lanes a row for int4 and 16 for int8 (a lane's pack is 32 or 16
-// codes), 4 rows a thread and 512-thread blocks from 2048 rows (one resident an SM at ~128
-// registers), and
-// K split until the blocks make about one wave (4096^2: 8 slices, 8192^2: 4, 28672 x 8192
-// and up: none), each slice keeping two packs a lane. Slices longer than a block's staged
-// chunk are split further when the workspace allows; one slice always runs (x is then
-// staged a chunk at a time).
 } // namespace
 
 bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int sm_count) {
@@ -459,6 +450,15 @@ bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int 
 
 namespace {
 
+// Quantized weights (q_rows). Fit to a sweep of lanes, rows a thread, splits and block
+// sizes on 7 shapes of the H100 (benchmarks/results/h100-2026-11-23-s6-sweep-quantized.txt):
+// the best configs had 8 lanes a row for int4 and 16 for int8 (a lane's pack is 32 or 16
+// codes), 4 rows a thread and 512-thread blocks from 2048 rows (one resident an SM at ~128
+// registers), and
+// K split until the blocks make about one wave (4096^2: 8 slices, 8192^2: 4, 28672 x 8192
+// and up: none), each slice keeping two packs a lane. Slices longer than a block's staged
+// chunk are split further when the workspace allows; one slice always runs (x is then
+// staged a chunk at a time).
 gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     const bool mma_format = pb.qw.bits == 4 && pb.dtype() == GEMV_DTYPE_F16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT &&
                             (pb.qw.group_size == 0 || pb.qw.group_size >= 128);
@@ -468,20 +468,19 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // the tiles must share out evenly: within one wave (1024 threads an SM at 64 registers),
     // each SM's share within 80% of the largest; beyond it, the last wave 80% full (28672 x
     // 8192 and 14336 x 4096: 1.7 waves, 3-9% faster). 5008 x 7424 (313 tiles, 2.4 of 3 an SM)
-    // ran 16.8 us against 13.4 staged, 11008 x 10944 (1.3 waves) 40.9 against 37.6. Measured (benchmarks/NOTES.md section 32, results/h100-2026-11-26-s19-*):
-    // 4096^2 7.1 against 7.8 us, 8192^2 19.4 against 20.4, 14336 x 4096 18.3 against 19.7,
+    // ran 16.8 us against 13.4 staged, 11008 x 10944 (1.3 waves) 40.9 against 37.6. Measured
+    // (benchmarks/NOTES.md section 32, results/h100-2026-11-26-s19-*): 4096^2 7.1 against 7.8 us, 8192^2 19.4 against 20.4, 14336 x 4096 18.3 against 19.7,
     // 128256 x 4096 120 against 127; longer rows (8192 x 16384 up) and fewer (2048 x 4096) ran
     // 2-8% slower.
-    if (mma_format && pb.incx == 1 && !(reinterpret_cast<uintptr_t>(pb.x_first) & 15) && !pb.qw.perm &&
-        pb.m >= 4096 && pb.k <= 14336) {
+    if (mma_format && qmma_x_in_place_ok(pb) && pb.m >= 4096 && pb.k <= 14336) {
         const int64_t steps = (pb.k + 127) / 128, tiles = (pb.m + 15) / 16;
         const int kw = (int)std::clamp<int64_t>(pow2_floor(std::max<int64_t>(1, steps / 2)), 1, tiles >= 1536 ? 4 : 8);
         const gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA, 32 * kw, 1, kLoadsAligned, 1, 0, 1);
         if (qmma_in_place_shares_evenly(c, pb, sm_count)) return c;
     }
     // Otherwise x staged. int4, fp16, symmetric or integer zeros in groups of 128 up, at most
-    // 12288 rows and columns: tensor cores (q_mma), 4 warps a block (64 rows), K split into about 512 blocks
-    // in all. Fit to the sweep (benchmarks/results/h100-2026-11-23-s6-sweep-qmma.txt) and the
+    // 12288 rows and columns: tensor cores (q_mma), 4 warps a block (64 rows), K split into
+    // about 512 blocks in all. Fit to the sweep (benchmarks/results/h100-2026-11-23-s6-sweep-qmma.txt) and the
     // benchmark: 4096^2 8.0 against 9.4 us in q_rows, 11008 x 10944 38 against 49, 5003 x 7392
     // 14 against 23, 1000 x 4100 5.5 against 6.2; 8192^2 and 7392 x 8192 about 10% slower.
     // With more rows or a longer K, q_rows was as fast or faster (8192 x 28672: 77 against 57).

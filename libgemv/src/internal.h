@@ -171,6 +171,9 @@ struct Problem;
 bool rows_aligned16(const Problem &pb);
 // ... aligned to `bytes` (a power of two): 8 for 8-byte loads.
 bool rows_aligned_to(const Problem &pb, unsigned bytes);
+// q_mma can read this quantized problem's x in place (x_in_smem = 0): x contiguous, 16-byte
+// aligned, in order (no act-order perm), and K within its 32-bit step counters (registry.cpp).
+bool qmma_x_in_place_ok(const Problem &pb);
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows: large
 // single products (dispatch.cpp). The table does not stretch smaller entries over them.
 bool phased_regime(const Problem &pb);

@@ -81,6 +81,29 @@ __device__ __forceinline__ void stage_x_pairs(uint32_t *xs2, const QArgs &a, int
     }
 }
 
+// A 16-row tile's sums stored (acc0: row g, acc1: row g + 8, held by lanes t = 0 of each of
+// its kw K warps): one K warp stores its own; several are added in warp order (deterministic)
+// by the first. Every thread of the block calls it (it synchronizes when kw > 1).
+__device__ __forceinline__ void store_tile_sums(const QArgs &a, float (*warp_sums)[16], int64_t row0, bool active,
+                                                int kw, float acc0, float acc1) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, kwi = warp & (kw - 1), g = lane >> 2, t = lane & 3;
+    if (kw == 1) {
+        if (active && t == 0) {
+            if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
+            if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
+        }
+        return;
+    }
+    if (active && t == 0) warp_sums[warp][g] = acc0, warp_sums[warp][g + 8] = acc1;
+    __syncthreads();
+    if (active && kwi == 0 && lane < 16 && row0 + lane < a.m) {
+        float sum = 0.f;
+        for (int j = 0; j < kw; ++j) sum += warp_sums[warp + j][lane];
+        q_store_row<__half>(a, row0 + lane, sum);
+    }
+    __syncthreads();
+}
+
 // A warp owns 16 rows; thread (g, t) reads pack 4s + t of rows g and g + 8 at step s (the quad
 // covers 128 columns a step, every byte loaded once), and its 16 pairs a row feed 8 MMAs.
 // Which columns a pair holds does not matter to the MMA as long as x's pair holds the same
@@ -170,22 +193,7 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads) gemv_qmm
                 n0 = m0, n1 = m1, ns01 = ms01, nz01 = mz01;
             }
         }
-        if (kw == 1) {
-            if (active && t == 0) {
-                if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
-                if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
-            }
-            continue;
-        }
-        // The K warps' sums, added in turn order (deterministic) by the first K warp.
-        if (active && t == 0) warp_sums[warp][g] = acc0, warp_sums[warp][g + 8] = acc1;
-        __syncthreads();
-        if (active && kwi == 0 && lane < 16 && row0 + lane < a.m) {
-            float sum = 0.f;
-            for (int j = 0; j < kw; ++j) sum += warp_sums[warp + j][lane];
-            q_store_row<__half>(a, row0 + lane, sum);
-        }
-        __syncthreads();
+        store_tile_sums(a, warp_sums, row0, active, kw, acc0, acc1);
     }
 }
 
@@ -291,22 +299,7 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_
             acc1 = fmaf(__high2float(s01), c[0][2] + c[1][2], acc1);
             w0 = n0, w1 = n1, s01 = ns01, z01 = nz01;
         }
-        if (kw == 1) {
-            if (active && t == 0) {
-                if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
-                if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
-            }
-            continue;
-        }
-        // The K warps' sums, added in range order (deterministic) by the first K warp.
-        if (active && t == 0) warp_sums[warp][g] = acc0, warp_sums[warp][g + 8] = acc1;
-        __syncthreads();
-        if (active && kwi == 0 && lane < 16 && row0 + lane < a.m) {
-            float sum = 0.f;
-            for (int j = 0; j < kw; ++j) sum += warp_sums[warp + j][lane];
-            q_store_row<__half>(a, row0 + lane, sum);
-        }
-        __syncthreads();
+        store_tile_sums(a, warp_sums, row0, active, kw, acc0, acc1);
     }
 }
 

@@ -50,6 +50,9 @@ bool rows_aligned_to(const Problem &pb, unsigned bytes) {
            (!pb.batched() || multiple_of(pb.stride_a, esz, bytes));
 }
 bool rows_aligned16(const Problem &pb) { return rows_aligned_to(pb, 16); }
+bool qmma_x_in_place_ok(const Problem &pb) {
+    return pb.incx == 1 && aligned_to(pb.x_first, 16) && !pb.qw.perm && pb.k <= ((int64_t)1 << 36);
+}
 
 int64_t split_slice_len(int64_t k, int s) {
     int64_t len = (k + s - 1) / s;
@@ -503,15 +506,14 @@ gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &c, co
                   pb.qw.group_size);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    // Unstaged, x is read in place as 16-byte packs.
-    if (!c.x_in_smem && (pb.incx != 1 || (reinterpret_cast<uintptr_t>(pb.x_first) & 15) || pb.qw.perm)) {
-        set_error("%s with x_in_smem = 0 reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned (x = %p) "
-                  "and no act-order perm%s",
-                  op.info.name, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
-        return GEMV_STATUS_NOT_SUPPORTED;
-    }
-    if (!c.x_in_smem && pb.k > ((int64_t)1 << 36)) { // its step counters are 32-bit
-        set_error("%s with x_in_smem = 0 takes K up to 2^36 (got %lld)", op.info.name, (long long)pb.k);
+    // Unstaged, x is read in place as 16-byte packs (its step counters are 32-bit).
+    if (!c.x_in_smem && !qmma_x_in_place_ok(pb)) {
+        if (pb.k > ((int64_t)1 << 36))
+            set_error("%s with x_in_smem = 0 takes K up to 2^36 (got %lld)", op.info.name, (long long)pb.k);
+        else
+            set_error("%s with x_in_smem = 0 reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned "
+                      "(x = %p) and no act-order perm%s",
+                      op.info.name, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return GEMV_STATUS_SUCCESS;
