@@ -92,7 +92,7 @@ def main() -> int:
                                       file=sys.stderr)
                             runs += 1
     # Quantized weights: quantize, dequantize, q_rows (forced configs: lanes, rows a thread,
-    # splits, and K past one staged chunk) and q_mma (x staged or read in place).
+    # splits, and K past one staged chunk), q_mma (x staged or read in place) and q_mma_x_held.
     qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
                          for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
     for dtype in ("float16", "bfloat16"):
@@ -107,6 +107,8 @@ def main() -> int:
                 mma = [pygemv.Config("q_mma", p, w, 1, 1, staged, s)  # x staged, or read in place
                        for p, w, s in ((32, 1, 1), (32, 4, 3), (32, 8, 1), (128, 2, 1), (256, 1, 3))
                        for staged in (True, False)]
+                mma += [pygemv.Config("q_mma_x_held", p, tiles, 1, u, False, s)  # x held in registers
+                        for p, tiles, u, s in ((32, 1, 1, 1), (256, 4, 2, 1), (64, 64, 1, 3), (128, 3, 2, 3))]
                 mma_runs = bits == 4 and dtype == "float16" and mode != "float" and (gs is None or gs >= 128)
                 for config in qconfigs + (mma if mma_runs else []):
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)

@@ -112,7 +112,8 @@ def test_q_mma_keeps_six_blocks_of_128_an_sm():
     (the zero terms in fp16 arithmetic took the integer-zero kernel from 80 to 100, and
     int4 g128 28672 x 8192 from 61 to 66 us; benchmarks/NOTES.md section 29). Reading x in
     place it is held to 64 (1024 threads an SM, which the dispatcher's rule counts on; 80
-    registers ran 8192^2 23.7 us against 20.2, NOTES section 32) with at most 32 bytes spilled."""
+    registers ran 8192^2 23.7 us against 20.2, NOTES section 32) with at most 32 bytes spilled;
+    holding x in registers (q_mma_x_held), 64 for one step a chunk and 128 for two."""
     out = subprocess.run(
         [NVCC, "-std=c++17", "-O3", "-arch=sm_90", "-DGEMV_BUILDING_LIBRARY", "-Xptxas", "-v",
          "-I", str(ROOT / "libgemv" / "include"), "-I", str(SRC), "-c", str(SRC / "qmma.cu"), "-o", "/dev/null"],
@@ -126,6 +127,16 @@ def test_q_mma_keeps_six_blocks_of_128_an_sm():
     staged = [v for n, v in kernels.items() if "qmma_kernel" in n]
     in_place = [v for n, v in kernels.items() if "qmma_inplace_kernel" in n]
     assert len(staged) == 2 and len(in_place) == 2, kernels  # symmetric and integer zeros each
+    # x held in registers: one step a chunk at 64 registers (8 blocks of 128 an SM), two at
+    # most 128 (the dispatcher's 4 blocks of 128 an SM assume 124), neither spilling more than
+    # 32 bytes (benchmarks/NOTES.md section 33).
+    held = {int(re.search(r"x_held_kernelILi\dELi(\d)E", n).group(1)): [] for n in kernels if "x_held_kernel" in n}
+    for n, v in kernels.items():
+        if "x_held_kernel" in n:
+            held[int(re.search(r"x_held_kernelILi\dELi(\d)E", n).group(1))].append(v)
+    assert sorted(held) == [1, 2] and all(len(v) == 2 for v in held.values()), kernels
+    assert max(r for r, _ in held[1]) <= 64 and max(r for r, _ in held[2]) <= 128, held
+    assert max(s for v in held.values() for _, s in v) <= 32, held
     assert max(r for r, _ in staged) <= 80, f"staged q_mma kernels use {staged} (registers, spill bytes)"
     assert max(r for r, _ in in_place) <= 64 and max(s for _, s in in_place) <= 32, \
         f"in-place q_mma kernels use {in_place} (registers, spill bytes)"

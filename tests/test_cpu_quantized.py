@@ -230,6 +230,30 @@ def test_q_mma_reads_x_in_place_only_when_contiguous_aligned_and_in_order():
     assert lib.gemv_check_config(ctypes.byref(staged), ctypes.byref(args_for(q))) == 0, last_error()
 
 
+def test_q_mma_x_held_reads_x_in_place_and_walks_tiles():
+    """q_mma_x_held: q_mma's weights and x in place (the same legality and messages), unroll
+    1 or 2 steps a warp, 1..64 tiles a block (any count) of threads_per_row threads (no p * rows bound),
+    never staged; split slices take the two-pass workspace."""
+    lib = _lib.load()
+    q = qmatrix(4, 128, 1, 1, 64, 4096)
+    ok = lambda c, a: lib.gemv_check_config(ctypes.byref(c.to_c()), ctypes.byref(a))
+    C = lambda p, tiles, u, smem, s: pygemv.Config("q_mma_x_held", p, tiles, pygemv.LOADS_ALIGNED, u, smem, s)
+    for p, tiles, u, s in ((32, 1, 1, 1), (256, 64, 2, 1), (256, 16, 1, 32), (64, 3, 2, 7), (128, 61, 2, 4)):
+        assert ok(C(p, tiles, u, False, s), args_for(q)) == 0, last_error()  # any count of tiles
+    for c in (C(256, 65, 1, False, 1), C(256, 0, 1, False, 1), C(512, 1, 1, False, 1), C(256, 4, 4, False, 1),
+              C(256, 4, 1, True, 1)):
+        assert ok(c, args_for(q)) == 1, c  # tiles, threads, unroll, staging out of range
+    a = args_for(q, incx=2)
+    assert ok(C(256, 8, 1, False, 1), a) == 3
+    assert "q_mma_x_held reads x in place" in last_error() and "incx = 1 (got 2)" in last_error()
+    assert ok(C(256, 8, 1, False, 1), args_for(q, x=256 + 2)) == 3 and "x 16-byte aligned" in last_error()
+    for bad, needle in ((qmatrix(4, 64, 1, 1, 64, 4096), "groups of 128"), (qmatrix(4, 128, 2, 1, 64, 4096), "float zeros"),
+                        (qmatrix(8, 128, 0, 1, 64, 4096), "")):
+        assert ok(C(256, 8, 1, False, 1), args_for(bad)) == 3 and needle in last_error()
+    assert lib.gemv_workspace_size(ctypes.byref(C(256, 8, 1, False, 1).to_c()), ctypes.byref(args_for(q))) == 0
+    assert lib.gemv_workspace_size(ctypes.byref(C(256, 8, 1, False, 4).to_c()), ctypes.byref(args_for(q))) == 4 * 64 * 4
+
+
 PROGRAM = '''
 keep = []
 rng = np.random.default_rng(SEED)
@@ -322,8 +346,13 @@ def test_heuristic_lanes_rows_and_splits():
         c = _lib.Config()
         assert lib.gemv_select_config_ex(ctypes.byref(a), ctypes.byref(c), None) == 0, lib.gemv_last_error()
         name = pygemv.variant(c.variant).name
+        if name == "q_mma_x_held":  # p threads a block walking rows_per_block tiles
+            return (name, c.threads_per_row, c.rows_per_block, c.unroll, c.split_k)
         return (name, c.threads_per_row, c.threads_per_row * c.rows_per_block, c.unroll, c.split_k) + (
             (bool(c.x_in_smem),) if name == "q_mma" else ())  # q_mma: staged or in place
+    def expect(want, *args, **kw):
+        got = pick(*args, **kw)
+        assert got[:len(want)] == want, (args, kw, got)
     # Every format: q_rows.
     assert pick(4, 4096, 4096) == ("q_rows", 8, 512, 4, 8)
     assert pick(4, 8192, 8192) == ("q_rows", 8, 512, 4, 4)
@@ -342,17 +371,27 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 8192, 28672)[4] >= 3                 # x in slices a block stages at once
     assert pick(4, 8192, 28672, ws=0)[4] == 1           # no workspace: one slice, staged in chunks
     # fp16 int4, groups of 128 up, symmetric or integer zeros, x contiguous and aligned, 4096
-    # rows up, K up to 14336, tiles in near-equal shares (an SM's, or waves): tensor cores reading x in
-    # place, a 16-row tile a block, 8 K warps (4 from 24576 rows), unsplit.
-    assert pick(4, 4096, 4096, dtype=1) == ("q_mma", 256, 256, 1, 1, False)
-    assert pick(4, 4096, 4096, dtype=1, mode=0) == ("q_mma", 256, 256, 1, 1, False)
-    assert pick(4, 16384, 4096, dtype=1) == ("q_mma", 256, 256, 1, 1, False)    # 1024 tiles: 1.94 waves
-    assert pick(4, 11008, 10944, dtype=1) == ("q_mma", 32, 128, 1, 4, True)     # 688 tiles: 1.3 waves, staged
-    assert pick(4, 28672, 8192, dtype=1) == ("q_mma", 128, 128, 1, 1, False)
-    assert pick(4, 4096, 512, dtype=1) == ("q_mma", 64, 64, 1, 1, False)        # 4 steps: 2 K warps
-    assert pick(4, 5003, 7392, dtype=1) == ("q_mma", 32, 128, 1, 8, True)       # 313 tiles: 2.4 of 3 an SM
-    assert pick(4, 2048, 4096, dtype=1) == ("q_mma", 32, 128, 1, 16, True)      # fewer rows: staged
-    assert pick(4, 8192, 16384, dtype=1)[0] == "q_rows"                          # longer rows: q_rows
+    # rows up and 2^25 codes up (or 16384 rows up): x held in registers, 4 warps of 2 steps, a
+    # slice of 8 steps (split = steps / 8), the tiles shared out over one wave (4 blocks an SM).
+    expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192, dtype=1)          # 64 blocks x 8 slices
+    expect(("q_mma_x_held", 128, 8, 2, 4), 4, 16384, 4096, dtype=1)
+    expect(("q_mma_x_held", 128, 15, 2, 11), 4, 11008, 10944, dtype=1)      # 86 steps: 11 slices, 48 x 11 blocks
+    expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, dtype=1)
+    expect(("q_mma_x_held", 128, 16, 2, 16), 4, 8192, 16384, dtype=1)
+    expect(("q_mma_x_held", 128, 5, 2, 8), 4, 5003, 7392, dtype=1, mode=0)  # 313 tiles over 66 blocks
+    expect(("q_mma_x_held", 128, 61, 2, 4), 4, 128256, 4096, dtype=1)       # 8016 tiles over 132 blocks
+    expect(("q_mma_x_held", 128, 64, 2, 16), 4, 65536, 16384, dtype=1)      # past one wave: 64 tiles a block
+    expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16384, 1024, dtype=1)         # 16384 rows: 8 steps, one slice
+    # Without the workspace for its slices: the rules below (x in place, unsplit).
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 8192, 8192, dtype=1, ws=0)
+    # Under 2^25 codes, K up to 14336, tiles in near-equal shares (an SM's, or waves): tensor
+    # cores reading x in place, a 16-row tile a block, 8 K warps (4 from 24576 rows), unsplit.
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 4096, dtype=1)
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 4096, dtype=1, mode=0)
+    expect(("q_mma", 128, 128, 1, 1, False), 4, 8192, 1024, dtype=1)        # 8 steps: 4 K warps
+    expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
+    expect(("q_mma", 32, 128, 1, 16, True), 4, 2048, 4096, dtype=1)         # fewer rows: staged
+    expect(("q_rows",), 4, 2048, 16384, dtype=1)                             # longer rows: q_rows
     # x strided (or unaligned, or act-order): staged tensor cores up to 12288 rows, 4 warps
     # (64 rows a block), K split into about 512 blocks in all.
     assert pick(4, 4096, 4096, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 8, True)

@@ -20,17 +20,19 @@ def test_registry_is_complete_and_consistent():
     for v in vs:
         lo, hi = v.threads_per_row
         assert lo & (lo - 1) == 0 and hi & (hi - 1) == 0 and lo <= hi
-        assert v.unrolls == ((1,) if v.name == "q_mma" else (1, 2, 4))  # q_mma: a warp per 16 rows
+        # q_mma: a warp per 16 rows; q_mma_x_held: steps of x held a warp
+        assert v.unrolls == {"q_mma": (1,), "q_mma_x_held": (1, 2)}.get(v.name, (1, 2, 4))
         assert v.needs_workspace == (v.split_k[1] > 1)  # every operation that splits takes a workspace
         # Quantized weights: fp16/bf16 activations (the scales' type), int4 and int8.
-        assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",)}.get(
+        assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",), "q_mma_x_held": ("float16",)}.get(
             v.name, ("float32", "float16", "bfloat16"))
-        assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,)}.get(v.name, ())
-        assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers"))  # one matrix's rows
-        assert v.stages_x == (v.op == "N" and v.name != "rows_in_registers")  # op T reads x as a broadcast, row tiles as packs
+        assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,), "q_mma_x_held": (4,)}.get(v.name, ())
+        assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers", "q_mma_x_held"))
+        # op T reads x as a broadcast, row tiles as packs, q_mma_x_held into registers
+        assert v.stages_x == (v.op == "N" and v.name not in ("rows_in_registers", "q_mma_x_held"))
     # Each op has its operations; filtering by op and weights partitions the registry.
     assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass"}
-    assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma"}
+    assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma", "q_mma_x_held"}
     assert len(pygemv.variants("N")) + len(pygemv.variants("T")) + len(pygemv.variants("N", quantized=True)) == len(vs)
     with pytest.raises(ValueError, match="op: expected 'N' or 'T'"):
         pygemv.variants("C")
@@ -49,7 +51,8 @@ def test_every_enumerated_config_is_valid_and_blocks_are_whole_warps():
         configs = list(v.configs())
         assert configs, v.name
         for c in configs:
-            threads = c.threads_per_row * c.rows_per_block
+            # q_mma_x_held: a block of p threads walks rows_per_block tiles
+            threads = c.threads_per_row * (1 if v.name == "q_mma_x_held" else c.rows_per_block)
             assert 32 <= threads <= (512 if c.unroll == 4 else 1024)
             # (The quantized operations take no dense problem: their legality is test_cpu_quantized's.)
             assert v.weight_bits or pygemv.can_implement(c, 256, 256, "float32", trans=v.op == "T")[0] or c.x_in_smem

@@ -323,6 +323,23 @@ def test_an_in_place_q_mma_entry_serves_only_shapes_whose_tiles_share_out_evenly
         assert t.lookup(8192, 8192, "float16", weights=(4, 128, 1), incx=2) is None   # x not contiguous: can't run
 
 
+def test_an_x_held_entry_serves_its_own_shape_alone(tmp_path):
+    """q_mma_x_held's tiles a block and slices set its grid's wave at the entry's shape: at
+    another shape the lookup passes the entry over for the next in reach, then the heuristic
+    (which shares the tiles out for that shape). Tables round-trip its non-power-of-two tiles."""
+    held = C("q_mma_x_held", 128, 15, True, 2, False, 11)
+    staged = C("q_mma", 32, 4, True, 1, True, 8)
+    es = entries() + [Entry("float16", 11008, 10944, held, 29.4, 29.4, bits=4, group=128),
+                      Entry("float16", 11008, 8192, staged, 30.0, 30.0, bits=4, group=128)]
+    path = write_table(tmp_path / "q.gemvtable", H100, es)
+    assert "\nW4G128 float16 1 11008 10944 q_mma_x_held 128 15 1 2 0 11 " in path.read_text()
+    with pygemv.Table(path) as t:
+        assert t.lookup(11008, 10944, "float16", weights=(4, 128, 1)) == (held, 0.0)
+        assert t.lookup(11008, 10000, "float16", weights=(4, 128, 1))[0] == staged  # the next entry in reach
+        assert t.lookup(12000, 10944, "float16", weights=(4, 128, 1))[0] == staged
+        assert t.lookup(11008, 12288, "float16", weights=(4, 128, 1)) is None      # nothing else: the heuristic
+
+
 @pytest.mark.parametrize("line, needle", [
     ("W3G128 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),
     ("W4G48 float16 1 64 64 q_rows 8 64 1 4 1 1 1.0 1.0", "op must be N, T or W<bits>G<group>"),

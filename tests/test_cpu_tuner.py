@@ -408,6 +408,9 @@ def test_tune_jobs_cover_each_op_and_batches_and_keep_old_study_names():
     assert len(only_batches) == 2 * len(grid.batch_grid("float16"))
     only_q = plan_jobs(["float16"], ops=["N"], single=False, batched=False, quantized=True)
     assert only_q and all(w is not None and (op, b) == ("N", 1) for op, b, *_, w in only_q)
+    # --formats: one format's shapes alone (int4 g128 fp16 of the three fp16 formats).
+    g128 = plan_jobs(["float16"], ops=["N"], single=False, batched=False, quantized=True, formats=["int4-g128"])
+    assert g128 and {w for *_, w in g128} == {(4, 128, "int")} and 3 * len(g128) == len(only_q)
     # An op N single product keeps its study name: a storage from before resumes.
     assert study_name("gpu/lib/cuda/", "N", 1, "float16", 4096, 4096) == "gpu/lib/cuda/float16/4096x4096"
     names = {study_name("p/", op, b, d, m, k) for op, b, d, m, k in jobs}
@@ -451,14 +454,23 @@ def test_the_gpu_measure_of_op_t_and_batches_launches_within_its_operands():
 
 
 
-@pytest.mark.parametrize("weights, dtype, ops", [((4, 128, "int"), "float16", {"q_rows", "q_mma"}),
+@pytest.mark.parametrize("weights, dtype, ops", [((4, 128, "int"), "float16", {"q_rows", "q_mma", "q_mma_x_held"}),
                                                  ((4, 128, "float"), "bfloat16", {"q_rows"}),
                                                  ((8, None, "symmetric"), "float16", {"q_rows"}),
                                                  ((4, 32, "int"), "bfloat16", {"q_rows"})])
 def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, dtype, ops):
     space = build_space(4096, 4096, dtype, weights=weights)
-    # q_rows always stages x; q_mma stages it or reads it in place (x_in_smem drawn).
+    # q_rows always stages x; q_mma stages it or reads it in place (x_in_smem drawn); q_mma_x_held
+    # never stages it, and walks 1..64 tiles of 16 rows whatever its threads.
     assert set(space.variants) == ops and space.packs_only == {"q_rows"} and space.weights == weights
+    assert space.no_staging == ({"q_mma_x_held"} if "q_mma_x_held" in ops else set())
+    if "q_mma_x_held" in ops:
+        assert space.threads_per_row["q_mma_x_held"] == [32, 64, 128, 256]
+        assert all(space.rows_per_block[("q_mma_x_held", p)] == [1, 2, 4, 8, 16, 32, 64] for p in (32, 256))
+        assert {c.unroll for c in space.configs() if c.variant == "q_mma_x_held" and validate(c)} == {1, 2}
+        assert not any(c.x_in_smem for c in space.configs() if c.variant == "q_mma_x_held")
+        small = build_space(40, 4096, dtype, weights=weights)  # 3 tiles: blocks of up to 4
+        assert small.rows_per_block[("q_mma_x_held", 256)] == [1, 2, 4]
     assert space.vector_loads == [pygemv.LOADS_ALIGNED]
     for v in ops:
         assert 1 in space.split_k[v] and max(space.split_k[v]) == 32  # 64 slices of 4096 are under a 128-column step
@@ -515,7 +527,7 @@ def test_q_mma_k_warps_take_at_most_256_threads_a_block():
     space = build_space(4096, 4096, "float16", weights=(4, 128, "int"))
     legal = {(c.threads_per_row, c.rows_per_block) for c in space.configs()
              if c.variant == "q_mma" and validate(c) and m.can_run(c)[0]}
-    assert {p for p, _ in legal} == {32, 64, 128} and all(p * r <= 256 for p, r in legal)  # 128 packs a row
+    assert {p for p, _ in legal} == {32, 64, 128, 256} and all(p * r <= 256 for p, r in legal)  # 32 steps a row
 
 
 def test_merge_later_tables_win_and_the_result_parses(tmp_path):

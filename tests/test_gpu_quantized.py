@@ -108,6 +108,15 @@ def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
                     check_gemv(torch, Qm, Dm, "float16", config=c, seed=p + split + 1)
                 c = pygemv.Config("q_mma", 128, 1, pygemv.LOADS_ALIGNED, 1, False, 3)
                 check_gemv(torch, Qm, Dm, "float16", alpha=-0.75, beta=1.5, config=c, seed=5)
+                # x held in registers: chunks of 1 or 2 steps taken in turn by 1-8 warps, more
+                # warps than chunks, a chunk's second step past the slice, a block's last tile
+                # past M (clamped rows), blocks of 1-64 tiles (any count), splits.
+                for p, tiles, unroll, split in ((32, 1, 1, 1), (256, 4, 1, 1), (256, 64, 2, 1), (64, 4, 2, 3),
+                                                (128, 8, 1, 16), (32, 64, 2, 7), (256, 2, 2, 5), (128, 5, 2, 3)):
+                    c = pygemv.Config("q_mma_x_held", p, tiles, pygemv.LOADS_ALIGNED, unroll, False, split)
+                    check_gemv(torch, Qm, Dm, "float16", config=c, seed=p + tiles + split)
+                c = pygemv.Config("q_mma_x_held", 128, 4, pygemv.LOADS_ALIGNED, 2, False, 3)
+                check_gemv(torch, Qm, Dm, "float16", alpha=-0.75, beta=1.5, config=c, seed=6)
 
 
 def test_q_mma_reads_x_in_place_only_when_contiguous_and_aligned(torch):
@@ -120,11 +129,12 @@ def test_q_mma_reads_x_in_place_only_when_contiguous_and_aligned(torch):
     xs = torch.randn(k + 1, dtype=torch.float16, device="cuda")
     x = xs[1:]  # 2 bytes past a 16-byte boundary
     y = torch.full((m,), 3.0, dtype=torch.float16, device="cuda")
-    unstaged = pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1)
-    with pytest.raises(pygemv.NotSupportedError, match="x 16-byte aligned"):
-        pygemv.gemv(Q, x, y, config=unstaged)
-    torch.cuda.synchronize()
-    assert bool((y == 3.0).all())
+    for unstaged in (pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1),
+                     pygemv.Config("q_mma_x_held", 256, 8, pygemv.LOADS_ALIGNED, 1, False, 2)):
+        with pytest.raises(pygemv.NotSupportedError, match="x 16-byte aligned"):
+            pygemv.gemv(Q, x, y, config=unstaged)
+        torch.cuda.synchronize()
+        assert bool((y == 3.0).all())
     y.fill_(float("nan"))
     pygemv.gemv(Q, x, y)
     torch.cuda.synchronize()

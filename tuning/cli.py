@@ -29,6 +29,8 @@ import pygemv
 from pygemv import _lib, bench
 from pygemv._table import Entry, Fingerprint, user_table_dir, user_table_path, write_table
 
+from pygemv.bench_quantized import FORMATS as QUANTIZED_BENCH_FORMATS
+
 from . import grid
 from .space import build_space
 from .tuner import ShapeResult, tune_shape
@@ -49,7 +51,9 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
                 C("q_mma", 32, 4, True, 1, True, 8), C("q_mma", 32, 4, True, 1, True, 16),
                 C("q_rows", 4, 32, True, 1, True, 16), C("q_rows", 8, 32, True, 1, True, 16),  # small (-s16-small-quantized)
                 C("q_mma", 256, 1, True, 1, False, 1), C("q_mma", 128, 1, True, 1, False, 1),  # x in place (-s19-qmma-inplace)
-                C("q_mma", 256, 1, True, 1, False, 2)]
+                C("q_mma", 256, 1, True, 1, False, 2),
+                C("q_mma_x_held", 128, 8, True, 2, False, 8), C("q_mma_x_held", 128, 32, True, 2, False, 8),  # x held
+                C("q_mma_x_held", 128, 16, True, 2, False, 16), C("q_mma_x_held", 256, 16, True, 2, False, 1)]  # (-s20-x-held-sweep)
     if op == "T":
         v = int(vector_loads)
         return [C("t_columns", 4, 64, v, 4), C("t_columns", 16, 16, v, 4), C("t_splitm_twopass", 16, 16, v, 4, False, 16),
@@ -92,11 +96,12 @@ def neighbour_seeds(done: list[ShapeResult], dtype: str, m: int, k: int, n: int 
 
 
 def plan_jobs(dtypes, *, ops=("N", "T"), shapes=None, batches=(1,), quick=False, batched=True,
-              quantized=False, single=True) -> list[tuple]:
+              quantized=False, single=True, formats=None) -> list[tuple]:
     """The problems to tune, as (op, batch, dtype, M, K, weights): the given shapes at each
     batch count, or the grids (with ``single``, op N's default or quick grid and op T's; with
     ``batched`` and not ``quick``, the strided-batch grid of each op); with ``quantized``,
-    also the quantized grid (weights (bits, group_size, zero_point); None for a dense A)."""
+    also the quantized grid (weights (bits, group_size, zero_point); None for a dense A), of
+    the ``formats`` named (pygemv-bench --quantized's names; None: all)."""
     jobs = []
     for op in ops:
         for d in dtypes:
@@ -108,7 +113,10 @@ def plan_jobs(dtypes, *, ops=("N", "T"), shapes=None, batches=(1,), quick=False,
             if batched and not quick:
                 jobs += [(op, b, d, m, k, None) for b, m, k in grid.batch_grid(d)]
     if quantized:
-        jobs += [("N", 1, d, m, k, w) for w, d, m, k in grid.quantized_grid() if d in dtypes]
+        named = {name: (bits, gs, zp, d) for name, bits, gs, zp, d in QUANTIZED_BENCH_FORMATS}
+        wanted = None if formats is None else {named[f] for f in formats}
+        jobs += [("N", 1, d, m, k, w) for w, d, m, k in grid.quantized_grid()
+                 if d in dtypes and (wanted is None or (*w, d) in wanted)]
     return jobs
 
 
@@ -199,6 +207,8 @@ def tune_device(argv=None) -> int:
                                                              "parts: batches or quantized weights alone)")
     ap.add_argument("--quantized", action="store_true", help="also tune int4/int8 weights (the formats of "
                                                              "pygemv-bench --quantized; needs torch)")
+    ap.add_argument("--formats", default="", help="with --quantized: only these formats of pygemv-bench "
+                                                  "--quantized (e.g. int4-g128,int8-row)")
     ap.add_argument("--dtypes", default=",".join(DTYPES))
     ap.add_argument("--trials", type=int, default=None, help="trials per shape (default 16; --quick: 8)")
     ap.add_argument("--timeout", type=float, default=None, help="seconds for the whole tune")
@@ -233,9 +243,14 @@ def tune_device(argv=None) -> int:
         ap.error(f"--batches: {args.batches!r} is not a list of integers")
     if not batches or min(batches) < 1:
         ap.error("--batches: give batch counts of 1 or more")
+    formats = [f for f in args.formats.split(",") if f] or None
+    known = [f[0] for f in QUANTIZED_BENCH_FORMATS]
+    for f in formats or []:
+        if f not in known:
+            ap.error(f"--formats: {f!r} is not one of {', '.join(known)}")
     jobs = plan_jobs(dtypes, ops=ops, shapes=bench.parse_shapes(args.shapes) if args.shapes else None,
                      batches=batches, quick=args.quick, batched=not args.no_batched, quantized=args.quantized,
-                     single=not args.no_single)
+                     single=not args.no_single, formats=formats)
 
     storage_url = args.storage or f"sqlite:///{user_table_dir().parent / ('tune-' + fp.slug() + '.db')}"
     if storage_url.startswith("sqlite:///"):

@@ -86,15 +86,20 @@ class Space:
             out[f"split_k[{v}]"] = c.split_k
         return out
 
-    def add(self, name: str, ps: list[int], rows: int) -> bool:
+    def add(self, name: str, ps: list[int], rows: int, tile_rows: int = 0) -> bool:
         """Add a variant with these threads per row, each with the blocks of 32 to 1024
         threads of at most ``rows`` rows (or the fewest rows such a block takes); False (and
-        its split choices dropped) when none is left."""
+        its split choices dropped) when none is left. ``tile_rows``: rows_per_block counts
+        tiles of that many rows a block of p threads walks (q_mma_x_held)."""
         var = pygemv.variant(name)
         rows_of = {}
         for p in ps:
-            legal = [r for r in _pow2_range(*var.rows_per_block) if 32 <= p * r <= 1024]
-            useful = [r for r in legal if r <= _pow2_ceil(rows)] or legal[:1]
+            if tile_rows:
+                legal = list(_pow2_range(*var.rows_per_block))
+                useful = [r for r in legal if r * tile_rows <= _pow2_ceil(rows)] or legal[:1]
+            else:
+                legal = [r for r in _pow2_range(*var.rows_per_block) if 32 <= p * r <= 1024]
+                useful = [r for r in legal if r <= _pow2_ceil(rows)] or legal[:1]
             if useful:
                 rows_of[p] = useful
         if not rows_of:
@@ -221,9 +226,11 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
 
 def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
     """Quantized weights: the operations that take them (q_rows, q_mma where the bits and
-    dtype suit), their packs aligned (fixed), lanes up to a row's packs, K slices of one to
+    dtype suit), their packs aligned (fixed), lanes up to a row's packs (tensor-core warps up
+    to its 128-column steps), K slices of one to
     64 (at least a 128-column step each). x is staged for q_rows (fixed); q_mma stages it or
-    reads it in place, drawn (x_in_smem)."""
+    reads it in place, drawn (x_in_smem); q_mma_x_held reads it in place (fixed) and draws
+    the tiles a block walks (rows_per_block)."""
     bits = weights[0]
     packs = -(-k * bits // 128)
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED], weights=tuple(weights))
@@ -232,7 +239,14 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
             continue
         space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
         lo, hi = var.threads_per_row
-        ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(packs))]
+        # Lanes up to a row's packs; the tensor-core operations' warps (32 lanes) take steps
+        # of 128 columns: up to a warp a step.
+        most = 32 * -(-k // 128) if lo >= 32 else packs
+        ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(most))]
+        if not var.stages_x:  # x held in registers: rows_per_block counts 16-row tiles
+            if space.add(var.name, ps, m, tile_rows=16):
+                space.no_staging.add(var.name)
+            continue
         if space.add(var.name, ps, m) and not _valid(pygemv.Config(var.name, ps[0], space.rows_per_block[(var.name, ps[0])][0],
                                                                    pygemv.LOADS_ALIGNED, 1, False, 1)):
             space.packs_only.add(var.name)  # x staged always: vector_loads and x_in_smem fixed

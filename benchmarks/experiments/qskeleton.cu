@@ -468,6 +468,104 @@ __global__ void __launch_bounds__(32 * KW) qsk_tiles_kernel(const Args a) {
     }
 }
 
+// s20: x held in registers ("x-stationary"). Each warp owns S steps of K (its x fragments,
+// 16 S registers, loaded once) and walks row tiles through a ring D tiles deep, so a code byte
+// costs no x load or PRMT at all. Block: KW warps side by side along K (KW S steps); a grid
+// column (blockIdx.y) a K slice, a grid row a run of tiles. A warp's tile partials go to shared
+// memory; after the run the block adds its warps in order and writes the slice's fp32 partials,
+// and a second kernel adds the slices in order (deterministic, as libgemv's split-K reduce).
+// int4 only; M a multiple of 16 and K of 128 KW S.
+template <int KW, int S, int D, bool INT_ZEROS>
+__global__ void __launch_bounds__(32 * KW) qsk_xs_kernel(const Args a, float *ws, int64_t tiles_per_block) {
+    constexpr int STEP = 128;
+    extern __shared__ float part[]; // [KW][tiles_per_block * 16]
+    const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    const int64_t tiles = a.m / 16, tb0 = (int64_t)blockIdx.x * tiles_per_block;
+    const int64_t tb1 = min(tb0 + tiles_per_block, tiles), nt = tb1 - tb0;
+    const int64_t s0 = ((int64_t)blockIdx.y * KW + kwi) * S; // this warp's first step
+    uint32_t b[S][4][4];
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+        const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + 16 * (s0 + i) + 4 * t;
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+            const uint4 X = g == 0 ? ldg16_x(xp + w) : make_uint4(0, 0, 0, 0);
+            b[i][w][0] = prmt(X.x, X.z, 0x5410), b[i][w][1] = prmt(X.x, X.z, 0x7632);
+            b[i][w][2] = prmt(X.y, X.w, 0x5410), b[i][w][3] = prmt(X.y, X.w, 0x7632);
+        }
+    }
+    auto codes = [&](int64_t tile, int i, int h) { // step s0 + i of row g + 8 h of the tile
+        const int64_t row = tile * 16 + g + 8 * h;
+        return ldg16(reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + 4 * (s0 + i) + t);
+    };
+    const uint4 zero4 = make_uint4(0, 0, 0, 0);
+    uint4 ring[D][S][2];
+#pragma unroll
+    for (int d = 0; d < D; ++d)
+#pragma unroll
+        for (int i = 0; i < S; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) ring[d][i][h] = d < nt ? codes(tb0 + d, i, h) : zero4;
+#pragma unroll 1
+    for (int64_t j0 = 0; j0 < nt; j0 += D) {
+#pragma unroll
+        for (int d = 0; d < D; ++d) {
+            const int64_t j = j0 + d;
+            if (j >= nt) break;
+            uint4 cur[S][2];
+#pragma unroll
+            for (int i = 0; i < S; ++i)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    cur[i][h] = ring[d][i][h];
+                    ring[d][i][h] = j + D < nt ? codes(tb0 + j + D, i, h) : zero4;
+                }
+            const int64_t ra = (tb0 + j) * 16 + g, rb = ra + 8;
+            float acc0 = 0.f, acc1 = 0.f;
+#pragma unroll
+            for (int i = 0; i < S; ++i) {
+                const int64_t s = s0 + i;
+                const float za = INT_ZEROS ? __half2float(a.zeros[ra * a.ldz + s]) : 8.f;
+                const float zb = INT_ZEROS ? __half2float(a.zeros[rb * a.ldz + s]) : 8.f;
+                const __half2 zla = __float2half2_rn(-(1024.f + za)), zha = __float2half2_rn(-(64.f + za));
+                const __half2 zlb = __float2half2_rn(-(1024.f + zb)), zhb = __float2half2_rn(-(64.f + zb));
+                const uint32_t ua[4] = {cur[i][0].x, cur[i][0].y, cur[i][0].z, cur[i][0].w};
+                const uint32_t ub[4] = {cur[i][1].x, cur[i][1].y, cur[i][1].z, cur[i][1].w};
+                float c[2][4] = {};
+#pragma unroll
+                for (int w = 0; w < 4; ++w) {
+                    uint32_t pa[4], pb[4];
+                    word_pairs(ua[w], zla, zha, pa);
+                    word_pairs(ub[w], zlb, zhb, pb);
+                    mma_16816_full(c[0], pa[0], pb[0], pa[1], pb[1], b[i][w][0], b[i][w][1]);
+                    mma_16816_full(c[1], pa[2], pb[2], pa[3], pb[3], b[i][w][2], b[i][w][3]);
+                }
+                if (t == 0) {
+                    acc0 = fmaf(__half2float(a.scales[ra * a.lds + s]), c[0][0] + c[1][0], acc0);
+                    acc1 = fmaf(__half2float(a.scales[rb * a.lds + s]), c[0][2] + c[1][2], acc1);
+                }
+            }
+            if (t == 0) part[kwi * tiles_per_block * 16 + j * 16 + g] = acc0,
+                        part[kwi * tiles_per_block * 16 + j * 16 + g + 8] = acc1;
+        }
+    }
+    __syncthreads();
+    for (int64_t r = threadIdx.x; r < nt * 16; r += blockDim.x) {
+        float total = 0.f;
+#pragma unroll
+        for (int i = 0; i < KW; ++i) total += part[i * tiles_per_block * 16 + r];
+        ws[(int64_t)blockIdx.y * a.m + tb0 * 16 + r] = total;
+    }
+}
+
+__global__ void qsk_slices_kernel(const float *ws, int slices, int64_t m, __half *y) {
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= m) return;
+    float total = 0.f;
+    for (int i = 0; i < slices; ++i) total += ws[i * m + r];
+    y[r] = __float2half_rn(total);
+}
+
 struct Set {
     gemv_qmatrix_t W;
     __half *x, *y, *dense; // dense: M x (K bits / 16) fp16, the codes' bytes, for the dense kernel
@@ -519,6 +617,37 @@ template <int KW, int RT> void skeleton_tiles(const Set &st, cudaStream_t s) {
     CK(cudaGetLastError());
 }
 
+// x-stationary launcher: about 4 blocks an SM in all (the grid's columns the K slices).
+template <int KW, int S, int D> void skeleton_xs(const Set &st, cudaStream_t s) {
+    const gemv_qmatrix_t &W = st.W;
+    const int64_t cols = 128 * KW * S, slices = W.k / cols, tiles = W.m / 16;
+    if (W.bits == 8 || W.k % cols) return skeleton16<8, FULL, 1>(st, s);
+    static float *ws = nullptr;
+    static size_t ws_bytes = 0;
+    if (ws_bytes < (size_t)(slices * W.m * 4)) {
+        if (ws) CK(cudaFree(ws));
+        ws_bytes = slices * W.m * 4;
+        CK(cudaMalloc(&ws, ws_bytes));
+    }
+    const int64_t row_blocks = std::min<int64_t>(tiles, std::max<int64_t>(1, (132 * 4 + slices - 1) / slices));
+    const int64_t tpb = (tiles + row_blocks - 1) / row_blocks;
+    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
+                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const dim3 grid((unsigned)((tiles + tpb - 1) / tpb), (unsigned)slices), block(32 * KW);
+    const size_t smem = (size_t)KW * tpb * 16 * 4;
+    auto kern = W.zero_mode == GEMV_QZERO_INT ? qsk_xs_kernel<KW, S, D, true> : qsk_xs_kernel<KW, S, D, false>;
+    static bool opted = false;
+    if (!opted) {
+        CK(cudaFuncSetAttribute(qsk_xs_kernel<KW, S, D, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
+        CK(cudaFuncSetAttribute(qsk_xs_kernel<KW, S, D, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, 160 * 1024));
+        opted = true;
+    }
+    kern<<<grid, block, smem, s>>>(a, ws, tpb);
+    CK(cudaGetLastError());
+    qsk_slices_kernel<<<(unsigned)((W.m + 255) / 256), 256, 0, s>>>(ws, (int)slices, W.m, st.y);
+    CK(cudaGetLastError());
+}
+
 void libgemv_quantized(const Set &st, cudaStream_t s) {
     static void *ws = nullptr;
     if (!ws) CK(cudaMalloc(&ws, GEMV_WORKSPACE_RECOMMENDED_BYTES));
@@ -563,7 +692,12 @@ int main(int argc, char **argv) {
                    {"A16 loads kw=8 D=1", skeleton16<8, LOADS, 1>, false},
                    {"A16 loads kw=8 D=2", skeleton16<8, LOADS, 2>, false},
                    {"A16 x 2 tiles kw=8", skeleton_tiles<8, 2>, true},
-                   {"A16 x 2 tiles kw=4", skeleton_tiles<4, 2>, true}};
+                   {"A16 x 2 tiles kw=4", skeleton_tiles<4, 2>, true},
+                   {"x-stationary kw=8 S=1 D=1", skeleton_xs<8, 1, 1>, true},
+                   {"x-stationary kw=8 S=1 D=2", skeleton_xs<8, 1, 2>, true},
+                   {"x-stationary kw=4 S=2 D=1", skeleton_xs<4, 2, 1>, true},
+                   {"x-stationary kw=4 S=1 D=2", skeleton_xs<4, 1, 2>, true},
+                   {"x-stationary kw=8 S=2 D=1", skeleton_xs<8, 2, 1>, true}};
     const int nm = sizeof(methods) / sizeof(methods[0]);
     std::mt19937 rng(1234);
     std::normal_distribution<float> N(0.f, 1.f);

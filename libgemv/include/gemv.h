@@ -126,9 +126,14 @@ typedef enum gemv_variant {
                                         * tile of rows_per_block rows (1..4), each keeping every row's
                                         * sum over its 16-byte slots, so x is read once a tile; the block
                                         * has threads_per_row threads (32..512; rows * unroll <= 4); split_k slices reduced in fixed order */
+    GEMV_VARIANT_Q_MMA_X_HELD = 12,    /* op N, the weights and x of q_mma with x contiguous and 16-byte
+                                        * aligned: each warp holds `unroll` steps of 128 columns of x in
+                                        * registers and walks the block's rows_per_block tiles of 16 rows;
+                                        * threads_per_row / 32 warps a block take the slice's steps in turn;
+                                        * split_k slices reduced in fixed order */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 12
+#define GEMV_VARIANT_COUNT 13
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {
@@ -170,7 +175,8 @@ typedef struct gemv_config {
     int32_t variant;         /* gemv_variant_t */
     int32_t threads_per_row; /* p, a power of two */
     int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block
-                              * (rows_in_registers: p, every thread on every row) */
+                              * (rows_in_registers: p, every thread on every row;
+                              * q_mma_x_held: tiles of 16 rows a block of p threads walks) */
     int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 aligned, 2 realigned, 3 phased rows,
                               * 4 8-byte aligned, 5 phased rows with x's phase copies */
     int32_t unroll;          /* loads in flight per thread: 1, 2 or 4 */

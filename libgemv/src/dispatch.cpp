@@ -472,6 +472,24 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // (benchmarks/NOTES.md section 32, results/h100-2026-11-26-s19-*): 4096^2 7.1 against 7.8 us, 8192^2 19.4 against 20.4, 14336 x 4096 18.3 against 19.7,
     // 128256 x 4096 120 against 127; longer rows (8192 x 16384 up) and fewer (2048 x 4096) ran
     // 2-8% slower.
+    // From 4096 rows and 2^25 codes, or 16384 rows: x held in registers (q_mma_x_held), 4
+    // warps a block of 2 steps each, K split so that each warp takes one chunk of a slice (8
+    // steps a slice), and the tiles shared out evenly over one wave of blocks (4 an SM at 124
+    // registers), at most 64 a block. Against the in-place rule below and the table
+    // (benchmarks/NOTES.md section 33, results/h100-2026-11-26-s20-*): 8192^2 17.4 against
+    // 19.6 us, 28672 x 8192 51.0 against 59.1, 8192 x 28672 50.5 against 57.3 (q_rows),
+    // 11008 x 10944 29.4 against 39.3, 16384 x 1024 6.4 against 7.4; at 4096^2 and 2048 x
+    // 4096 x held lost (8.2 against 7.1, 6.7 against 5.7 us). A grid just over a wave ran
+    // 7488 x 8320 12% slower than the in-place kernel: hence the even share, not a power of two.
+    if (mma_format && qmma_x_in_place_ok(pb) && pb.m >= 4096 &&
+        (mul_sat(pb.m, pb.k) >= ((int64_t)1 << 25) || pb.m >= 16384)) {
+        const int64_t steps = (pb.k + 127) / 128, tiles = (pb.m + 15) / 16;
+        const int split = (int)std::clamp<int64_t>((steps + 7) / 8, 1, 1024);
+        const int64_t row_blocks = std::max<int64_t>(1, 4 * (int64_t)std::max(sm_count, 1) / split);
+        const int tpb = (int)std::clamp<int64_t>((tiles + row_blocks - 1) / row_blocks, 1, 64);
+        const gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 128, tpb, kLoadsAligned, 2, 0, split);
+        if (workspace_needed(c, pb) <= pb.workspace_bytes) return c; // else the rules below
+    }
     if (mma_format && qmma_x_in_place_ok(pb) && pb.m >= 4096 && pb.k <= 14336) {
         const int64_t steps = (pb.k + 127) / 128, tiles = (pb.m + 15) / 16;
         const int kw = (int)std::clamp<int64_t>(pow2_floor(std::max<int64_t>(1, steps / 2)), 1, tiles >= 1536 ? 4 : 8);

@@ -344,6 +344,7 @@ struct QLaunch {
     int splits;
     int64_t blocks;
     bool x_staged = true; // q_mma with x_in_smem = 0: x read in place through L1
+    bool x_held = false;  // q_mma_x_held: x in registers, teams = tiles a block, rows = steps a chunk
     QArgs args;
 };
 // q_mma's block: kw warps a 16-row tile (threads_per_row = 32 kw) times rows_per_block tiles.
@@ -414,6 +415,9 @@ struct Operation {
     // Operations that keep rows_per_block * unroll packs in flight a thread: at most this
     // many (0: no such bound).
     int max_packs = 0;
+    // Operations whose block is threads_per_row threads walking rows_per_block tiles
+    // (q_mma_x_held): the block-size rules read p, not p * rows_per_block.
+    bool block_walks_tiles = false;
 
     bool serves(const Problem &pb) const; // op, storage types, batch
 };

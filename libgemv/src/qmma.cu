@@ -303,10 +303,110 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_
     }
 }
 
+
+// Variant q_mma_x_held: x held in registers. Each warp loads the B fragments of `S` steps of x
+// once (S = unroll: 16 S registers) and walks the block's rows_per_block tiles with them, so a
+// code byte costs no x load or PRMT; the x-in-place kernel above loads and pairs a step's x for
+// every tile. The block's kw warps take its slice's chunks of S steps in turn, each adding its
+// tiles' sums into its own row of shared memory (chunk order), and the block adds its warps in
+// order at the end: deterministic. The grid covers the tiles with few blocks a column
+// (blockIdx.x) and the K slices with its rows (blockIdx.y), so split_k, not a long tile walk,
+// fills the GPU. Standalone, int4 g128 8192^2 ran 17.6 us against the in-place kernel's 18.9
+// and the dispatch's 20.2 (benchmarks/NOTES.md section 33). Codes, scales and zeros come one
+// tile ahead.
+template <int ZMODE, int S>
+__global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_held_kernel(const QArgs a) {
+    extern __shared__ float warp_rows[]; // [kw][teams * 16]: each K warp's sums of the block's rows
+    constexpr int STEP = 128;
+    pdl_prologue(a.pdl);
+    const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, kw = blockDim.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t k0 = (int64_t)blockIdx.y * a.slice, k1 = min(k0 + a.slice, a.k);
+    const int steps = (int)((k1 - k0 + STEP - 1) / STEP); // slices are at most 2^36 columns (can_implement)
+    const int64_t packs = (a.k + 31) / 32, row_base = (int64_t)blockIdx.x * a.teams * 16;
+    const int tiles = (int)min((int64_t)a.teams, (a.m - row_base + 15) / 16), rows = tiles * 16;
+    float *mine = warp_rows + kwi * a.teams * 16;
+    for (int i = lane; i < rows; i += 32) mine[i] = 0.f;
+    __syncwarp();
+    const __half *x = static_cast<const __half *>(a.x);
+    const __half *sc = static_cast<const __half *>(a.scales), *zc = static_cast<const __half *>(a.zeros);
+    const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
+    for (int cs = kwi * S; cs < steps; cs += kw * S) {
+        uint32_t b[S][4][4]; // steps cs .. cs + S - 1: word j's two B fragments (x pairs in the codes' order)
+#pragma unroll
+        for (int i = 0; i < S; ++i) {
+            const int64_t c = k0 + (int64_t)(cs + i) * STEP + 32 * t;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const uint4 X = g == 0 && cs + i < steps ? x_pack_at(x, c + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
+                b[i][j][0] = prmt(X.x, X.z, 0x5410), b[i][j][1] = prmt(X.x, X.z, 0x7632);
+                b[i][j][2] = prmt(X.y, X.w, 0x5410), b[i][j][3] = prmt(X.y, X.w, 0x7632);
+            }
+        }
+        // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
+        // and their groups' scales and zeros, for this chunk's steps.
+        auto load_tile = [&](int j, uint4 (&w)[S][2], __half2 (&s01)[S], __half2 (&z01)[S]) {
+            const int64_t r0 = min(row_base + 16 * j + g, a.m - 1), r1 = min(row_base + 16 * j + g + 8, a.m - 1);
+#pragma unroll
+            for (int i = 0; i < S; ++i) {
+                const int64_t c = k0 + (int64_t)(cs + i) * STEP, pack = c / 32 + t;
+                const bool in = cs + i < steps && pack < packs;
+                w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
+                w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
+                const int64_t gi = min(c, a.k - 1) >> gshift;
+                s01[i] = __halves2half2(load_readonly(sc + r0 * a.lds + gi), load_readonly(sc + r1 * a.lds + gi));
+                z01[i] = ZMODE == GEMV_QZERO_INT ? __halves2half2(load_readonly(zc + r0 * a.ldz + gi), load_readonly(zc + r1 * a.ldz + gi))
+                                                 : __float2half2_rn(8.f);
+            }
+        };
+        uint4 w[S][2], nw[S][2];
+        __half2 s01[S], z01[S], ns01[S], nz01[S];
+        load_tile(0, w, s01, z01);
+        for (int j = 0; j < tiles; ++j) {
+            if (j + 1 < tiles) load_tile(j + 1, nw, ns01, nz01);
+            float acc0 = 0.f, acc1 = 0.f;
+#pragma unroll
+            for (int i = 0; i < S; ++i) {
+                ZeroAdd z0, z1;
+                zero_adds(z01[i], z0, z1);
+                const uint32_t u0[4] = {w[i][0].x, w[i][0].y, w[i][0].z, w[i][0].w};
+                const uint32_t u1[4] = {w[i][1].x, w[i][1].y, w[i][1].z, w[i][1].w};
+                float c[2][4] = {};
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    uint32_t p0[4], p1[4]; // word q's pairs of rows g and g + 8
+                    word_pairs(u0[q], z0, p0);
+                    word_pairs(u1[q], z1, p1);
+                    mma_16816(c[0], p0[0], p1[0], p0[1], p1[1], b[i][q][0], b[i][q][1]);
+                    mma_16816(c[1], p0[2], p1[2], p0[3], p1[3], b[i][q][2], b[i][q][3]);
+                }
+                acc0 = fmaf(__low2float(s01[i]), c[0][0] + c[1][0], acc0);
+                acc1 = fmaf(__high2float(s01[i]), c[0][2] + c[1][2], acc1);
+            }
+            if (t == 0) mine[16 * j + g] += acc0, mine[16 * j + g + 8] += acc1;
+#pragma unroll
+            for (int i = 0; i < S; ++i) w[i][0] = nw[i][0], w[i][1] = nw[i][1], s01[i] = ns01[i], z01[i] = nz01[i];
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) {
+        if (row_base + i >= a.m) continue;
+        float sum = 0.f;
+        for (int j = 0; j < kw; ++j) sum += warp_rows[j * a.teams * 16 + i];
+        q_store_row<__half>(a, row_base + i, sum);
+    }
+}
+
 } // namespace
 
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream) {
     const LaunchPlan p = qmma_plan(L);
+    if (L.x_held) {
+        const bool iz = L.zero_mode == GEMV_QZERO_INT;
+        auto kernel = L.rows == 2 ? (iz ? gemv_qmma_x_held_kernel<GEMV_QZERO_INT, 2> : gemv_qmma_x_held_kernel<GEMV_QZERO_SYMMETRIC, 2>)
+                                  : (iz ? gemv_qmma_x_held_kernel<GEMV_QZERO_INT, 1> : gemv_qmma_x_held_kernel<GEMV_QZERO_SYMMETRIC, 1>);
+        return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
+    }
     if (!L.x_staged) {
         if (L.zero_mode == GEMV_QZERO_INT)
             return launch_kernel(gemv_qmma_inplace_kernel<GEMV_QZERO_INT>, p.grid, p.block, 0, stream, L.args.pdl, L.args);

@@ -420,7 +420,7 @@ gemv_status_t tile_launch(const Operation &op, const gemv_config_t &c, const Pro
 // Columns a K slice: a multiple of the operation's granule (q_rows: a pack's codes; q_mma: a
 // step of 128 columns, so that a step lies in one group).
 int64_t q_granule(const Operation &op, const Problem &pb) {
-    return op.info.variant == GEMV_VARIANT_Q_MMA ? 128 : q_pack_codes(pb.qw.bits);
+    return op.info.variant == GEMV_VARIANT_Q_ROWS ? q_pack_codes(pb.qw.bits) : 128;
 }
 int64_t q_slice_len(const Operation &op, const Problem &pb, int s) {
     const int64_t g = q_granule(op, pb), units = (pb.k + g - 1) / g;
@@ -508,15 +508,31 @@ gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &c, co
     }
     // Unstaged, x is read in place as 16-byte packs (its step counters are 32-bit).
     if (!c.x_in_smem && !qmma_x_in_place_ok(pb)) {
+        const char *how = op.info.variant == GEMV_VARIANT_Q_MMA ? " with x_in_smem = 0" : "";
         if (pb.k > ((int64_t)1 << 36))
-            set_error("%s with x_in_smem = 0 takes K up to 2^36 (got %lld)", op.info.name, (long long)pb.k);
+            set_error("%s%s takes K up to 2^36 (got %lld)", op.info.name, how, (long long)pb.k);
         else
-            set_error("%s with x_in_smem = 0 reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned "
+            set_error("%s%s reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned "
                       "(x = %p) and no act-order perm%s",
-                      op.info.name, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
+                      op.info.name, how, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return GEMV_STATUS_SUCCESS;
+}
+
+// x held in registers: q_mma's weights, and x in place (as q_mma's x_in_smem = 0).
+gemv_status_t qmma_x_held_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    gemv_config_t in_place = c;
+    in_place.rows_per_block = 1;
+    return qmma_can_implement(op, in_place, pb);
+}
+
+gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * 16);
+    L.x_staged = false;
+    L.x_held = true;
+    L.blocks = (pb.m + (int64_t)c.rows_per_block * 16 - 1) / ((int64_t)c.rows_per_block * 16);
+    return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 
 gemv_status_t qmma_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -619,6 +635,11 @@ constexpr gemv_variant_info_t no_staging(gemv_variant_info_t i) {
     i.stages_x = 0;
     return i;
 }
+// An operation whose unroll is 1 or 2.
+constexpr gemv_variant_info_t unroll_1_2(gemv_variant_info_t i) {
+    i.unroll_mask = (1 << 1) | (1 << 2);
+    return i;
+}
 // An operation without a loads-in-flight choice: unroll is 1.
 constexpr gemv_variant_info_t one_unroll(gemv_variant_info_t i) {
     i.unroll_mask = 1 << 1;
@@ -640,6 +661,9 @@ constexpr Operation quantized_rows(gemv_variant_info_t i) {
 // q_mma stages x (x_in_smem = 1) or reads it in place (0), as its config says.
 constexpr Operation quantized_mma(gemv_variant_info_t i) {
     return {i, qmma_can_implement, q_workspace, qmma_launch, kSplitTwoPass, 1u << kLoadsAligned, false};
+}
+constexpr Operation quantized_mma_x_held(gemv_variant_info_t i) {
+    return {i, qmma_x_held_can_implement, q_workspace, qmma_x_held_launch, kSplitTwoPass, 1u << kLoadsAligned, false, 0, true};
 }
 // Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
 // kTileMaxPacks packs in flight a thread.
@@ -678,6 +702,8 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
                                   32, 256, 1, 8, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4))),
     tiles(no_staging(info(GEMV_VARIANT_ROWS_IN_REGISTERS, "rows_in_registers", "op N, few long rows: p threads a block share a tile of rows_per_block rows, each keeping every row's sum over its 16-byte slots (x read once a tile); split_k slices reduced in fixed order",
                32, 512, 1, 4, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0))),
+    quantized_mma_x_held(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_X_HELD, "q_mma_x_held", "op N, q_mma's weights with x contiguous and 16-byte aligned: each warp holds unroll steps of 128 columns of x in registers and walks the block's rows_per_block tiles of 16 rows; threads_per_row / 32 warps a block take the slice's steps in turn; split_k slices reduced in fixed order",
+                                  32, 256, 1, 64, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4)))),
 };
 // clang-format on
 
@@ -728,23 +754,27 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                   v->threads_per_row_min, v->threads_per_row_max);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    if (!is_pow2(r) || r < v->rows_per_block_min || r > v->rows_per_block_max) {
-        set_error("config.rows_per_block = %d: %s takes a power of two in [%d, %d]", r, v->name,
+    // A block that walks tiles takes any number of them (the heuristic shares them out evenly).
+    const bool walks = kRegistry[c.variant].block_walks_tiles;
+    if ((!walks && !is_pow2(r)) || r < v->rows_per_block_min || r > v->rows_per_block_max) {
+        set_error("config.rows_per_block = %d: %s takes %s in [%d, %d]", r, v->name, walks ? "a count" : "a power of two",
                   v->rows_per_block_min, v->rows_per_block_max);
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Whole warps (the shuffles assume full warps) and at most 1024 threads a block.
-    if ((int64_t)p * r < 32 || (int64_t)p * r > 1024) {
-        set_error("config: threads_per_row * rows_per_block = %lld must lie in [32, 1024]", (long long)p * r);
+    const int64_t threads = walks ? p : (int64_t)p * r;
+    if (threads < 32 || threads > 1024) {
+        set_error("config: threads_per_row * rows_per_block = %lld must lie in [32, 1024]", (long long)threads);
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (c.unroll < 1 || c.unroll > 4 || !((v->unroll_mask >> c.unroll) & 1)) {
         set_error("config.unroll = %d: %s takes %s", c.unroll, v->name, v->unroll_mask == (1 << 1) ? "1" : "1, 2 or 4");
         return GEMV_STATUS_INVALID_VALUE;
     }
-    if ((int64_t)p * r > max_block_threads(c.unroll)) {
-        set_error("config: unroll = %d allows at most %d threads a block (threads_per_row * rows_per_block = %lld)",
-                  c.unroll, max_block_threads(c.unroll), (long long)p * r);
+    if (threads > max_block_threads(c.unroll)) {
+        set_error("config: unroll = %d allows at most %d threads a block (%s = %lld)", c.unroll,
+                  max_block_threads(c.unroll), walks ? "threads_per_row" : "threads_per_row * rows_per_block",
+                  (long long)threads);
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Realigned rows are a row-kernel path: a column kernel's pack spans columns, not a row.

@@ -463,6 +463,10 @@ bool fits(const TableEntry &e, const Problem &pb, int sm_count) {
     // 8% slower than the staged heuristic).
     if (pb.quantized() && c.variant == GEMV_VARIANT_Q_MMA && !c.x_in_smem && !qmma_in_place_shares_evenly(c, pb, sm_count))
         return false;
+    // Nor does q_mma_x_held's grid: its tiles a block and slices set a wave at the entry's
+    // shape alone (the 8192^2 entry's 8 x 8 ran 7488 x 8320 as 1.14 waves, 12% slower than
+    // the kernel it replaced). Elsewhere the heuristic shares the tiles out for the shape.
+    if (c.variant == GEMV_VARIANT_Q_MMA_X_HELD && (pb.m != e.m || pb.k != e.k)) return false;
     if (pb.op != GEMV_OP_N || pb.quantized()) return true;
     // A phased entry does not stretch to shorter rows outside the heuristic's phased regime
     // (fp16 50084 x 153 ran 0.97x cuBLAS with the 65536 x 257 entry's config).

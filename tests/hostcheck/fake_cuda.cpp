@@ -752,14 +752,23 @@ cudaError_t launch_qrows(const QLaunch &L, cudaStream_t) {
 }
 
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
-    if (L.bits != 4 || L.dtype != GEMV_DTYPE_F16 || L.zero_mode == GEMV_QZERO_FLOAT || L.rows != 1)
-        violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only");
-    if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || qmma_plan(L).block.x != (unsigned)(L.args.teams << L.args.p_log2))
+    const LaunchPlan p = qmma_plan(L);
+    // x held in registers: unroll (rows) 1 or 2 steps a chunk, a block of 2^p_log2 threads
+    // walking teams tiles of 16 rows with a row of sums a warp in shared memory.
+    if (L.bits != 4 || L.dtype != GEMV_DTYPE_F16 || L.zero_mode == GEMV_QZERO_FLOAT ||
+        !(L.rows == 1 || (L.x_held && L.rows == 2)))
+        violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only (x held: 1 or 2)");
+    const unsigned threads = L.x_held ? 1u << L.args.p_log2 : (unsigned)(L.args.teams << L.args.p_log2);
+    if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || p.block.x != threads)
         violation(world(), "qmma: block is not teams tiles of 2^p_log2 threads (32..256)");
+    if (L.x_held && (L.args.teams < 1 || L.args.teams > 64 || L.x_staged ||
+                     p.dynamic_smem != (size_t)(threads / 32) * L.args.teams * 16 * sizeof(float) ||
+                     p.grid.x != (unsigned)((L.args.m + 16 * L.args.teams - 1) / (16 * L.args.teams))))
+        violation(world(), "qmma: x held, but not 1..64 tiles a block, each warp a row of sums, covering M");
     // Unstaged, x is read in place as 16-byte packs: contiguous, aligned, in order.
-    if (!L.x_staged && (L.args.incx != 1 || !aligned16(L.args.x) || L.args.perm))
+    if ((!L.x_staged || L.x_held) && (L.args.incx != 1 || !aligned16(L.args.x) || L.args.perm))
         violation(world(), "qmma: x read in place but strided, unaligned or permuted");
-    return check_quantized("qmma", L, qmma_plan(L), libgemv::kQmmaMaxThreads, L.x_staged ? 2 : 0); // x staged as fp16
+    return check_quantized("qmma", L, p, libgemv::kQmmaMaxThreads, L.x_staged && !L.x_held ? 2 : 0); // x staged as fp16
 }
 
 namespace {
