@@ -107,10 +107,11 @@ def main() -> int:
                 mma = [pygemv.Config("q_mma", p, w, 1, 1, staged, s)  # x staged, or read in place
                        for p, w, s in ((32, 1, 1), (32, 4, 3), (32, 8, 1), (128, 2, 1), (256, 1, 3))
                        for staged in (True, False)]
-                mma += [pygemv.Config("q_mma_x_held", p, tiles, 1, u, False, s)  # x held in registers
+                held = [pygemv.Config("q_mma_x_held", p, tiles, 1, u, False, s)  # x held in registers
                         for p, tiles, u, s in ((32, 1, 1, 1), (256, 4, 2, 1), (64, 64, 1, 3), (128, 3, 2, 3))]
-                mma_runs = bits == 4 and dtype == "float16" and mode != "float" and (gs is None or gs >= 128)
-                for config in qconfigs + (mma if mma_runs else []):
+                tensor_cores = bits == 4 and (gs is None or gs >= 128)
+                mma_runs = tensor_cores and dtype == "float16" and mode != "float"
+                for config in qconfigs + (mma if mma_runs else []) + (held if tensor_cores else []):
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)
                     pygemv.gemv(Q, dx, dy, config=config, workspace=ws_arg)
                     out = dy.to_numpy().astype(np.float64)

@@ -231,7 +231,7 @@ def test_q_mma_reads_x_in_place_only_when_contiguous_aligned_and_in_order():
 
 
 def test_q_mma_x_held_reads_x_in_place_and_walks_tiles():
-    """q_mma_x_held: q_mma's weights and x in place (the same legality and messages), unroll
+    """q_mma_x_held: int4 in groups of 128 up, fp16 or bf16, any zeros; x in place (q_mma's legality and messages); unroll
     1 or 2 steps a warp, 1..64 tiles a block (any count) of threads_per_row threads (no p * rows bound),
     never staged; split slices take the two-pass workspace."""
     lib = _lib.load()
@@ -247,9 +247,13 @@ def test_q_mma_x_held_reads_x_in_place_and_walks_tiles():
     assert ok(C(256, 8, 1, False, 1), a) == 3
     assert "q_mma_x_held reads x in place" in last_error() and "incx = 1 (got 2)" in last_error()
     assert ok(C(256, 8, 1, False, 1), args_for(q, x=256 + 2)) == 3 and "x 16-byte aligned" in last_error()
-    for bad, needle in ((qmatrix(4, 64, 1, 1, 64, 4096), "groups of 128"), (qmatrix(4, 128, 2, 1, 64, 4096), "float zeros"),
-                        (qmatrix(8, 128, 0, 1, 64, 4096), "")):
+    for bad, needle in ((qmatrix(4, 64, 1, 1, 64, 4096), "groups of 128"), (qmatrix(8, 128, 0, 1, 64, 4096), "")):
         assert ok(C(256, 8, 1, False, 1), args_for(bad)) == 3 and needle in last_error()
+    # bf16 and every zero mode (q_mma: fp16, symmetric or integer zeros alone).
+    for bits, group, mode, dtype in ((4, 128, 2, 1), (4, 0, 2, 2), (4, 256, 0, 2), (4, 128, 1, 2)):
+        assert ok(C(128, 8, 2, False, 4), args_for(qmatrix(bits, group, mode, dtype, 64, 4096))) == 0, last_error()
+    assert ok(pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1), args_for(qmatrix(4, 128, 2, 1, 64, 4096))) == 3
+    assert ok(pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1), args_for(qmatrix(4, 128, 1, 2, 64, 4096))) == 3
     assert lib.gemv_workspace_size(ctypes.byref(C(256, 8, 1, False, 1).to_c()), ctypes.byref(args_for(q))) == 0
     assert lib.gemv_workspace_size(ctypes.byref(C(256, 8, 1, False, 4).to_c()), ctypes.byref(args_for(q))) == 4 * 64 * 4
 
@@ -353,12 +357,20 @@ def test_heuristic_lanes_rows_and_splits():
     def expect(want, *args, **kw):
         got = pick(*args, **kw)
         assert got[:len(want)] == want, (args, kw, got)
-    # Every format: q_rows.
-    assert pick(4, 4096, 4096) == ("q_rows", 8, 512, 4, 8)
-    assert pick(4, 8192, 8192) == ("q_rows", 8, 512, 4, 4)
-    assert pick(4, 28672, 8192) == ("q_rows", 8, 512, 4, 1)
+    # int8, x strided, int4 under 2048 rows or of groups under 128: q_rows.
+    assert pick(4, 4096, 4096, incx=2) == ("q_rows", 8, 512, 4, 8)
+    assert pick(4, 8192, 8192, incx=2) == ("q_rows", 8, 512, 4, 4)
+    assert pick(4, 28672, 8192, incx=2) == ("q_rows", 8, 512, 4, 1)
     assert pick(8, 128256, 4096, dtype=1) == ("q_rows", 16, 512, 4, 1)
-    assert pick(4, 4096, 4096, dtype=1, mode=2)[0] == "q_rows"
+    assert pick(4, 1024, 4096, dtype=1, mode=2)[0] == "q_rows"
+    # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from
+    # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
+    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4096, 4096)                   # bf16 4096^2: 256 tiles
+    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4096, 4096, dtype=1, mode=2)  # fp16, float zeros
+    expect(("q_mma_x_held", 128, 3, 2, 11), 4, 2048, 11008, mode=2)     # 128 tiles over 48 blocks
+    expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
+    expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
+    expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192, dtype=1, mode=2)  # fp16, float zeros
     # Small matrices (512 rows up, at most 4 MB of codes) the rule above leaves SMs without a
     # block: one row a thread, 4 lanes a row for int4 (8 for int8), 32 rows a block, slices of
     # about two packs a lane, at most 4 blocks an SM.
@@ -366,10 +378,11 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 2048, 2048) == ("q_rows", 4, 128, 1, 8)
     assert pick(8, 1024, 4096, dtype=1) == ("q_rows", 8, 256, 1, 16)
     assert pick(4, 256, 4096)[:4] == ("q_rows", 8, 128, 2)            # fewer rows: the rule above
-    assert pick(4, 4096, 2048) == ("q_rows", 4, 128, 1, 4)             # 4 MB of codes
-    assert pick(4, 4096, 4224)[:2] == ("q_rows", 8)                    # over 4 MB: the rule above
-    assert pick(4, 8192, 28672)[4] >= 3                 # x in slices a block stages at once
-    assert pick(4, 8192, 28672, ws=0)[4] == 1           # no workspace: one slice, staged in chunks
+    assert pick(4, 4096, 2048, incx=2) == ("q_rows", 4, 128, 1, 4)     # 4 MB of codes
+    assert pick(4, 4096, 4224, incx=2)[:2] == ("q_rows", 8)            # over 4 MB: the rule above
+    expect(("q_mma_x_held", 128, 1, 2, 2), 4, 4096, 2048)               # x contiguous: held (2^23 codes)
+    assert pick(4, 8192, 28672, incx=2)[4] >= 3         # x in slices a block stages at once
+    assert pick(4, 8192, 28672, ws=0) == ("q_rows", 8, 512, 4, 1)  # no workspace: one slice, staged in chunks
     # fp16 int4, groups of 128 up, symmetric or integer zeros, x contiguous and aligned, 4096
     # rows up and 2^25 codes up (or 16384 rows up): x held in registers, 4 warps of 2 steps, a
     # slice of 8 steps (split = steps / 8), the tiles shared out over one wave (4 blocks an SM).
@@ -401,7 +414,7 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 28672, 8192, dtype=1, incx=2)[0] == "q_rows"       # more rows: q_rows
     assert pick(4, 8192, 28672, dtype=1, incx=2)[0] == "q_rows"       # a longer K: q_rows
     assert pick(4, 4096, 4096, dtype=1, incx=2, ws=0)[4] == 1
-    assert pick(4, 4096, 4096, dtype=1, mode=2)[0] == "q_rows"      # float zeros
+    assert pick(4, 4096, 4096, dtype=1, mode=2, incx=2)[0] == "q_rows"  # float zeros
     q32 = _lib.QMatrix()
     assert lib.gemv_qmatrix_init(ctypes.byref(q32), 4, 32, 1, 1, 4096, 4096) == 0
     a32 = _lib.Args(0, 1, 4096, 4096, 1.0, 0.0, None, 4096, 256, 1, 512, 1, None, 1 << 22, None, 0, 1, 0, 0, 0,

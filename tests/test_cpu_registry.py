@@ -24,7 +24,8 @@ def test_registry_is_complete_and_consistent():
         assert v.unrolls == {"q_mma": (1,), "q_mma_x_held": (1, 2)}.get(v.name, (1, 2, 4))
         assert v.needs_workspace == (v.split_k[1] > 1)  # every operation that splits takes a workspace
         # Quantized weights: fp16/bf16 activations (the scales' type), int4 and int8.
-        assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",), "q_mma_x_held": ("float16",)}.get(
+        assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",),
+                            "q_mma_x_held": ("float16", "bfloat16")}.get(
             v.name, ("float32", "float16", "bfloat16"))
         assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,), "q_mma_x_held": (4,)}.get(v.name, ())
         assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers", "q_mma_x_held"))

@@ -119,6 +119,23 @@ def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
                 check_gemv(torch, Qm, Dm, "float16", alpha=-0.75, beta=1.5, config=c, seed=6)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", qr.MODES)
+def test_x_held_every_zero_mode_and_dtype(torch, dtype, mode):
+    """q_mma_x_held in fp16 and bf16 with symmetric, integer and float zeros (float zeros as
+    s (q . x) + z (sum of x) a group): groups of 128 and 256 and one a row, K not a multiple
+    of the step or the group, NaN-poisoned y, alpha and beta, 1 or 2 steps a chunk, splits."""
+    for (m, k), gs in itertools.product(((77, 13000), (300, 4100), (5, 70), (1000, 1664)), (128, 256, None)):
+        W = weights(torch, m, k, dtype, seed=m + k)
+        Q = pygemv.quantize(W, bits=4, group_size=gs, zero_point=mode)
+        D = dense(Q)
+        for p, tiles, unroll, split in ((128, 5, 2, 3), (32, 1, 1, 1), (256, 8, 1, 16), (64, 64, 2, 1)):
+            c = pygemv.Config("q_mma_x_held", p, tiles, pygemv.LOADS_ALIGNED, unroll, False, split)
+            check_gemv(torch, Q, D, dtype, config=c, seed=p + split)
+        c = pygemv.Config("q_mma_x_held", 128, 3, pygemv.LOADS_ALIGNED, 2, False, 2)
+        check_gemv(torch, Q, D, dtype, alpha=-0.75, beta=1.5, config=c, seed=7)
+
+
 def test_q_mma_reads_x_in_place_only_when_contiguous_and_aligned(torch):
     """x_in_smem = 0 needs x contiguous and 16-byte aligned: otherwise the config is refused
     (nothing written) and the dispatcher's own choice stages x."""

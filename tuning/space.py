@@ -237,10 +237,12 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
     for var in pygemv.variants("N", quantized=True):
         if dtype not in var.dtypes or bits not in var.weight_bits:
             continue
-        space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
         lo, hi = var.threads_per_row
         # Lanes up to a row's packs; the tensor-core operations' warps (32 lanes) take steps
-        # of 128 columns: up to a warp a step.
+        # of 128 columns, each in one group (groups of 128 up): up to a warp a step.
+        if lo >= 32 and weights[1] is not None and weights[1] < 128:
+            continue
+        space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
         most = 32 * -(-k // 128) if lo >= 32 else packs
         ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(most))]
         if not var.stages_x:  # x held in registers: rows_per_block counts 16-row tiles

@@ -1,10 +1,11 @@
-"""q_mma_x_held against the dispatcher on int4 g128 fp16 (integer zeros), one process a shape,
+"""q_mma_x_held against the dispatcher on int4 g128 (fp16, integer zeros by default), one process,
 with the tuner's instrument (tuning/measure.py: cold L2, graph replay, median; each config
 checked against the contract's bound first). For each shape it times the dispatcher's
 choice, q_mma in place at its heuristic's K warps, and q_mma_x_held around the skeleton's
 rule (benchmarks/NOTES.md section 33): kw warps a block, S steps a chunk, split_k so that
 every warp takes one chunk, and tiles a block so that the grid is about 4 blocks an SM.
-    python benchmarks/experiments/x_held_sweep.py [--json out.json] [MxK ...]
+    python benchmarks/experiments/x_held_sweep.py [--json out.json] [--format bits,group,zeros,dtype] [MxK ...]
+(default format 4,128,int,float16; e.g. 4,128,float,bfloat16 for tinygemm's).
 """
 import json
 import math
@@ -36,16 +37,19 @@ def candidates(m: int, k: int, sms: int) -> list[pygemv.Config]:
 
 
 def main(argv):
-    out_json = None
+    out_json, fmt = None, ("4", "128", "int", "float16")
     if argv and argv[0] == "--json":
         out_json, argv = argv[1], argv[2:]
+    if argv and argv[0] == "--format":
+        fmt, argv = tuple(argv[1].split(",")), argv[2:]
+    weights, dtype = (int(fmt[0]), int(fmt[1]) or None, fmt[2]), fmt[3]
     shapes = argv or SHAPES
     ctx = GpuContext.create()
     sms = pygemv.device_properties().multiprocessor_count if hasattr(pygemv, "device_properties") else 132
     rows = []
     for s in shapes:
         m, k = (int(v) for v in s.split("x"))
-        meas = GpuMeasure(m, k, "float16", ctx, weights=(4, 128, "int"), repeats=15, target_ms=2.0)
+        meas = GpuMeasure(m, k, dtype, ctx, weights=weights, repeats=15, target_ms=2.0)
         chosen = meas.dispatch()
         configs = [("dispatch", chosen)] + [("x_held", c) for c in candidates(m, k, sms)]
         best = None

@@ -314,10 +314,66 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_
 // fills the GPU. Standalone, int4 g128 8192^2 ran 17.6 us against the in-place kernel's 18.9
 // and the dispatch's 20.2 (benchmarks/NOTES.md section 33). Codes, scales and zeros come one
 // tile ahead.
-template <int ZMODE, int S>
+//
+// fp16 or bf16 (T), and every zero mode. A pair of codes becomes (q - z) exactly in T (|q - z|
+// <= 15 fits either mantissa): fp16 as the kernels above; bf16 has 7 mantissa bits, so each
+// nibble is shifted down to bits 0-3 under 0x4300 (128 + q) and one HADD2 takes 128 + z off.
+// Float zeros (w = q s + z) enter as q, and a group's sum is s (q . x) + z (sum of x): the sum
+// of a step's x is taken once a chunk, so they cost one FFMA a row and step more.
+template <typename T> struct MmaOf;
+template <> struct MmaOf<__half> {
+    using T2 = __half2;
+    static constexpr uint32_t kMagic = 0x64006400u; // 1024 in both halves
+    __device__ static T2 pair(float v) { return __float2half2_rn(v); }
+    __device__ static float low(T2 v) { return __low2float(v); }
+    __device__ static float high(T2 v) { return __high2float(v); }
+    __device__ static T2 halves(const void *p0, const void *p1) {
+        return __halves2half2(load_readonly(static_cast<const __half *>(p0)), load_readonly(static_cast<const __half *>(p1)));
+    }
+    __device__ static void mma(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+        mma_16816(c, a0, a1, a2, a3, b0, b1);
+    }
+    // Word u's pairs (codes (0,4), (1,5), (2,6), (3,7)) minus z: low nibbles under 0x6400
+    // plus -(1024 + z), high ones times 1/16 plus -(64 + z).
+    __device__ static void pairs(uint32_t u, float z, uint32_t (&p)[4]) {
+        word_pairs(u, ZeroAdd{pair(-(1024.f + z)), pair(-(64.f + z))}, p);
+    }
+};
+template <> struct MmaOf<__nv_bfloat16> {
+    using T2 = __nv_bfloat162;
+    __device__ static T2 pair(float v) { return __float2bfloat162_rn(v); }
+    __device__ static float low(T2 v) { return __low2float(v); }
+    __device__ static float high(T2 v) { return __high2float(v); }
+    __device__ static T2 halves(const void *p0, const void *p1) {
+        return __halves2bfloat162(load_readonly(static_cast<const __nv_bfloat16 *>(p0)),
+                                  load_readonly(static_cast<const __nv_bfloat16 *>(p1)));
+    }
+    __device__ static void mma(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0, uint32_t b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+#endif
+    }
+    __device__ static void pairs(uint32_t u, float z, uint32_t (&p)[4]) {
+        const T2 minus = pair(-(128.f + z));
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t v = and_or<0x000F000Fu, 0x43004300u>(u >> (4 * j)); // codes j and j + 4
+            const T2 d = __hadd2(*reinterpret_cast<const T2 *>(&v), minus);
+            p[j] = *reinterpret_cast<const uint32_t *>(&d);
+        }
+    }
+};
+
+template <typename T, int ZMODE, int S>
 __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_held_kernel(const QArgs a) {
+    using M = MmaOf<T>;
+    using T2 = typename M::T2;
     extern __shared__ float warp_rows[]; // [kw][teams * 16]: each K warp's sums of the block's rows
     constexpr int STEP = 128;
+    constexpr bool FLOAT_ZEROS = ZMODE == GEMV_QZERO_FLOAT;
     pdl_prologue(a.pdl);
     const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, kw = blockDim.x >> 5;
     const int g = lane >> 2, t = lane & 3;
@@ -328,24 +384,39 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
     float *mine = warp_rows + kwi * a.teams * 16;
     for (int i = lane; i < rows; i += 32) mine[i] = 0.f;
     __syncwarp();
-    const __half *x = static_cast<const __half *>(a.x);
-    const __half *sc = static_cast<const __half *>(a.scales), *zc = static_cast<const __half *>(a.zeros);
+    const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
+    const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
     for (int cs = kwi * S; cs < steps; cs += kw * S) {
         uint32_t b[S][4][4]; // steps cs .. cs + S - 1: word j's two B fragments (x pairs in the codes' order)
+        float xsum[S];       // float zeros: each step's sum of x (every lane)
 #pragma unroll
         for (int i = 0; i < S; ++i) {
             const int64_t c = k0 + (int64_t)(cs + i) * STEP + 32 * t;
+            float part = 0.f;
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
                 const uint4 X = g == 0 && cs + i < steps ? x_pack_at(x, c + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
                 b[i][j][0] = prmt(X.x, X.z, 0x5410), b[i][j][1] = prmt(X.x, X.z, 0x7632);
                 b[i][j][2] = prmt(X.y, X.w, 0x5410), b[i][j][3] = prmt(X.y, X.w, 0x7632);
+                if constexpr (FLOAT_ZEROS) {
+                    const uint32_t w[4] = {X.x, X.y, X.z, X.w};
+#pragma unroll
+                    for (int h = 0; h < 4; ++h) {
+                        const T2 v = *reinterpret_cast<const T2 *>(&w[h]);
+                        part += M::low(v) + M::high(v);
+                    }
+                }
             }
+            if constexpr (FLOAT_ZEROS) {
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
+            }
+            xsum[i] = part;
         }
         // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
         // and their groups' scales and zeros, for this chunk's steps.
-        auto load_tile = [&](int j, uint4 (&w)[S][2], __half2 (&s01)[S], __half2 (&z01)[S]) {
+        auto load_tile = [&](int j, uint4 (&w)[S][2], T2 (&s01)[S], T2 (&z01)[S]) {
             const int64_t r0 = min(row_base + 16 * j + g, a.m - 1), r1 = min(row_base + 16 * j + g + 8, a.m - 1);
 #pragma unroll
             for (int i = 0; i < S; ++i) {
@@ -354,34 +425,37 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
                 w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 const int64_t gi = min(c, a.k - 1) >> gshift;
-                s01[i] = __halves2half2(load_readonly(sc + r0 * a.lds + gi), load_readonly(sc + r1 * a.lds + gi));
-                z01[i] = ZMODE == GEMV_QZERO_INT ? __halves2half2(load_readonly(zc + r0 * a.ldz + gi), load_readonly(zc + r1 * a.ldz + gi))
-                                                 : __float2half2_rn(8.f);
+                s01[i] = M::halves(sc + r0 * a.lds + gi, sc + r1 * a.lds + gi);
+                z01[i] = ZMODE == GEMV_QZERO_SYMMETRIC ? M::pair(8.f) : M::halves(zc + r0 * a.ldz + gi, zc + r1 * a.ldz + gi);
             }
         };
         uint4 w[S][2], nw[S][2];
-        __half2 s01[S], z01[S], ns01[S], nz01[S];
+        T2 s01[S], z01[S], ns01[S], nz01[S];
         load_tile(0, w, s01, z01);
         for (int j = 0; j < tiles; ++j) {
             if (j + 1 < tiles) load_tile(j + 1, nw, ns01, nz01);
             float acc0 = 0.f, acc1 = 0.f;
 #pragma unroll
             for (int i = 0; i < S; ++i) {
-                ZeroAdd z0, z1;
-                zero_adds(z01[i], z0, z1);
+                // Pairs hold q - z (integer zeros), q - 8 (symmetric) or q (float zeros).
+                const float za = FLOAT_ZEROS ? 0.f : M::low(z01[i]), zb = FLOAT_ZEROS ? 0.f : M::high(z01[i]);
                 const uint32_t u0[4] = {w[i][0].x, w[i][0].y, w[i][0].z, w[i][0].w};
                 const uint32_t u1[4] = {w[i][1].x, w[i][1].y, w[i][1].z, w[i][1].w};
                 float c[2][4] = {};
 #pragma unroll
                 for (int q = 0; q < 4; ++q) {
                     uint32_t p0[4], p1[4]; // word q's pairs of rows g and g + 8
-                    word_pairs(u0[q], z0, p0);
-                    word_pairs(u1[q], z1, p1);
-                    mma_16816(c[0], p0[0], p1[0], p0[1], p1[1], b[i][q][0], b[i][q][1]);
-                    mma_16816(c[1], p0[2], p1[2], p0[3], p1[3], b[i][q][2], b[i][q][3]);
+                    M::pairs(u0[q], za, p0);
+                    M::pairs(u1[q], zb, p1);
+                    M::mma(c[0], p0[0], p1[0], p0[1], p1[1], b[i][q][0], b[i][q][1]);
+                    M::mma(c[1], p0[2], p1[2], p0[3], p1[3], b[i][q][2], b[i][q][3]);
                 }
-                acc0 = fmaf(__low2float(s01[i]), c[0][0] + c[1][0], acc0);
-                acc1 = fmaf(__high2float(s01[i]), c[0][2] + c[1][2], acc1);
+                if constexpr (FLOAT_ZEROS) {
+                    acc0 = fmaf(M::low(z01[i]), xsum[i], acc0);
+                    acc1 = fmaf(M::high(z01[i]), xsum[i], acc1);
+                }
+                acc0 = fmaf(M::low(s01[i]), c[0][0] + c[1][0], acc0);
+                acc1 = fmaf(M::high(s01[i]), c[0][2] + c[1][2], acc1);
             }
             if (t == 0) mine[16 * j + g] += acc0, mine[16 * j + g + 8] += acc1;
 #pragma unroll
@@ -393,8 +467,15 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
         if (row_base + i >= a.m) continue;
         float sum = 0.f;
         for (int j = 0; j < kw; ++j) sum += warp_rows[j * a.teams * 16 + i];
-        q_store_row<__half>(a, row_base + i, sum);
+        q_store_row<T>(a, row_base + i, sum);
     }
+}
+
+template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S>
+                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S>;
+    return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
 }
 
 } // namespace
@@ -402,10 +483,9 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream) {
     const LaunchPlan p = qmma_plan(L);
     if (L.x_held) {
-        const bool iz = L.zero_mode == GEMV_QZERO_INT;
-        auto kernel = L.rows == 2 ? (iz ? gemv_qmma_x_held_kernel<GEMV_QZERO_INT, 2> : gemv_qmma_x_held_kernel<GEMV_QZERO_SYMMETRIC, 2>)
-                                  : (iz ? gemv_qmma_x_held_kernel<GEMV_QZERO_INT, 1> : gemv_qmma_x_held_kernel<GEMV_QZERO_SYMMETRIC, 1>);
-        return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
+        if (L.dtype == GEMV_DTYPE_BF16)
+            return L.rows == 2 ? launch_x_held<__nv_bfloat16, 2>(L, p, stream) : launch_x_held<__nv_bfloat16, 1>(L, p, stream);
+        return L.rows == 2 ? launch_x_held<__half, 2>(L, p, stream) : launch_x_held<__half, 1>(L, p, stream);
     }
     if (!L.x_staged) {
         if (L.zero_mode == GEMV_QZERO_INT)

@@ -755,9 +755,12 @@ cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
     const LaunchPlan p = qmma_plan(L);
     // x held in registers: unroll (rows) 1 or 2 steps a chunk, a block of 2^p_log2 threads
     // walking teams tiles of 16 rows with a row of sums a warp in shared memory.
-    if (L.bits != 4 || L.dtype != GEMV_DTYPE_F16 || L.zero_mode == GEMV_QZERO_FLOAT ||
-        !(L.rows == 1 || (L.x_held && L.rows == 2)))
-        violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only (x held: 1 or 2)");
+    // x held: fp16 or bf16, every zero mode.
+    const bool types_ok = L.x_held ? (L.dtype == GEMV_DTYPE_F16 || L.dtype == GEMV_DTYPE_BF16)
+                                   : (L.dtype == GEMV_DTYPE_F16 && L.zero_mode != GEMV_QZERO_FLOAT);
+    if (L.bits != 4 || !types_ok || !(L.rows == 1 || (L.x_held && L.rows == 2)))
+        violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only (x held: bf16 too, any "
+                           "zeros, unroll 1 or 2)");
     const unsigned threads = L.x_held ? 1u << L.args.p_log2 : (unsigned)(L.args.teams << L.args.p_log2);
     if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || p.block.x != threads)
         violation(world(), "qmma: block is not teams tiles of 2^p_log2 threads (32..256)");
