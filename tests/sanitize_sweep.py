@@ -109,9 +109,8 @@ def main() -> int:
                        for staged in (True, False)]
                 held = [pygemv.Config("q_mma_x_held", p, tiles, 1, u, False, s)  # x held in registers
                         for p, tiles, u, s in ((32, 1, 1, 1), (256, 4, 2, 1), (64, 64, 1, 3), (128, 3, 2, 3))]
-                tensor_cores = bits == 4 and (gs is None or gs >= 128)
-                mma_runs = tensor_cores and dtype == "float16" and mode != "float"
-                for config in qconfigs + (mma if mma_runs else []) + (held if tensor_cores else []):
+                mma_runs = bits == 4 and (gs is None or gs >= 128) and dtype == "float16" and mode != "float"
+                for config in qconfigs + (mma if mma_runs else []) + (held if bits == 4 else []):
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)
                     pygemv.gemv(Q, dx, dy, config=config, workspace=ws_arg)
                     out = dy.to_numpy().astype(np.float64)

@@ -231,7 +231,7 @@ def test_q_mma_reads_x_in_place_only_when_contiguous_aligned_and_in_order():
 
 
 def test_q_mma_x_held_reads_x_in_place_and_walks_tiles():
-    """q_mma_x_held: int4 in groups of 128 up, fp16 or bf16, any zeros; x in place (q_mma's legality and messages); unroll
+    """q_mma_x_held: int4 of any group size, fp16 or bf16, any zeros; x in place (q_mma's legality and messages); unroll
     1 or 2 steps a warp, 1..64 tiles a block (any count) of threads_per_row threads (no p * rows bound),
     never staged; split slices take the two-pass workspace."""
     lib = _lib.load()
@@ -247,10 +247,10 @@ def test_q_mma_x_held_reads_x_in_place_and_walks_tiles():
     assert ok(C(256, 8, 1, False, 1), a) == 3
     assert "q_mma_x_held reads x in place" in last_error() and "incx = 1 (got 2)" in last_error()
     assert ok(C(256, 8, 1, False, 1), args_for(q, x=256 + 2)) == 3 and "x 16-byte aligned" in last_error()
-    for bad, needle in ((qmatrix(4, 64, 1, 1, 64, 4096), "groups of 128"), (qmatrix(8, 128, 0, 1, 64, 4096), "")):
-        assert ok(C(256, 8, 1, False, 1), args_for(bad)) == 3 and needle in last_error()
-    # bf16 and every zero mode (q_mma: fp16, symmetric or integer zeros alone).
-    for bits, group, mode, dtype in ((4, 128, 2, 1), (4, 0, 2, 2), (4, 256, 0, 2), (4, 128, 1, 2)):
+    assert ok(C(256, 8, 1, False, 1), args_for(qmatrix(8, 128, 0, 1, 64, 4096))) == 3  # int4 only
+    # bf16, every zero mode and group size (q_mma: fp16, symmetric or integer zeros, groups of 128 up).
+    for bits, group, mode, dtype in ((4, 128, 2, 1), (4, 0, 2, 2), (4, 256, 0, 2), (4, 128, 1, 2), (4, 32, 1, 1),
+                                     (4, 64, 2, 2)):
         assert ok(C(128, 8, 2, False, 4), args_for(qmatrix(bits, group, mode, dtype, 64, 4096))) == 0, last_error()
     assert ok(pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1), args_for(qmatrix(4, 128, 2, 1, 64, 4096))) == 3
     assert ok(pygemv.Config("q_mma", 256, 1, pygemv.LOADS_ALIGNED, 1, False, 1), args_for(qmatrix(4, 128, 1, 2, 64, 4096))) == 3
@@ -421,5 +421,9 @@ def test_heuristic_lanes_rows_and_splits():
                     ctypes.addressof(q32))
     c = _lib.Config()
     assert lib.gemv_select_config_ex(ctypes.byref(a32), ctypes.byref(c), None) == 0
-    assert pygemv.variant(c.variant).name == "q_rows"           # groups of 32: q_rows
+    # groups of 32 (several a step): x held, in B's columns; strided x: q_rows
+    assert pygemv.variant(c.variant).name == "q_mma_x_held" and (c.rows_per_block, c.unroll, c.split_k) == (2, 2, 4)
+    a32.incx = 2
+    assert lib.gemv_select_config_ex(ctypes.byref(a32), ctypes.byref(c), None) == 0
+    assert pygemv.variant(c.variant).name == "q_rows"
     """), timeout=60)

@@ -123,9 +123,10 @@ def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
 @pytest.mark.parametrize("mode", qr.MODES)
 def test_x_held_every_zero_mode_and_dtype(torch, dtype, mode):
     """q_mma_x_held in fp16 and bf16 with symmetric, integer and float zeros (float zeros as
-    s (q . x) + z (sum of x) a group): groups of 128 and 256 and one a row, K not a multiple
-    of the step or the group, NaN-poisoned y, alpha and beta, 1 or 2 steps a chunk, splits."""
-    for (m, k), gs in itertools.product(((77, 13000), (300, 4100), (5, 70), (1000, 1664)), (128, 256, None)):
+    s (q . x) + z (sum of x) a group): groups of 32 and 64 (several a step, in B's columns),
+    128, 256 and one a row, K not a multiple of the step or the group, NaN-poisoned y, alpha
+    and beta, 1 or 2 steps a chunk, splits."""
+    for (m, k), gs in itertools.product(((77, 13000), (300, 4100), (5, 70), (1000, 1664)), (32, 64, 128, 256, None)):
         W = weights(torch, m, k, dtype, seed=m + k)
         Q = pygemv.quantize(W, bits=4, group_size=gs, zero_point=mode)
         D = dense(Q)

@@ -239,8 +239,8 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
             continue
         lo, hi = var.threads_per_row
         # Lanes up to a row's packs; the tensor-core operations' warps (32 lanes) take steps
-        # of 128 columns, each in one group (groups of 128 up): up to a warp a step.
-        if lo >= 32 and weights[1] is not None and weights[1] < 128:
+        # of 128 columns: up to a warp a step. q_mma's steps lie in one group (128 up).
+        if var.name == "q_mma" and weights[1] is not None and weights[1] < 128:
             continue
         space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
         most = 32 * -(-k // 128) if lo >= 32 else packs

@@ -126,7 +126,7 @@ typedef enum gemv_variant {
                                         * tile of rows_per_block rows (1..4), each keeping every row's
                                         * sum over its 16-byte slots, so x is read once a tile; the block
                                         * has threads_per_row threads (32..512; rows * unroll <= 4); split_k slices reduced in fixed order */
-    GEMV_VARIANT_Q_MMA_X_HELD = 12,    /* op N, int4 weights in groups of 128 up (any zero mode), fp16 or
+    GEMV_VARIANT_Q_MMA_X_HELD = 12,    /* op N, int4 weights (any group size and zero mode), fp16 or
                                         * bf16, x contiguous and 16-byte aligned: tensor cores, each warp
                                         * holding `unroll` steps of 128 columns of x in
                                         * registers and walks the block's rows_per_block tiles of 16 rows;

@@ -472,21 +472,22 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // (benchmarks/NOTES.md section 32, results/h100-2026-11-26-s19-*): 4096^2 7.1 against 7.8 us, 8192^2 19.4 against 20.4, 14336 x 4096 18.3 against 19.7,
     // 128256 x 4096 120 against 127; longer rows (8192 x 16384 up) and fewer (2048 x 4096) ran
     // 2-8% slower.
-    // int4 in groups of 128 up (fp16 or bf16, any zero mode), from 4096 rows and 2^25 codes,
-    // or 16384 rows: x held in registers (q_mma_x_held), 4
-    // warps a block of 2 steps each, K split so that each warp takes one chunk of a slice (8
-    // steps a slice), and the tiles shared out evenly over one wave of blocks (4 an SM at 124
-    // registers), at most 64 a block. Against the in-place rule below and the table
-    // (benchmarks/NOTES.md section 33, results/h100-2026-11-26-s20-*): 8192^2 17.4 against
-    // 19.6 us, 28672 x 8192 51.0 against 59.1, 8192 x 28672 50.5 against 57.3 (q_rows),
-    // 11008 x 10944 29.4 against 39.3, 16384 x 1024 6.4 against 7.4; at 4096^2 and 2048 x
-    // 4096 x held lost (8.2 against 7.1, 6.7 against 5.7 us). A grid just over a wave ran
-    // 7488 x 8320 12% slower than the in-place kernel: hence the even share, not a power of two.
-    // bf16 and float zeros, which the q_mma rules below do not take, from 2048 rows and 2^23
-    // codes: q_rows
-    // computes them a code at a time and ran 4096^2 (float zeros, bf16) 10.6 us against 8.5,
-    // 8192 x 2048 11.4 against 6.9 (results/h100-2026-11-26-s20-x-held-sweep-float.txt).
-    const bool x_held_format = pb.qw.bits == 4 && (pb.qw.group_size == 0 || pb.qw.group_size >= 128);
+    //
+    // Before those rules: int4 of any group size and zero mode in fp16 or bf16, x contiguous
+    // and aligned, held in registers (q_mma_x_held): 4 warps a block of 2 steps each, K split
+    // so that each warp takes one chunk of a slice (8 steps a slice), and the tiles shared out
+    // evenly over one wave of blocks (4 an SM at 124 registers), at most 64 a block. The
+    // formats above from 4096 rows and 2^25 codes, or 16384 rows. Against the in-place rule
+    // and the table (benchmarks/NOTES.md section 33, results/h100-2026-11-26-s20-*): 8192^2
+    // 17.4 against 19.6 us, 28672 x 8192 51.0 against 59.1, 8192 x 28672 50.5 against 57.3
+    // (q_rows), 11008 x 10944 29.4 against 39.3, 16384 x 1024 6.4 against 7.4; at 4096^2 and
+    // 2048 x 4096 x held lost (8.2 against 7.1, 6.7 against 5.7 us). A grid just over a wave
+    // ran 7488 x 8320 12% slower than the in-place kernel: hence the even share, not a power
+    // of two. bf16, float zeros and groups of 32 or 64, which q_mma does not take, from 2048
+    // rows and 2^23 codes: q_rows computes them a code at a time and ran 4096^2 (float zeros,
+    // bf16) 10.6 us against 8.5, 8192 x 2048 11.4 against 6.9, int4 g32 fp16 11008 x 10944
+    // 57.7 against 37.9, 4096^2 10.9 against 9.3 (-s20-x-held-sweep-float.txt, -g32.txt).
+    const bool x_held_format = pb.qw.bits == 4;
     const bool x_held_size = mma_format ? pb.m >= 4096 && (mul_sat(pb.m, pb.k) >= ((int64_t)1 << 25) || pb.m >= 16384)
                                         : pb.m >= 2048 && mul_sat(pb.m, pb.k) >= ((int64_t)1 << 23);
     if (x_held_format && qmma_x_in_place_ok(pb) && x_held_size) {

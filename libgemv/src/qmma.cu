@@ -367,8 +367,14 @@ template <> struct MmaOf<__nv_bfloat16> {
     }
 };
 
-template <typename T, int ZMODE, int S>
-__global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_held_kernel(const QArgs a) {
+// Groups of 32 or 64 (SUB): a step holds 4 or 2 groups, and B's columns keep them apart.
+// Pack t of a step (thread t's 32 columns) is group t / ppg of it (ppg = 1 or 2 packs a
+// group); lanes g = t / ppg hold its x in B's column g, the others zero, so column n of D
+// sums group n alone, for the same MMAs: lanes t = 0 take columns 0 and 1 (c[0], c[1] of row
+// g, c[2], c[3] of row g + 8), lanes t = 1 columns 2 and 3, each scaled by its group. A lane's
+// codes are in one group: their zero is that group's.
+template <typename T, int ZMODE, int S, bool SUB>
+__global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) gemv_qmma_x_held_kernel(const QArgs a) {
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     extern __shared__ float warp_rows[]; // [kw][teams * 16]: each K warp's sums of the block's rows
@@ -387,16 +393,20 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
+    const int ppg_log2 = SUB ? a.gs_log2 - 5 : 0; // packs a group (SUB: 0 or 1)
+    const int x_col = SUB ? t >> ppg_log2 : 0;    // B's column of this thread's pack
+    const int groups = SUB ? 4 >> ppg_log2 : 1;   // groups a step
+    const int64_t last_group = (a.k - 1) >> gshift;
     for (int cs = kwi * S; cs < steps; cs += kw * S) {
         uint32_t b[S][4][4]; // steps cs .. cs + S - 1: word j's two B fragments (x pairs in the codes' order)
-        float xsum[S];       // float zeros: each step's sum of x (every lane)
+        float xsum[S][2];    // float zeros: the sums of x of this thread's D columns 2t and 2t + 1
 #pragma unroll
         for (int i = 0; i < S; ++i) {
             const int64_t c = k0 + (int64_t)(cs + i) * STEP + 32 * t;
             float part = 0.f;
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
-                const uint4 X = g == 0 && cs + i < steps ? x_pack_at(x, c + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
+                const uint4 X = g == x_col && cs + i < steps ? x_pack_at(x, c + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
                 b[i][j][0] = prmt(X.x, X.z, 0x5410), b[i][j][1] = prmt(X.x, X.z, 0x7632);
                 b[i][j][2] = prmt(X.y, X.w, 0x5410), b[i][j][3] = prmt(X.y, X.w, 0x7632);
                 if constexpr (FLOAT_ZEROS) {
@@ -409,14 +419,24 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
                 }
             }
             if constexpr (FLOAT_ZEROS) {
+                // Column n's sum of x: over the lanes g = n (SUB), or over all of them (column 0).
 #pragma unroll
-                for (int o = 1; o < 32; o <<= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
+                for (int o = 1; o < (SUB ? 4 : 32); o <<= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
+                if constexpr (SUB) {
+                    xsum[i][0] = __shfl_sync(0xffffffffu, part, (8 * t) & 31);     // lane (g = 2t, 0)
+                    xsum[i][1] = __shfl_sync(0xffffffffu, part, (8 * t + 4) & 31); // lane (g = 2t + 1, 0)
+                } else {
+                    xsum[i][0] = part, xsum[i][1] = 0.f;
+                }
             }
-            xsum[i] = part;
         }
         // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
-        // and their groups' scales and zeros, for this chunk's steps.
-        auto load_tile = [&](int j, uint4 (&w)[S][2], T2 (&s01)[S], T2 (&z01)[S]) {
+        // the zero of this thread's pack (its group's), and the scales (and float zeros) of this
+        // thread's D columns 2t and 2t + 1 (SUB; else column 0's: the step's group).
+        struct Scaled {
+            T2 s0, s1, z0, z1; // rows (g, g + 8) of columns 2t, 2t + 1; z0: the pack's zero (float: column 2t's)
+        };
+        auto load_tile = [&](int j, uint4 (&w)[S][2], Scaled (&f)[S]) {
             const int64_t r0 = min(row_base + 16 * j + g, a.m - 1), r1 = min(row_base + 16 * j + g + 8, a.m - 1);
 #pragma unroll
             for (int i = 0; i < S; ++i) {
@@ -424,21 +444,32 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
                 const bool in = cs + i < steps && pack < packs;
                 w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
-                const int64_t gi = min(c, a.k - 1) >> gshift;
-                s01[i] = M::halves(sc + r0 * a.lds + gi, sc + r1 * a.lds + gi);
-                z01[i] = ZMODE == GEMV_QZERO_SYMMETRIC ? M::pair(8.f) : M::halves(zc + r0 * a.ldz + gi, zc + r1 * a.ldz + gi);
+                const int64_t step_group = min(c, a.k - 1) >> gshift;
+                const int64_t ga = SUB ? min(step_group + 2 * t, last_group) : step_group;
+                const int64_t gb = min(step_group + 2 * t + 1, last_group);
+                f[i].s0 = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
+                if constexpr (SUB) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
+                if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
+                    f[i].z0 = M::pair(8.f);
+                } else if constexpr (FLOAT_ZEROS) {
+                    f[i].z0 = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
+                    if constexpr (SUB) f[i].z1 = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
+                } else {
+                    const int64_t own = SUB ? min((min(c, a.k - 1) + 32 * t) >> gshift, last_group) : step_group;
+                    f[i].z0 = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
+                }
             }
         };
         uint4 w[S][2], nw[S][2];
-        T2 s01[S], z01[S], ns01[S], nz01[S];
-        load_tile(0, w, s01, z01);
+        Scaled f[S], nf[S];
+        load_tile(0, w, f);
         for (int j = 0; j < tiles; ++j) {
-            if (j + 1 < tiles) load_tile(j + 1, nw, ns01, nz01);
+            if (j + 1 < tiles) load_tile(j + 1, nw, nf);
             float acc0 = 0.f, acc1 = 0.f;
 #pragma unroll
             for (int i = 0; i < S; ++i) {
                 // Pairs hold q - z (integer zeros), q - 8 (symmetric) or q (float zeros).
-                const float za = FLOAT_ZEROS ? 0.f : M::low(z01[i]), zb = FLOAT_ZEROS ? 0.f : M::high(z01[i]);
+                const float za = FLOAT_ZEROS ? 0.f : M::low(f[i].z0), zb = FLOAT_ZEROS ? 0.f : M::high(f[i].z0);
                 const uint32_t u0[4] = {w[i][0].x, w[i][0].y, w[i][0].z, w[i][0].w};
                 const uint32_t u1[4] = {w[i][1].x, w[i][1].y, w[i][1].z, w[i][1].w};
                 float c[2][4] = {};
@@ -451,15 +482,29 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
                     M::mma(c[1], p0[2], p1[2], p0[3], p1[3], b[i][q][2], b[i][q][3]);
                 }
                 if constexpr (FLOAT_ZEROS) {
-                    acc0 = fmaf(M::low(z01[i]), xsum[i], acc0);
-                    acc1 = fmaf(M::high(z01[i]), xsum[i], acc1);
+                    acc0 = fmaf(M::low(f[i].z0), xsum[i][0], acc0);
+                    acc1 = fmaf(M::high(f[i].z0), xsum[i][0], acc1);
                 }
-                acc0 = fmaf(M::low(s01[i]), c[0][0] + c[1][0], acc0);
-                acc1 = fmaf(M::high(s01[i]), c[0][2] + c[1][2], acc1);
+                acc0 = fmaf(M::low(f[i].s0), c[0][0] + c[1][0], acc0);
+                acc1 = fmaf(M::high(f[i].s0), c[0][2] + c[1][2], acc1);
+                if constexpr (SUB) {
+                    if (2 * t + 1 < groups) { // column 2t + 1 holds a group of this step
+                        if constexpr (FLOAT_ZEROS) {
+                            acc0 = fmaf(M::low(f[i].z1), xsum[i][1], acc0);
+                            acc1 = fmaf(M::high(f[i].z1), xsum[i][1], acc1);
+                        }
+                        acc0 = fmaf(M::low(f[i].s1), c[0][1] + c[1][1], acc0);
+                        acc1 = fmaf(M::high(f[i].s1), c[0][3] + c[1][3], acc1);
+                    }
+                }
+            }
+            if constexpr (SUB) { // lanes t = 1 hold columns 2 and 3 (groups of 32): to lane t = 0
+                acc0 += __shfl_down_sync(0xffffffffu, acc0, 1);
+                acc1 += __shfl_down_sync(0xffffffffu, acc1, 1);
             }
             if (t == 0) mine[16 * j + g] += acc0, mine[16 * j + g + 8] += acc1;
 #pragma unroll
-            for (int i = 0; i < S; ++i) w[i][0] = nw[i][0], w[i][1] = nw[i][1], s01[i] = ns01[i], z01[i] = nz01[i];
+            for (int i = 0; i < S; ++i) w[i][0] = nw[i][0], w[i][1] = nw[i][1], f[i] = nf[i];
         }
     }
     __syncthreads();
@@ -471,11 +516,15 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? 4 : 2) gemv_qmma_x_h
     }
 }
 
-template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S>
-                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S>;
+template <typename T, int S, bool SUB> cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S, SUB>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S, SUB>
+                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S, SUB>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
+}
+// Groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels.
+template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    return L.args.gs_log2 < 7 ? launch_x_held<T, S, true>(L, p, stream) : launch_x_held<T, S, false>(L, p, stream);
 }
 
 } // namespace
