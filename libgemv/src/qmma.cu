@@ -1,6 +1,7 @@
-// Kernel family "quantized tensor-core rows" (variant q_mma): y = alpha * W x + beta * y for
-// int4 weights with symmetric or integer zeros in groups of 128 or more (or one a row) and
-// fp16 activations, on mma.sync (m16n8k16, fp16 in, fp32 accumulation).
+// Kernel family "quantized tensor-core rows" (variants q_mma and q_mma_x_held): y = alpha * W
+// x + beta * y for int4 weights on mma.sync (m16n8k16, fp32 accumulation). q_mma: symmetric or
+// integer zeros in groups of 128 or more (or one a row), fp16; q_mma_x_held (at the end of
+// the file): every zero mode and group size, fp16 or bf16, x held in registers.
 //
 // W is the MMA's A (16 rows a warp), x its B (every column of B is x, so every column of D
 // holds the 16 rows' dot products). Codes become exact fp16 (q - z) with one LOP3 and one
