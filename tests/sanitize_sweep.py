@@ -110,7 +110,8 @@ def main() -> int:
                 held = [pygemv.Config("q_mma_x_held", p, tiles, 1, u, False, s)  # x held in registers
                         for p, tiles, u, s in ((32, 1, 1, 1), (256, 4, 2, 1), (64, 64, 1, 3), (128, 3, 2, 3))]
                 mma_runs = bits == 4 and (gs is None or gs >= 128) and dtype == "float16" and mode != "float"
-                for config in qconfigs + (mma if mma_runs else []) + (held if bits == 4 else []):
+                held_runs = bits == 4 or (dtype == "float16" and (gs is None or gs >= 64))  # int8: fp16, groups of 64 up
+                for config in qconfigs + (mma if mma_runs else []) + (held if held_runs else []):
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)
                     pygemv.gemv(Q, dx, dy, config=config, workspace=ws_arg)
                     out = dy.to_numpy().astype(np.float64)

@@ -247,7 +247,11 @@ def test_q_mma_x_held_reads_x_in_place_and_walks_tiles():
     assert ok(C(256, 8, 1, False, 1), a) == 3
     assert "q_mma_x_held reads x in place" in last_error() and "incx = 1 (got 2)" in last_error()
     assert ok(C(256, 8, 1, False, 1), args_for(q, x=256 + 2)) == 3 and "x 16-byte aligned" in last_error()
-    assert ok(C(256, 8, 1, False, 1), args_for(qmatrix(8, 128, 0, 1, 64, 4096))) == 3  # int4 only
+    # int8: fp16 with groups of 64 up (1024 + q is not exact in bf16; a 64-column step in one group)
+    for bits, group, mode, dtype in ((8, 0, 0, 1), (8, 128, 1, 1), (8, 64, 2, 1)):
+        assert ok(C(128, 8, 2, False, 4), args_for(qmatrix(bits, group, mode, dtype, 64, 4096))) == 0, last_error()
+    for bad, needle in ((qmatrix(8, 0, 0, 2, 64, 4096), "got bf16"), (qmatrix(8, 32, 1, 1, 64, 4096), "group_size = 32")):
+        assert ok(C(128, 8, 2, False, 4), args_for(bad)) == 3 and "int8 weights in fp16" in last_error() and needle in last_error()
     # bf16, every zero mode and group size (q_mma: fp16, symmetric or integer zeros, groups of 128 up).
     for bits, group, mode, dtype in ((4, 128, 2, 1), (4, 0, 2, 2), (4, 256, 0, 2), (4, 128, 1, 2), (4, 32, 1, 1),
                                      (4, 64, 2, 2)):

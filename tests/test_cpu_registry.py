@@ -27,7 +27,7 @@ def test_registry_is_complete_and_consistent():
         assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",),
                             "q_mma_x_held": ("float16", "bfloat16")}.get(
             v.name, ("float32", "float16", "bfloat16"))
-        assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,), "q_mma_x_held": (4,)}.get(v.name, ())
+        assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,), "q_mma_x_held": (4, 8)}.get(v.name, ())
         assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers", "q_mma_x_held"))
         # op T reads x as a broadcast, row tiles as packs, q_mma_x_held into registers
         assert v.stages_x == (v.op == "N" and v.name not in ("rows_in_registers", "q_mma_x_held"))

@@ -456,7 +456,7 @@ def test_the_gpu_measure_of_op_t_and_batches_launches_within_its_operands():
 
 @pytest.mark.parametrize("weights, dtype, ops", [((4, 128, "int"), "float16", {"q_rows", "q_mma", "q_mma_x_held"}),
                                                  ((4, 128, "float"), "bfloat16", {"q_rows", "q_mma_x_held"}),
-                                                 ((8, None, "symmetric"), "float16", {"q_rows"}),
+                                                 ((8, None, "symmetric"), "float16", {"q_rows", "q_mma_x_held"}),
                                                  ((4, 32, "int"), "bfloat16", {"q_rows", "q_mma_x_held"})])
 def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, dtype, ops):
     space = build_space(4096, 4096, dtype, weights=weights)

@@ -137,6 +137,21 @@ def test_x_held_every_zero_mode_and_dtype(torch, dtype, mode):
         check_gemv(torch, Q, D, dtype, alpha=-0.75, beta=1.5, config=c, seed=7)
 
 
+@pytest.mark.parametrize("mode", qr.MODES)
+def test_x_held_int8(torch, mode):
+    """q_mma_x_held on int8 weights (fp16; per row, groups of 64 and 128): a word's byte pairs
+    under 0x64, steps of 64 columns, K not a multiple of the step, poisoned y, alpha and beta."""
+    for (m, k), gs in itertools.product(((77, 13000), (300, 4100), (5, 70), (1000, 1664)), (64, 128, None)):
+        W = weights(torch, m, k, "float16", seed=m + k + 1)
+        Q = pygemv.quantize(W, bits=8, group_size=gs, zero_point=mode)
+        D = dense(Q)
+        for p, tiles, unroll, split in ((128, 5, 2, 3), (32, 1, 1, 1), (256, 8, 1, 16), (64, 64, 2, 1)):
+            c = pygemv.Config("q_mma_x_held", p, tiles, pygemv.LOADS_ALIGNED, unroll, False, split)
+            check_gemv(torch, Q, D, "float16", config=c, seed=p + split)
+        c = pygemv.Config("q_mma_x_held", 128, 3, pygemv.LOADS_ALIGNED, 2, False, 2)
+        check_gemv(torch, Q, D, "float16", alpha=-0.75, beta=1.5, config=c, seed=7)
+
+
 def test_q_mma_reads_x_in_place_only_when_contiguous_and_aligned(torch):
     """x_in_smem = 0 needs x contiguous and 16-byte aligned: otherwise the config is refused
     (nothing written) and the dispatcher's own choice stages x."""

@@ -23,8 +23,8 @@ def pow2_near(v: float) -> list[int]:
     return sorted({min(64, lo), min(64, 2 * lo)})
 
 
-def candidates(m: int, k: int, sms: int) -> list[pygemv.Config]:
-    steps, tiles = -(-k // 128), -(-m // 16)
+def candidates(m: int, k: int, sms: int, bits: int = 4) -> list[pygemv.Config]:
+    steps, tiles = -(-k // (512 // bits)), -(-m // 16)  # a step: 128 columns of int4, 64 of int8
     out = []
     for kw in (4, 8):
         for s in (1, 2):
@@ -51,7 +51,7 @@ def main(argv):
         m, k = (int(v) for v in s.split("x"))
         meas = GpuMeasure(m, k, dtype, ctx, weights=weights, repeats=15, target_ms=2.0)
         chosen = meas.dispatch()
-        configs = [("dispatch", chosen)] + [("x_held", c) for c in candidates(m, k, sms)]
+        configs = [("dispatch", chosen)] + [("x_held", c) for c in candidates(m, k, sms, weights[0])]
         best = None
         for label, c in configs:
             ok, why = meas.legal(c)

@@ -127,8 +127,9 @@ typedef enum gemv_variant {
                                         * sum over its 16-byte slots, so x is read once a tile; the block
                                         * has threads_per_row threads (32..512; rows * unroll <= 4); split_k slices reduced in fixed order */
     GEMV_VARIANT_Q_MMA_X_HELD = 12,    /* op N, int4 weights (any group size and zero mode), fp16 or
-                                        * bf16, x contiguous and 16-byte aligned: tensor cores, each warp
-                                        * holding `unroll` steps of 128 columns of x in
+                                        * bf16, and int8 (groups of 64 up) in fp16, x contiguous and
+                                        * 16-byte aligned: tensor cores, each warp
+                                        * holding `unroll` steps of 128 (int8: 64) columns of x in
                                         * registers and walks the block's rows_per_block tiles of 16 rows;
                                         * threads_per_row / 32 warps a block take the slice's steps in turn;
                                         * split_k slices reduced in fixed order */

@@ -45,6 +45,15 @@ template <uint32_t MASK, uint32_t BITS> __device__ __forceinline__ uint32_t and_
     return d;
 }
 
+// int8: bytes (0, 1) or (2, 3) of u (SEL 0x4140 or 0x4342) under 0x64 (1024 + q, exact), plus
+// zero_add = -(1024 + z).
+template <uint32_t SEL> __device__ __forceinline__ uint32_t byte_pair(uint32_t u, __half2 zero_add) {
+    uint32_t d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(u), "r"(0x64646464u), "n"(SEL));
+    const __half2 v = __hadd2(*reinterpret_cast<const __half2 *>(&d), zero_add);
+    return *reinterpret_cast<const uint32_t *>(&v);
+}
+
 // The 4 pairs of word u (codes (0,4), (1,5), (2,6), (3,7)) minus the zero, exactly, as fp16:
 // LOP3 puts two nibbles under 0x6400 (1024 + q, or 1024 + 16 q for the high nibbles).
 struct ZeroAdd {
@@ -374,19 +383,25 @@ template <> struct MmaOf<__nv_bfloat16> {
 // sums group n alone, for the same MMAs: lanes t = 0 take columns 0 and 1 (c[0], c[1] of row
 // g, c[2], c[3] of row g + 8), lanes t = 1 columns 2 and 3, each scaled by its group. A lane's
 // codes are in one group: their zero is that group's.
-template <typename T, int ZMODE, int S, bool SUB>
+//
+// int8 (BITS 8, fp16, groups of 64 up or one a row): a pack is 16 columns, a step 64; a word's
+// bytes (0, 1) and (2, 3) go under 0x64 with one PRMT (1024 + q, exact) and one HADD2 takes
+// 1024 + z off: a word feeds one MMA, whose x pairs are in natural order.
+template <typename T, int ZMODE, int S, bool SUB, int BITS>
 __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) gemv_qmma_x_held_kernel(const QArgs a) {
+    static_assert(BITS == 4 || (BITS == 8 && !SUB && std::is_same_v<T, __half>), "int8: fp16, a group a step");
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     extern __shared__ float warp_rows[]; // [kw][teams * 16]: each K warp's sums of the block's rows
-    constexpr int STEP = 128;
+    constexpr int CPP = 128 / BITS, STEP = 4 * CPP, XV = CPP / 8; // codes a pack, columns a step, x packs a pack
+    constexpr float SYMMETRIC_ZERO = BITS == 4 ? 8.f : 128.f;
     constexpr bool FLOAT_ZEROS = ZMODE == GEMV_QZERO_FLOAT;
     pdl_prologue(a.pdl);
     const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, kw = blockDim.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int64_t k0 = (int64_t)blockIdx.y * a.slice, k1 = min(k0 + a.slice, a.k);
     const int steps = (int)((k1 - k0 + STEP - 1) / STEP); // slices are at most 2^36 columns (can_implement)
-    const int64_t packs = (a.k + 31) / 32, row_base = (int64_t)blockIdx.x * a.teams * 16;
+    const int64_t packs = (a.k + CPP - 1) / CPP, row_base = (int64_t)blockIdx.x * a.teams * 16;
     const int tiles = (int)min((int64_t)a.teams, (a.m - row_base + 15) / 16), rows = tiles * 16;
     float *mine = warp_rows + kwi * a.teams * 16;
     for (int i = lane; i < rows; i += 32) mine[i] = 0.f;
@@ -403,13 +418,17 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
         float xsum[S][2];    // float zeros: the sums of x of this thread's D columns 2t and 2t + 1
 #pragma unroll
         for (int i = 0; i < S; ++i) {
-            const int64_t c = k0 + (int64_t)(cs + i) * STEP + 32 * t;
+            const int64_t c = k0 + (int64_t)(cs + i) * STEP + CPP * t;
             float part = 0.f;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
+            for (int j = 0; j < XV; ++j) {
                 const uint4 X = g == x_col && cs + i < steps ? x_pack_at(x, c + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
-                b[i][j][0] = prmt(X.x, X.z, 0x5410), b[i][j][1] = prmt(X.x, X.z, 0x7632);
-                b[i][j][2] = prmt(X.y, X.w, 0x5410), b[i][j][3] = prmt(X.y, X.w, 0x7632);
+                if constexpr (BITS == 4) {
+                    b[i][j][0] = prmt(X.x, X.z, 0x5410), b[i][j][1] = prmt(X.x, X.z, 0x7632);
+                    b[i][j][2] = prmt(X.y, X.w, 0x5410), b[i][j][3] = prmt(X.y, X.w, 0x7632);
+                } else { // words 2j, 2j + 1 of the pack: columns (8j .. 8j + 3), (8j + 4 .. 8j + 7)
+                    b[i][2 * j][0] = X.x, b[i][2 * j][1] = X.y, b[i][2 * j + 1][0] = X.z, b[i][2 * j + 1][1] = X.w;
+                }
                 if constexpr (FLOAT_ZEROS) {
                     const uint32_t w[4] = {X.x, X.y, X.z, X.w};
 #pragma unroll
@@ -441,7 +460,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
             const int64_t r0 = min(row_base + 16 * j + g, a.m - 1), r1 = min(row_base + 16 * j + g + 8, a.m - 1);
 #pragma unroll
             for (int i = 0; i < S; ++i) {
-                const int64_t c = k0 + (int64_t)(cs + i) * STEP, pack = c / 32 + t;
+                const int64_t c = k0 + (int64_t)(cs + i) * STEP, pack = c / CPP + t;
                 const bool in = cs + i < steps && pack < packs;
                 w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
@@ -451,7 +470,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 f[i].s0 = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
                 if constexpr (SUB) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
                 if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
-                    f[i].z0 = M::pair(8.f);
+                    f[i].z0 = M::pair(SYMMETRIC_ZERO);
                 } else if constexpr (FLOAT_ZEROS) {
                     f[i].z0 = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
                     if constexpr (SUB) f[i].z1 = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
@@ -476,11 +495,18 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 float c[2][4] = {};
 #pragma unroll
                 for (int q = 0; q < 4; ++q) {
-                    uint32_t p0[4], p1[4]; // word q's pairs of rows g and g + 8
-                    M::pairs(u0[q], za, p0);
-                    M::pairs(u1[q], zb, p1);
-                    M::mma(c[0], p0[0], p1[0], p0[1], p1[1], b[i][q][0], b[i][q][1]);
-                    M::mma(c[1], p0[2], p1[2], p0[3], p1[3], b[i][q][2], b[i][q][3]);
+                    if constexpr (BITS == 4) {
+                        uint32_t p0[4], p1[4]; // word q's pairs of rows g and g + 8
+                        M::pairs(u0[q], za, p0);
+                        M::pairs(u1[q], zb, p1);
+                        M::mma(c[0], p0[0], p1[0], p0[1], p1[1], b[i][q][0], b[i][q][1]);
+                        M::mma(c[1], p0[2], p1[2], p0[3], p1[3], b[i][q][2], b[i][q][3]);
+                    } else {
+                        const __half2 za2 = __float2half2_rn(-(1024.f + za)), zb2 = __float2half2_rn(-(1024.f + zb));
+                        const uint32_t a0 = byte_pair<0x4140>(u0[q], za2), a2 = byte_pair<0x4342>(u0[q], za2);
+                        const uint32_t a1 = byte_pair<0x4140>(u1[q], zb2), a3 = byte_pair<0x4342>(u1[q], zb2);
+                        M::mma(c[q & 1], a0, a1, a2, a3, b[i][q][0], b[i][q][1]);
+                    }
                 }
                 if constexpr (FLOAT_ZEROS) {
                     acc0 = fmaf(M::low(f[i].z0), xsum[i][0], acc0);
@@ -517,14 +543,18 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     }
 }
 
-template <typename T, int S, bool SUB> cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S, SUB>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S, SUB>
-                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S, SUB>;
+template <typename T, int S, bool SUB, int BITS = 4>
+cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S, SUB, BITS>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S, SUB, BITS>
+                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S, SUB, BITS>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
 }
-// Groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels.
+// int8: fp16, a group a step. int4 groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels.
 template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    if constexpr (std::is_same_v<T, __half>) {
+        if (L.bits == 8) return launch_x_held<T, S, false, 8>(L, p, stream);
+    }
     return L.args.gs_log2 < 7 ? launch_x_held<T, S, true>(L, p, stream) : launch_x_held<T, S, false>(L, p, stream);
 }
 

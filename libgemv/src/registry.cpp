@@ -519,9 +519,16 @@ gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &c, co
     return GEMV_STATUS_SUCCESS;
 }
 
-// x held in registers: int4 (serves), fp16 or bf16 (serves), any zero mode and group size
-// (groups of 32 and 64 in B's columns), and x in place (as q_mma's x_in_smem = 0).
+// x held in registers: int4 in fp16 or bf16, any zero mode and group size (groups of 32 and
+// 64 in B's columns); int8 in fp16 (1024 + q is exact there, not in bf16) with groups of 64
+// up (a 64-column step in one group); x in place (as q_mma's x_in_smem = 0).
 gemv_status_t qmma_x_held_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    if (pb.qw.bits == 8 && (pb.dtype() != GEMV_DTYPE_F16 || (pb.qw.group_size != 0 && pb.qw.group_size < 64))) {
+        set_error("%s takes int8 weights in fp16 with groups of 64 columns or more (or one a row); got %s, "
+                  "group_size = %d: q_rows runs them",
+                  op.info.name, pb.dtype() == GEMV_DTYPE_F16 ? "fp16" : "bf16", pb.qw.group_size);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
     if (!qmma_x_in_place_ok(pb)) {
         if (pb.k > ((int64_t)1 << 36))
             set_error("%s takes K up to 2^36 (got %lld)", op.info.name, (long long)pb.k);
@@ -710,9 +717,9 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
                                   32, 256, 1, 8, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0, 1u << GEMV_DTYPE_F16, 1u << 4))),
     tiles(no_staging(info(GEMV_VARIANT_ROWS_IN_REGISTERS, "rows_in_registers", "op N, few long rows: p threads a block share a tile of rows_per_block rows, each keeping every row's sum over its 16-byte slots (x read once a tile); split_k slices reduced in fixed order",
                32, 512, 1, 4, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0))),
-    quantized_mma_x_held(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_X_HELD, "q_mma_x_held", "op N, int4 weights (any group size and zero mode), fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, each warp holding unroll steps of 128 columns of x in registers and walking the block's rows_per_block tiles of 16 rows; threads_per_row / 32 warps a block take the slice's steps in turn; split_k slices reduced in fixed order",
+    quantized_mma_x_held(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_X_HELD, "q_mma_x_held", "op N, int4 weights (any group size and zero mode) in fp16 or bf16, int8 (groups of 64 up) in fp16, x contiguous and 16-byte aligned: mma.sync tensor cores, each warp holding unroll steps of 128 columns of x in registers and walking the block's rows_per_block tiles of 16 rows; threads_per_row / 32 warps a block take the slice's steps in turn; split_k slices reduced in fixed order",
                                   32, 256, 1, 64, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0,
-                                  (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 4)))),
+                                  (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))))),
 };
 // clang-format on
 

@@ -758,7 +758,8 @@ cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
     // x held: fp16 or bf16, every zero mode.
     const bool types_ok = L.x_held ? (L.dtype == GEMV_DTYPE_F16 || L.dtype == GEMV_DTYPE_BF16)
                                    : (L.dtype == GEMV_DTYPE_F16 && L.zero_mode != GEMV_QZERO_FLOAT);
-    if (L.bits != 4 || !types_ok || !(L.rows == 1 || (L.x_held && L.rows == 2)))
+    const bool bits_ok = L.bits == 4 || (L.x_held && L.bits == 8 && L.dtype == GEMV_DTYPE_F16 && L.args.gs_log2 >= 6);
+    if (!bits_ok || !types_ok || !(L.rows == 1 || (L.x_held && L.rows == 2)))
         violation(world(), "qmma: int4, fp16, symmetric or integer zeros, unroll 1 only (x held: bf16 too, any "
                            "zeros, unroll 1 or 2)");
     const unsigned threads = L.x_held ? 1u << L.args.p_log2 : (unsigned)(L.args.teams << L.args.p_log2);
