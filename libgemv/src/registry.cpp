@@ -488,6 +488,17 @@ gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Proble
     return q_finish(op, L, launch_qrows(L, pb.stream), pb);
 }
 
+// Why a kernel that reads x in place (qmma_x_in_place_ok) refuses pb; `how` names the config.
+gemv_status_t refuse_x_in_place(const Operation &op, const Problem &pb, const char *how) {
+    if (pb.k > ((int64_t)1 << 36))
+        set_error("%s%s takes K up to 2^36 (got %lld)", op.info.name, how, (long long)pb.k);
+    else
+        set_error("%s%s reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned (x = %p) and no "
+                  "act-order perm%s",
+                  op.info.name, how, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
+    return GEMV_STATUS_NOT_SUPPORTED;
+}
+
 // Tensor cores: a tile of 16 rows, threads_per_row / 32 warps taking its steps of 128 columns
 // (each in one group) in turn. Float zeros (fma(q, s, z) per code) and groups under 128 stay
 // on q_rows.
@@ -507,39 +518,21 @@ gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &c, co
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     // Unstaged, x is read in place as 16-byte packs (its step counters are 32-bit).
-    if (!c.x_in_smem && !qmma_x_in_place_ok(pb)) {
-        if (pb.k > ((int64_t)1 << 36))
-            set_error("%s with x_in_smem = 0 takes K up to 2^36 (got %lld)", op.info.name, (long long)pb.k);
-        else
-            set_error("%s with x_in_smem = 0 reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned "
-                      "(x = %p) and no act-order perm%s",
-                      op.info.name, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
-        return GEMV_STATUS_NOT_SUPPORTED;
-    }
+    if (!c.x_in_smem && !qmma_x_in_place_ok(pb)) return refuse_x_in_place(op, pb, " with x_in_smem = 0");
     return GEMV_STATUS_SUCCESS;
 }
 
 // x held in registers: int4 in fp16 or bf16, any zero mode and group size (groups of 32 and
 // 64 in B's columns); int8 in fp16 (1024 + q is exact there, not in bf16) with groups of 64
 // up (a 64-column step in one group); x in place (as q_mma's x_in_smem = 0).
-gemv_status_t qmma_x_held_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+gemv_status_t qmma_x_held_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
     if (pb.qw.bits == 8 && (pb.dtype() != GEMV_DTYPE_F16 || (pb.qw.group_size != 0 && pb.qw.group_size < 64))) {
         set_error("%s takes int8 weights in fp16 with groups of 64 columns or more (or one a row); got %s, "
                   "group_size = %d: q_rows runs them",
                   op.info.name, pb.dtype() == GEMV_DTYPE_F16 ? "fp16" : "bf16", pb.qw.group_size);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    if (!qmma_x_in_place_ok(pb)) {
-        if (pb.k > ((int64_t)1 << 36))
-            set_error("%s takes K up to 2^36 (got %lld)", op.info.name, (long long)pb.k);
-        else
-            set_error("%s reads x in place: it needs incx = 1 (got %lld), x 16-byte aligned (x = %p) and no "
-                      "act-order perm%s",
-                      op.info.name, (long long)pb.incx, pb.x_first, pb.qw.perm ? " (perm is set)" : "");
-        return GEMV_STATUS_NOT_SUPPORTED;
-    }
-    (void)c;
-    return GEMV_STATUS_SUCCESS;
+    return qmma_x_in_place_ok(pb) ? GEMV_STATUS_SUCCESS : refuse_x_in_place(op, pb, "");
 }
 
 gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
