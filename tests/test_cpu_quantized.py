@@ -366,7 +366,7 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 8192, 8192, incx=2) == ("q_rows", 8, 512, 4, 4)
     assert pick(4, 28672, 8192, incx=2) == ("q_rows", 8, 512, 4, 1)
     assert pick(8, 128256, 4096, dtype=1) == ("q_rows", 16, 512, 4, 1)
-    assert pick(4, 1024, 4096, dtype=1, mode=2)[0] == "q_rows"
+    assert pick(4, 400, 4096, dtype=1, mode=2)[0] == "q_rows"   # under 512 rows
     # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from
     # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
     expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4096, 4096)                   # bf16 4096^2: 256 tiles
@@ -375,16 +375,30 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192, dtype=1, mode=2)  # fp16, float zeros
+    # Smaller int4 matrices (512 rows up, 2^21 codes up), x contiguous: x held, 8 warps a
+    # block, K unsplit in 8 to 16 steps (2 steps a warp past 8; up to 2^25 codes), else slices
+    # of 8 steps (up to 2^23 codes, not q_mma's formats), the tiles shared out over a wave of
+    # 3 blocks an SM at one step, 2 at two.
+    expect(("q_mma_x_held", 256, 1, 1, 5), 4, 1000, 4100)                 # 33 steps: 5 slices, 315 blocks
+    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 2048, 2048)                 # 16 steps: one slice
+    expect(("q_mma_x_held", 256, 2, 2, 1), 4, 6397, 1219, dtype=1, mode=2)  # 400 tiles over 264 blocks
+    expect(("q_mma_x_held", 256, 2, 1, 4), 4, 2048, 4096, mode=2)         # 128 tiles x 4 slices: 2 a block
+    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024, dtype=1)        # q_mma's format, 8 steps
+    expect(("q_mma_x_held", 256, 5, 2, 1), 4, 16960, 1152, dtype=1)       # 9 steps, 1060 tiles
+    expect(("q_mma_x_held", 256, 4, 2, 1), 4, 16384, 2048, mode=2)        # 16 steps, 2^25 codes
+    expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16384, 1024, mode=2)        # 8 steps past 2^23 codes: below
+    expect(("q_rows",), 4, 1000, 4100, incx=2)                            # x strided: the rules below
+    expect(("q_rows",), 4, 700, 2048)                                     # under 2^21 codes
     # Small matrices (512 rows up, at most 4 MB of codes) the rule above leaves SMs without a
     # block: one row a thread, 4 lanes a row for int4 (8 for int8), 32 rows a block, slices of
     # about two packs a lane, at most 4 blocks an SM.
-    assert pick(4, 1000, 4100) == ("q_rows", 4, 128, 1, 16)
-    assert pick(4, 2048, 2048) == ("q_rows", 4, 128, 1, 8)
+    expect(("q_rows", 4, 128, 1, 1), 4, 1000, 4100, ws=0)    # no workspace for slices: q_rows unsplit
+    expect(("q_rows", 4, 128, 1, 8), 4, 2048, 2048, incx=2)
     assert pick(8, 1024, 4096, dtype=1) == ("q_rows", 8, 256, 1, 16)
     assert pick(4, 256, 4096)[:4] == ("q_rows", 8, 128, 2)            # fewer rows: the rule above
     assert pick(4, 4096, 2048, incx=2) == ("q_rows", 4, 128, 1, 4)     # 4 MB of codes
     assert pick(4, 4096, 4224, incx=2)[:2] == ("q_rows", 8)            # over 4 MB: the rule above
-    expect(("q_mma_x_held", 128, 1, 2, 2), 4, 4096, 2048)               # x contiguous: held (2^23 codes)
+    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 4096, 2048)               # x contiguous: held (16 steps)
     assert pick(4, 8192, 28672, incx=2)[4] >= 3         # x in slices a block stages at once
     assert pick(4, 8192, 28672, ws=0) == ("q_rows", 8, 512, 4, 1)  # no workspace: one slice, staged in chunks
     # fp16 int4, groups of 128 up, symmetric or integer zeros, x contiguous and aligned, 4096
@@ -399,13 +413,15 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_x_held", 128, 61, 2, 4), 4, 128256, 4096, dtype=1)       # 8016 tiles over 132 blocks
     expect(("q_mma_x_held", 128, 64, 2, 16), 4, 65536, 16384, dtype=1)      # past one wave: 64 tiles a block
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16384, 1024, dtype=1)         # 16384 rows: 8 steps, one slice
+    expect(("q_mma_x_held", 128, 8, 2, 1), 4, 65536, 1024, dtype=1)         # 4096 tiles over 528 blocks
     # Without the workspace for its slices: the rules below (x in place, unsplit).
     expect(("q_mma", 256, 256, 1, 1, False), 4, 8192, 8192, dtype=1, ws=0)
     # Under 2^25 codes, K up to 14336, tiles in near-equal shares (an SM's, or waves): tensor
     # cores reading x in place, a 16-row tile a block, 8 K warps (4 from 24576 rows), unsplit.
     expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 4096, dtype=1)
     expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 4096, dtype=1, mode=0)
-    expect(("q_mma", 128, 128, 1, 1, False), 4, 8192, 1024, dtype=1)        # 8 steps: 4 K warps
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 2048, dtype=1)        # one wave of tiles: in place
+    expect(("q_mma", 128, 128, 1, 1, False), 4, 4096, 1024, dtype=1)        # 8 steps: 4 K warps
     expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
     expect(("q_mma", 32, 128, 1, 16, True), 4, 2048, 4096, dtype=1)         # fewer rows: staged
     expect(("q_rows",), 4, 2048, 16384, dtype=1)                             # longer rows: q_rows

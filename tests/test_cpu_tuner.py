@@ -411,6 +411,14 @@ def test_tune_jobs_cover_each_op_and_batches_and_keep_old_study_names():
     # --formats: one format's shapes alone (int4 g128 fp16 of the three fp16 formats).
     g128 = plan_jobs(["float16"], ops=["N"], single=False, batched=False, quantized=True, formats=["int4-g128"])
     assert g128 and {w for *_, w in g128} == {(4, 128, "int")} and 3 * len(g128) == len(only_q)
+    # --shapes with --quantized: the formats at those shapes instead of the grid (and the
+    # dense shapes too unless --no-single).
+    at = plan_jobs(["bfloat16"], ops=["N"], shapes=[(4096, 1024), (3000, 2000)], single=False, batched=False,
+                   quantized=True, formats=["int4-g128-float"])
+    assert at == [("N", 1, "bfloat16", 4096, 1024, (4, 128, "float")), ("N", 1, "bfloat16", 3000, 2000, (4, 128, "float"))]
+    both = plan_jobs(["bfloat16"], ops=["N"], shapes=[(4096, 1024)], batched=False, quantized=True,
+                     formats=["int4-g128-float"])
+    assert both == [("N", 1, "bfloat16", 4096, 1024, None), ("N", 1, "bfloat16", 4096, 1024, (4, 128, "float"))]
     # An op N single product keeps its study name: a storage from before resumes.
     assert study_name("gpu/lib/cuda/", "N", 1, "float16", 4096, 4096) == "gpu/lib/cuda/float16/4096x4096"
     names = {study_name("p/", op, b, d, m, k) for op, b, d, m, k in jobs}

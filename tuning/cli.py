@@ -103,12 +103,13 @@ def plan_jobs(dtypes, *, ops=("N", "T"), shapes=None, batches=(1,), quick=False,
     batch count, or the grids (with ``single``, op N's default or quick grid and op T's; with
     ``batched`` and not ``quick``, the strided-batch grid of each op); with ``quantized``,
     also the quantized grid (weights (bits, group_size, zero_point); None for a dense A), of
-    the ``formats`` named (pygemv-bench --quantized's names; None: all)."""
+    the ``formats`` named (pygemv-bench --quantized's names; None: all), or its formats at
+    the given ``shapes`` (whose dense problems ``single`` = False then leaves out)."""
     jobs = []
     for op in ops:
         for d in dtypes:
             if shapes:
-                jobs += [(op, b, d, m, k, None) for b in batches for m, k in shapes]
+                jobs += [(op, b, d, m, k, None) for b in batches for m, k in shapes] if single or not quantized else []
                 continue
             grid_single = (grid.quick_grid(d) if quick else grid.default_grid(d)) if op == "N" else grid.op_t_grid(d, quick)
             jobs += [(op, 1, d, m, k, None) for m, k in (grid_single if single else [])]
@@ -117,8 +118,10 @@ def plan_jobs(dtypes, *, ops=("N", "T"), shapes=None, batches=(1,), quick=False,
     if quantized:
         named = {name: (bits, gs, zp, d) for name, bits, gs, zp, d in QUANTIZED_BENCH_FORMATS}
         wanted = None if formats is None else {named[f] for f in formats}
-        jobs += [("N", 1, d, m, k, w) for w, d, m, k in grid.quantized_grid()
-                 if d in dtypes and (wanted is None or (*w, d) in wanted)]
+        qgrid = grid.quantized_grid()
+        if shapes:  # the grid's formats at the given shapes
+            qgrid = list(dict.fromkeys((w, d, m, k) for w, d, _, _ in qgrid for m, k in shapes))
+        jobs += [("N", 1, d, m, k, w) for w, d, m, k in qgrid if d in dtypes and (wanted is None or (*w, d) in wanted)]
     return jobs
 
 
@@ -200,7 +203,8 @@ def tune_device(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--version", action="version", version=pygemv.version_string("pygemv-tune"))
     ap.add_argument("--quick", action="store_true", help="coarse grids (M, K step 16; no batches) and 8 trials a shape")
-    ap.add_argument("--shapes", default="", help="MxK,... instead of the grids")
+    ap.add_argument("--shapes", default="", help="MxK,... instead of the grids (with --quantized, of its grid too; "
+                                                 "add --no-single for the quantized shapes alone)")
     ap.add_argument("--ops", default="N,T", help="N (y = A x), T (y = A^T x), or both (default)")
     ap.add_argument("--batches", default="1", help="with --shapes: strided-batch counts to tune each shape at "
                                                     "(default 1: single products)")
