@@ -12,7 +12,9 @@ OUT=${OUT:-.}
 OLD=$1
 PIP="python3 -m pip install -q --no-build-isolation --no-deps -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90"
 BENCH="python3 -P -m pygemv.bench --quantized --shapes ${SHAPES} ${FORMATS:+--formats $FORMATS}"
-rm -rf /tmp/prev && mkdir -p /tmp/prev && tar -xf "$OLD" -C /tmp/prev
+# A clean build of the previous: tar keeps the commit's mtimes, older than the objects a build
+# dir may hold from another commit, which ninja would then keep.
+rm -rf /tmp/prev /tmp/skb-prev && mkdir -p /tmp/prev && tar -xf "$OLD" -C /tmp/prev
 $PIP -Cbuild-dir=/tmp/skb-prev /tmp/prev > /tmp/build-previous.log 2>&1 || { tail -30 /tmp/build-previous.log; exit 1; }
 (cd /tmp && $BENCH --json "$OUT/previous.json") > /tmp/bench-previous.txt 2>&1 || { tail -30 /tmp/bench-previous.txt; exit 1; }
 $PIP -Cbuild-dir=/tmp/skb . > /tmp/build-this.log 2>&1 || { tail -30 /tmp/build-this.log; exit 1; }
