@@ -95,6 +95,8 @@ def fit_table(tmp_path):
         Entry("float16", 65536, 257, C("rows_per_warp", 8, 128, 3, 1, True), 14.8, 15.8),
         # x's phase copies (rows of 32 KB, 256 MB)
         Entry("float16", 8192, 16385, C("block_per_row", 256, 1, 5, 1), 90.0, 99.0),
+        # realigned fp32 rows where the heuristic now reads x's phase copies (1024 rows, 16 MB)
+        Entry("float32", 1024, 4097, C("block_per_row", 128, 1, 2, 2), 7.4, 10.7),
     ])
 
 
@@ -130,6 +132,10 @@ def test_an_entry_that_would_leave_threads_without_loads_is_not_applied(tmp_path
         assert t.lookup(5792, 5793, "float16", workspace_bytes=0)[0].vector_loads == 2  # 1.99x its elements
         assert t.lookup(8191, 8191, "float16") is None                   # 4x: phased rows instead
         assert t.lookup(2000, 8193, "float16") is None                   # 1.44 away: beyond 1.0
+        # An entry at the problem's own shape serves it even there: it was tuned against them.
+        assert t.lookup(1024, 4097, "float32")[0].vector_loads == 2
+        assert t.lookup(1064, 5241, "float32") is None                   # 0.36 away: the copies
+        assert t.lookup(1064, 5241, "float32", workspace_bytes=0)[0].vector_loads == 2
         # A phased entry serves its own shape and longer rows, but not shorter rows outside
         # the phased regime (under 512 bytes here).
         assert t.lookup(65536, 257, "float16")[0].vector_loads == 3
@@ -195,7 +201,11 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
         c = pick(2048, 4097, dtype)  # 16 MB in 16-bit types
         assert (c.vector_loads, c.threads_per_row, c.unroll) == (X, 128, 1), (dtype, c)
         assert pick(2048, 4097, dtype, workspace_bytes=0).vector_loads != X
-        assert pick(1900, 4097, dtype).vector_loads != X  # under 2048 rows
+        # Under 2048 rows: fp32 from 1024 rows up to 128 MB takes the copies too, 16-bit rows not.
+        assert (pick(1900, 4097, dtype).vector_loads == X) == (es == 4)
+        assert (pick(1064, 5241, dtype).vector_loads == X) == (es == 4)
+        assert pick(1000, 5241, dtype).vector_loads != X                        # under 1024 rows
+        assert pick(1024, 65537 if es == 4 else 16385, dtype).vector_loads != X  # fp32: over 128 MB
         # 16-bit rows of 8192 packs and more: 256 lanes, four in flight.
         if es == 2:
             c = pick(2048, 65537, dtype)

@@ -145,12 +145,18 @@ bool phased_regime(const Problem &pb) {
 // shapes measured, benchmarks/experiments/phase_copies*.sh and the held-out check: fp16
 // 2048 x 4097 8.4 us against 8.8 realigned, 3209 x 2998 9.6 against 11.1 tuned), with the
 // copies within the workspace. Unlike staged x, the copies fit any row the workspace holds.
+// fp32 from 1024 rows up to 128 MB too: there 128 realigned lanes a row ran 12 of 15 shapes
+// 7-46% slower (1064 x 5241 13.9 us against 11.4, 0.79x cuBLAS; 2000 x 4501 22.9 against
+// 15.7), 1024 x 65537 4.5% faster; 16-bit rows there gained and lost about as often (1200 x
+// 9999 1.18x, 1064 x 9001 0.83x); benchmarks/NOTES.md section 34, results/h100-2026-11-26-
+// s21-dense-copies-*.
 bool phased_copies_regime(const Problem &pb) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype());
     const gemv_config_t c = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhasedCopies, 1, 0, 1);
-    return pb.op == GEMV_OP_N && !pb.batched() && !pb.quantized() && pb.m >= 2048 && !rows_aligned16(pb) &&
-           pb.k * esz >= 4096 && mul_sat(mul_sat(pb.m, pb.lda), esz) >= (16 << 20) &&
-           workspace_needed(c, pb) <= pb.workspace_bytes;
+    const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
+    const bool rows_enough = pb.m >= 2048 || (esz == 4 && pb.m >= 1024 && bytes <= (128 << 20));
+    return pb.op == GEMV_OP_N && !pb.batched() && !pb.quantized() && rows_enough && !rows_aligned16(pb) &&
+           pb.k * esz >= 4096 && bytes >= (16 << 20) && workspace_needed(c, pb) <= pb.workspace_bytes;
 }
 
 namespace {

@@ -564,8 +564,13 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     // Where the heuristic reads x's phase copies, only entries of those apply: tables tuned
     // before them hold realigned or staged configs there, which the copies beat by 2-11%.
     const bool copies_only = single_n && phased_copies_regime(pb);
+    // Under 2048 rows (fp32's band, docs/variants.md) an entry at the problem's own shape still
+    // serves it: fp32 1024 x 4097's realigned entry ran 7.4 us, the copies 9.3. From 2048 rows
+    // the copies beat the entries at their own shapes too.
     auto kind = [&](const TableEntry &e) {
-        return e.dense16 == dense16 && e.group == group && (!copies_only || e.config.vector_loads == kLoadsPhasedCopies);
+        const bool own_shape_under_2048 = pb.m < 2048 && e.m == m && e.k == k && e.batch == batch;
+        return e.dense16 == dense16 && e.group == group &&
+               (!copies_only || e.config.vector_loads == kLoadsPhasedCopies || own_shape_under_2048);
     };
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
