@@ -366,6 +366,15 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 8192, 8192, incx=2) == ("q_rows", 8, 512, 4, 4)
     assert pick(4, 28672, 8192, incx=2) == ("q_rows", 8, 512, 4, 1)
     assert pick(8, 128256, 4096, dtype=1) == ("q_rows", 16, 512, 4, 1)
+    # int8 in fp16 from 2048 to 12288 rows and 2^23 codes: x held as int4's larger rule, on
+    # 64-column steps (split = steps / 8).
+    expect(("q_mma_x_held", 128, 4, 2, 8), 8, 4096, 4096, dtype=1)          # 64 steps, 256 tiles
+    expect(("q_mma_x_held", 128, 29, 2, 22), 8, 11008, 10944, dtype=1)      # 171 steps, 688 tiles
+    assert pick(8, 14336, 4096, dtype=1)[0] == "q_rows"                     # more rows: q_rows
+    expect(("q_mma_x_held", 256, 2, 1, 5), 8, 1800, 2500, dtype=1)          # smaller: 40 steps, 5 slices
+    expect(("q_mma_x_held", 256, 1, 2, 1), 8, 2048, 1024, dtype=1)          # 16 steps of 64 columns: one slice
+    assert pick(8, 4096, 4096)[0] == "q_rows"                               # bf16: no int8 x held
+    assert pick(8, 4096, 4096, dtype=1, incx=2)[0] == "q_rows"              # x strided
     assert pick(4, 400, 4096, dtype=1, mode=2)[0] == "q_rows"   # under 512 rows
     # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from
     # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
@@ -394,7 +403,7 @@ def test_heuristic_lanes_rows_and_splits():
     # about two packs a lane, at most 4 blocks an SM.
     expect(("q_rows", 4, 128, 1, 1), 4, 1000, 4100, ws=0)    # no workspace for slices: q_rows unsplit
     expect(("q_rows", 4, 128, 1, 8), 4, 2048, 2048, incx=2)
-    assert pick(8, 1024, 4096, dtype=1) == ("q_rows", 8, 256, 1, 16)
+    assert pick(8, 1024, 4096, dtype=1, incx=2) == ("q_rows", 8, 256, 1, 16)
     assert pick(4, 256, 4096)[:4] == ("q_rows", 8, 128, 2)            # fewer rows: the rule above
     assert pick(4, 4096, 2048, incx=2) == ("q_rows", 4, 128, 1, 4)     # 4 MB of codes
     assert pick(4, 4096, 4224, incx=2)[:2] == ("q_rows", 8)            # over 4 MB: the rule above

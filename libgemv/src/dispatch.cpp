@@ -494,7 +494,7 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // bf16) 10.6 us against 8.5, 8192 x 2048 11.4 against 6.9, int4 g32 fp16 11008 x 10944
     // 57.7 against 37.9, 4096^2 10.9 against 9.3 (-s20-x-held-sweep-float.txt, -g32.txt).
     const bool x_held_format = pb.qw.bits == 4;
-    // Smaller int4 matrices (512 rows up, 2^21 codes up) are latency-bound: there x held runs
+    // Smaller int4 and int8 matrices (512 rows up, 2^21 codes up) are latency-bound: there x held runs
     // 8 warps a block, and K in one slice where 8 warps of 1 or 2 steps cover it (9 to 16
     // steps up to 2^25 codes, 8 up to 2^23), else in slices of 8 steps (up to 2^23 codes,
     // not q_mma's formats), each warp one chunk; the tiles shared out over one wave of 2
@@ -507,12 +507,17 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // 2560 x 1408 4.3 against 5.5, int4 g32 fp16 5000 x 1500 6.5 against 9.4, fp16 int4 g128
     // 16960 x 1152 7.9 against 9.8. q_mma's formats keep q_mma past 16 steps (2048 x 4096 6.2
     // against 5.7 staged) and at one wave of in-place tiles (4096 x 2048 4.9 against 4.8).
-    const int64_t all_codes = mul_sat(pb.m, pb.k), k_steps = (pb.k + 127) / 128, k_tiles = (pb.m + 15) / 16;
+    // int8 (fp16, a step 64 columns) against q_rows, 18 cases (-s21-int8-x-held-small-vs-
+    // previous.txt): 1.17x, min 0.99x (1800 x 2500 8.3 against 5.1 us, 2048 x 1024 4.4 against 3.0).
+    const bool int8_held = pb.qw.bits == 8 && pb.dtype() == GEMV_DTYPE_F16 &&
+                           (pb.qw.group_size == 0 || pb.qw.group_size >= 64);
+    const int64_t step_cols = pb.qw.bits == 8 ? 64 : 128; // a step: 128 columns of int4, 64 of int8
+    const int64_t all_codes = mul_sat(pb.m, pb.k), k_steps = (pb.k + step_cols - 1) / step_cols, k_tiles = (pb.m + 15) / 16;
     const bool x_held_small = pb.m >= 512 && k_steps >= 8 && all_codes >= ((int64_t)1 << 21) &&
                               (k_steps <= 16 ? all_codes <= ((int64_t)1 << (k_steps <= 8 ? 23 : 25)) &&
                                                    !(mma_format && pb.m >= 4096 && k_tiles <= 2 * (int64_t)sm_count)
                                              : !mma_format && all_codes <= ((int64_t)1 << 23));
-    if (x_held_format && qmma_x_in_place_ok(pb) && x_held_small) {
+    if ((x_held_format || int8_held) && qmma_x_in_place_ok(pb) && x_held_small) {
         const int s = k_steps > 16 || k_steps <= 8 ? 1 : 2;
         const int split = k_steps <= 16 ? 1 : (int)std::min<int64_t>((k_steps + 7) / 8, 1024);
         const int64_t units = k_tiles * split, wave = (s == 1 ? 3 : 2) * (int64_t)std::max(sm_count, 1);
@@ -520,10 +525,16 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
         const gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, tpb, kLoadsAligned, s, 0, split);
         if (workspace_needed(c, pb) <= pb.workspace_bytes) return c; // else the rules below
     }
-    const bool x_held_size = mma_format ? pb.m >= 4096 && (mul_sat(pb.m, pb.k) >= ((int64_t)1 << 25) || pb.m >= 16384)
-                                        : pb.m >= 2048 && mul_sat(pb.m, pb.k) >= ((int64_t)1 << 23);
-    if (x_held_format && qmma_x_in_place_ok(pb) && x_held_size) {
-        const int64_t steps = (pb.k + 127) / 128, tiles = (pb.m + 15) / 16;
+    // int8 (fp16, groups of 64 up or one a row; a step is 64 columns) the same way from 2048 to
+    // 12288 rows and 2^23 codes up: x held ran 1.09-1.23x q_rows there (4096^2 9.1 against
+    // 11.1 us, 5003 x 7392 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or
+    // slower beyond (14336 x 4096 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-
+    // x-held-sweep-int8.txt; checked in -s21-int8-x-held-vs-previous.txt).
+    const bool x_held_size = pb.qw.bits == 8 ? int8_held && pb.m >= 2048 && pb.m <= 12288 && all_codes >= ((int64_t)1 << 23)
+                             : mma_format    ? pb.m >= 4096 && (all_codes >= ((int64_t)1 << 25) || pb.m >= 16384)
+                                             : pb.m >= 2048 && all_codes >= ((int64_t)1 << 23);
+    if ((x_held_format || int8_held) && qmma_x_in_place_ok(pb) && x_held_size) {
+        const int64_t steps = k_steps, tiles = k_tiles;
         const int split = (int)std::clamp<int64_t>((steps + 7) / 8, 1, 1024);
         const int64_t row_blocks = std::max<int64_t>(1, 4 * (int64_t)std::max(sm_count, 1) / split);
         const int tpb = (int)std::clamp<int64_t>((tiles + row_blocks - 1) / row_blocks, 1, 64);
