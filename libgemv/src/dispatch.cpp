@@ -454,6 +454,43 @@ bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int 
     return share / std::ceil(share) >= 0.8;
 }
 
+// Smaller int4 and int8 matrices (512 rows up, 2^21 codes up) are latency-bound: there x held
+// runs 8 warps a block, and K in one slice where 8 warps of 1 or 2 steps cover it (9 to 16
+// steps up to 2^25 codes, 8 up to 2^23), else in slices of 8 steps (up to 2^23 codes, not
+// q_mma's formats), each warp one chunk; the tiles shared out over one wave of 2 blocks an SM
+// at 2 steps a chunk (124 registers), 3 at one. At 8 steps and more rows the larger rule
+// runs faster (16384 x 1024 fp16 6.5 against 7.2 us, 32768 x 1024 9.5 against 11.5;
+// -s21-x-held-small-check.txt), at 16 steps this one (16384 x 2048 9.6 against 11.6). Against
+// the previous rules, 78 cases (3 formats x 26 shapes; benchmarks/NOTES.md section 34,
+// results/h100-2026-11-26-s21-x-held-small-vs-previous.txt): 1.13x, bf16 float zeros 6397 x
+// 1219 5.5 against 8.1 us, 2560 x 1408 4.3 against 5.5, int4 g32 fp16 5000 x 1500 6.5 against
+// 9.4, fp16 int4 g128 16960 x 1152 7.9 against 9.8. q_mma's formats keep q_mma past 16 steps
+// (2048 x 4096 6.2 against 5.7 staged) and at one wave of in-place tiles (4096 x 2048 4.9
+// against 4.8). int8 (fp16, a step 64 columns) against q_rows, 18 cases (-s21-int8-x-held-
+// small-vs-previous.txt): 1.17x, min 0.99x (1800 x 2500 8.3 against 5.1 us, 2048 x 1024 4.4
+// against 3.0). False where it does not apply (or its slices find no workspace).
+bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    if (!pb.quantized() || !qmma_x_in_place_ok(pb)) return false;
+    const bool mma_format = pb.qw.bits == 4 && pb.dtype() == GEMV_DTYPE_F16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT &&
+                            (pb.qw.group_size == 0 || pb.qw.group_size >= 128);
+    const bool int8_held = pb.qw.bits == 8 && pb.dtype() == GEMV_DTYPE_F16 &&
+                           (pb.qw.group_size == 0 || pb.qw.group_size >= 64);
+    if (pb.qw.bits != 4 && !int8_held) return false;
+    const int64_t step_cols = pb.qw.bits == 8 ? 64 : 128; // a step: 128 columns of int4, 64 of int8
+    const int64_t all_codes = mul_sat(pb.m, pb.k), k_steps = (pb.k + step_cols - 1) / step_cols, k_tiles = (pb.m + 15) / 16;
+    const bool small = pb.m >= 512 && k_steps >= 8 && all_codes >= ((int64_t)1 << 21) &&
+                       (k_steps <= 16 ? all_codes <= ((int64_t)1 << (k_steps <= 8 ? 23 : 25)) &&
+                                            !(mma_format && pb.m >= 4096 && k_tiles <= 2 * (int64_t)sm_count)
+                                      : !mma_format && all_codes <= ((int64_t)1 << 23));
+    if (!small) return false;
+    const int s = k_steps > 16 || k_steps <= 8 ? 1 : 2;
+    const int split = k_steps <= 16 ? 1 : (int)std::min<int64_t>((k_steps + 7) / 8, 1024);
+    const int64_t units = k_tiles * split, wave = (s == 1 ? 3 : 2) * (int64_t)std::max(sm_count, 1);
+    const int tpb = (int)std::clamp<int64_t>((units + wave - 1) / wave, 1, 64);
+    *out = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, tpb, kLoadsAligned, s, 0, split);
+    return workspace_needed(*out, pb) <= pb.workspace_bytes;
+}
+
 namespace {
 
 // Quantized weights (q_rows). Fit to a sweep of lanes, rows a thread, splits and block
@@ -494,37 +531,12 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // bf16) 10.6 us against 8.5, 8192 x 2048 11.4 against 6.9, int4 g32 fp16 11008 x 10944
     // 57.7 against 37.9, 4096^2 10.9 against 9.3 (-s20-x-held-sweep-float.txt, -g32.txt).
     const bool x_held_format = pb.qw.bits == 4;
-    // Smaller int4 and int8 matrices (512 rows up, 2^21 codes up) are latency-bound: there x held runs
-    // 8 warps a block, and K in one slice where 8 warps of 1 or 2 steps cover it (9 to 16
-    // steps up to 2^25 codes, 8 up to 2^23), else in slices of 8 steps (up to 2^23 codes,
-    // not q_mma's formats), each warp one chunk; the tiles shared out over one wave of 2
-    // blocks an SM at 2 steps a chunk (124 registers), 3 at one. At 8 steps and more rows the
-    // rule below runs faster (16384 x 1024 fp16 6.5 against 7.2 us, 32768 x 1024 9.5 against
-    // 11.5; -s21-x-held-small-check.txt), at 16 steps this one (16384 x 2048 9.6 against
-    // 11.6). Against the rules below, 78
-    // cases (3 formats x 26 shapes; benchmarks/NOTES.md section 34, results/h100-2026-11-26-
-    // s21-x-held-small-vs-previous.txt): 1.13x, bf16 float zeros 6397 x 1219 5.5 against 8.1 us,
-    // 2560 x 1408 4.3 against 5.5, int4 g32 fp16 5000 x 1500 6.5 against 9.4, fp16 int4 g128
-    // 16960 x 1152 7.9 against 9.8. q_mma's formats keep q_mma past 16 steps (2048 x 4096 6.2
-    // against 5.7 staged) and at one wave of in-place tiles (4096 x 2048 4.9 against 4.8).
-    // int8 (fp16, a step 64 columns) against q_rows, 18 cases (-s21-int8-x-held-small-vs-
-    // previous.txt): 1.17x, min 0.99x (1800 x 2500 8.3 against 5.1 us, 2048 x 1024 4.4 against 3.0).
     const bool int8_held = pb.qw.bits == 8 && pb.dtype() == GEMV_DTYPE_F16 &&
                            (pb.qw.group_size == 0 || pb.qw.group_size >= 64);
     const int64_t step_cols = pb.qw.bits == 8 ? 64 : 128; // a step: 128 columns of int4, 64 of int8
     const int64_t all_codes = mul_sat(pb.m, pb.k), k_steps = (pb.k + step_cols - 1) / step_cols, k_tiles = (pb.m + 15) / 16;
-    const bool x_held_small = pb.m >= 512 && k_steps >= 8 && all_codes >= ((int64_t)1 << 21) &&
-                              (k_steps <= 16 ? all_codes <= ((int64_t)1 << (k_steps <= 8 ? 23 : 25)) &&
-                                                   !(mma_format && pb.m >= 4096 && k_tiles <= 2 * (int64_t)sm_count)
-                                             : !mma_format && all_codes <= ((int64_t)1 << 23));
-    if ((x_held_format || int8_held) && qmma_x_in_place_ok(pb) && x_held_small) {
-        const int s = k_steps > 16 || k_steps <= 8 ? 1 : 2;
-        const int split = k_steps <= 16 ? 1 : (int)std::min<int64_t>((k_steps + 7) / 8, 1024);
-        const int64_t units = k_tiles * split, wave = (s == 1 ? 3 : 2) * (int64_t)std::max(sm_count, 1);
-        const int tpb = (int)std::clamp<int64_t>((units + wave - 1) / wave, 1, 64);
-        const gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, tpb, kLoadsAligned, s, 0, split);
-        if (workspace_needed(c, pb) <= pb.workspace_bytes) return c; // else the rules below
-    }
+    gemv_config_t small;
+    if (x_held_small_config(pb, sm_count, &small)) return small;
     // int8 (fp16, groups of 64 up or one a row; a step is 64 columns) the same way from 2048 to
     // 12288 rows and 2^23 codes up: x held ran 1.09-1.23x q_rows there (4096^2 9.1 against
     // 11.1 us, 5003 x 7392 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or

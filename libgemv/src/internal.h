@@ -180,6 +180,9 @@ bool phased_regime(const Problem &pb);
 // ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
 // Tuned entries of another config do not apply there (tables tuned before the copies).
 bool phased_copies_regime(const Problem &pb);
+// The heuristic's x-held rule for smaller int4 and int8 matrices (dispatch.cpp): its config
+// in *out where it applies and its slices fit the workspace.
+bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out);
 // Elements of each K slice when k is split s ways (registry.cpp): a multiple of kSliceGranule.
 int64_t split_slice_len(int64_t k, int s);
 

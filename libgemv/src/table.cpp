@@ -567,10 +567,20 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     // Under 2048 rows (fp32's band, docs/variants.md) an entry at the problem's own shape still
     // serves it: fp32 1024 x 4097's realigned entry ran 7.4 us, the copies 9.3. From 2048 rows
     // the copies beat the entries at their own shapes too.
+    // Where the x-held rule for smaller quantized matrices runs, an entry of groups of 128 up
+    // (or one a row) speaks for its own shape alone: the entries were tuned against earlier
+    // rules, and at their neighbours the rule ran faster (bf16 float zeros 1000 x 4100: 5.85 us
+    // with the 1024 x 4096 entry, 4.87 with the rule; int8 1200 x 4096 6.97 against 5.11).
+    // Groups of 32 and 64 keep their neighbours: there the q_rows entries won about as often
+    // (int4 g32 1024 x 3500 4.94 against 5.32, 1000 x 4100 6.37 against 5.19; benchmarks/
+    // NOTES.md section 34).
+    gemv_config_t held;
+    const bool own_shape_only = pb.quantized() && (pb.qw.group_size == 0 || pb.qw.group_size >= 128) &&
+                                x_held_small_config(pb, sm_count, &held);
     auto kind = [&](const TableEntry &e) {
-        const bool own_shape_under_2048 = pb.m < 2048 && e.m == m && e.k == k && e.batch == batch;
-        return e.dense16 == dense16 && e.group == group &&
-               (!copies_only || e.config.vector_loads == kLoadsPhasedCopies || own_shape_under_2048);
+        const bool own_shape = e.m == m && e.k == k && e.batch == batch;
+        return e.dense16 == dense16 && e.group == group && (!own_shape_only || own_shape) &&
+               (!copies_only || e.config.vector_loads == kLoadsPhasedCopies || (pb.m < 2048 && own_shape));
     };
     // The nearest entry of the problem's kind usually runs it: one pass, no allocation.
     const TableEntry *best = nullptr;
