@@ -454,6 +454,25 @@ bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int 
     return share / std::ceil(share) >= 0.8;
 }
 
+namespace {
+
+// What the x-held rules read of a quantized problem.
+struct XHeldShape {
+    bool mma_format; // int4 in fp16, symmetric or integer zeros, groups of 128 up: q_mma's formats
+    bool holds;      // q_mma_x_held takes it: int4, or int8 in fp16 with groups of 64 up (or one a
+                     // row), and x in place
+    int64_t codes, steps, tiles; // steps of 128 columns (int4) or 64 (int8), tiles of 16 rows
+};
+XHeldShape x_held_shape(const Problem &pb) {
+    const bool f16 = pb.dtype() == GEMV_DTYPE_F16, int8 = pb.qw.bits == 8;
+    const int64_t step_cols = int8 ? 64 : 128;
+    return {pb.qw.bits == 4 && f16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT && (pb.qw.group_size == 0 || pb.qw.group_size >= 128),
+            (pb.qw.bits == 4 || (int8 && f16 && (pb.qw.group_size == 0 || pb.qw.group_size >= 64))) && qmma_x_in_place_ok(pb),
+            mul_sat(pb.m, pb.k), (pb.k + step_cols - 1) / step_cols, (pb.m + 15) / 16};
+}
+
+} // namespace
+
 // Smaller int4 and int8 matrices (512 rows up, 2^21 codes up) are latency-bound: there x held
 // runs 8 warps a block, and K in one slice where 8 warps of 1 or 2 steps cover it (9 to 16
 // steps up to 2^25 codes, 8 up to 2^23), else in slices of 8 steps (up to 2^23 codes, not
@@ -470,22 +489,16 @@ bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int 
 // small-vs-previous.txt): 1.17x, min 0.99x (1800 x 2500 8.3 against 5.1 us, 2048 x 1024 4.4
 // against 3.0). False where it does not apply (or its slices find no workspace).
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
-    if (!pb.quantized() || !qmma_x_in_place_ok(pb)) return false;
-    const bool mma_format = pb.qw.bits == 4 && pb.dtype() == GEMV_DTYPE_F16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT &&
-                            (pb.qw.group_size == 0 || pb.qw.group_size >= 128);
-    const bool int8_held = pb.qw.bits == 8 && pb.dtype() == GEMV_DTYPE_F16 &&
-                           (pb.qw.group_size == 0 || pb.qw.group_size >= 64);
-    if (pb.qw.bits != 4 && !int8_held) return false;
-    const int64_t step_cols = pb.qw.bits == 8 ? 64 : 128; // a step: 128 columns of int4, 64 of int8
-    const int64_t all_codes = mul_sat(pb.m, pb.k), k_steps = (pb.k + step_cols - 1) / step_cols, k_tiles = (pb.m + 15) / 16;
-    const bool small = pb.m >= 512 && k_steps >= 8 && all_codes >= ((int64_t)1 << 21) &&
-                       (k_steps <= 16 ? all_codes <= ((int64_t)1 << (k_steps <= 8 ? 23 : 25)) &&
-                                            !(mma_format && pb.m >= 4096 && k_tiles <= 2 * (int64_t)sm_count)
-                                      : !mma_format && all_codes <= ((int64_t)1 << 23));
+    if (!pb.quantized()) return false;
+    const XHeldShape xs = x_held_shape(pb);
+    const bool small = xs.holds && pb.m >= 512 && xs.steps >= 8 && xs.codes >= ((int64_t)1 << 21) &&
+                       (xs.steps <= 16 ? xs.codes <= ((int64_t)1 << (xs.steps <= 8 ? 23 : 25)) &&
+                                             !(xs.mma_format && pb.m >= 4096 && xs.tiles <= 2 * (int64_t)sm_count)
+                                       : !xs.mma_format && xs.codes <= ((int64_t)1 << 23));
     if (!small) return false;
-    const int s = k_steps > 16 || k_steps <= 8 ? 1 : 2;
-    const int split = k_steps <= 16 ? 1 : (int)std::min<int64_t>((k_steps + 7) / 8, 1024);
-    const int64_t units = k_tiles * split, wave = (s == 1 ? 3 : 2) * (int64_t)std::max(sm_count, 1);
+    const int s = xs.steps > 16 || xs.steps <= 8 ? 1 : 2;
+    const int split = xs.steps <= 16 ? 1 : (int)std::min<int64_t>((xs.steps + 7) / 8, 1024);
+    const int64_t units = xs.tiles * split, wave = (s == 1 ? 3 : 2) * (int64_t)std::max(sm_count, 1);
     const int tpb = (int)std::clamp<int64_t>((units + wave - 1) / wave, 1, 64);
     *out = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, tpb, kLoadsAligned, s, 0, split);
     return workspace_needed(*out, pb) <= pb.workspace_bytes;
@@ -503,8 +516,8 @@ namespace {
 // chunk are split further when the workspace allows; one slice always runs (x is then
 // staged a chunk at a time).
 gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
-    const bool mma_format = pb.qw.bits == 4 && pb.dtype() == GEMV_DTYPE_F16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT &&
-                            (pb.qw.group_size == 0 || pb.qw.group_size >= 128);
+    const XHeldShape xs = x_held_shape(pb);
+    const bool mma_format = xs.mma_format;
     // The same formats with x contiguous, 16-byte aligned and in order, 4096 rows up and K up
     // to 14336: q_mma reading x in place (x_in_smem = 0), a 16-row tile a block, 8 warps on it
     // (4 from 24576 rows, where tiles are plenty), unsplit. A block is a whole tile's work, so
@@ -530,11 +543,6 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // rows and 2^23 codes: q_rows computes them a code at a time and ran 4096^2 (float zeros,
     // bf16) 10.6 us against 8.5, 8192 x 2048 11.4 against 6.9, int4 g32 fp16 11008 x 10944
     // 57.7 against 37.9, 4096^2 10.9 against 9.3 (-s20-x-held-sweep-float.txt, -g32.txt).
-    const bool x_held_format = pb.qw.bits == 4;
-    const bool int8_held = pb.qw.bits == 8 && pb.dtype() == GEMV_DTYPE_F16 &&
-                           (pb.qw.group_size == 0 || pb.qw.group_size >= 64);
-    const int64_t step_cols = pb.qw.bits == 8 ? 64 : 128; // a step: 128 columns of int4, 64 of int8
-    const int64_t all_codes = mul_sat(pb.m, pb.k), k_steps = (pb.k + step_cols - 1) / step_cols, k_tiles = (pb.m + 15) / 16;
     gemv_config_t small;
     if (x_held_small_config(pb, sm_count, &small)) return small;
     // int8 (fp16, groups of 64 up or one a row; a step is 64 columns) the same way from 2048 to
@@ -542,14 +550,13 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // 11.1 us, 5003 x 7392 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or
     // slower beyond (14336 x 4096 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-
     // x-held-sweep-int8.txt; checked in -s21-int8-x-held-vs-previous.txt).
-    const bool x_held_size = pb.qw.bits == 8 ? int8_held && pb.m >= 2048 && pb.m <= 12288 && all_codes >= ((int64_t)1 << 23)
-                             : mma_format    ? pb.m >= 4096 && (all_codes >= ((int64_t)1 << 25) || pb.m >= 16384)
-                                             : pb.m >= 2048 && all_codes >= ((int64_t)1 << 23);
-    if ((x_held_format || int8_held) && qmma_x_in_place_ok(pb) && x_held_size) {
-        const int64_t steps = k_steps, tiles = k_tiles;
-        const int split = (int)std::clamp<int64_t>((steps + 7) / 8, 1, 1024);
+    const bool x_held_size = pb.qw.bits == 8 ? pb.m >= 2048 && pb.m <= 12288 && xs.codes >= ((int64_t)1 << 23)
+                             : mma_format    ? pb.m >= 4096 && (xs.codes >= ((int64_t)1 << 25) || pb.m >= 16384)
+                                             : pb.m >= 2048 && xs.codes >= ((int64_t)1 << 23);
+    if (xs.holds && x_held_size) {
+        const int split = (int)std::clamp<int64_t>((xs.steps + 7) / 8, 1, 1024);
         const int64_t row_blocks = std::max<int64_t>(1, 4 * (int64_t)std::max(sm_count, 1) / split);
-        const int tpb = (int)std::clamp<int64_t>((tiles + row_blocks - 1) / row_blocks, 1, 64);
+        const int tpb = (int)std::clamp<int64_t>((xs.tiles + row_blocks - 1) / row_blocks, 1, 64);
         const gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 128, tpb, kLoadsAligned, 2, 0, split);
         if (workspace_needed(c, pb) <= pb.workspace_bytes) return c; // else the rules below
     }

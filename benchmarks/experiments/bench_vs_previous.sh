@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `pygemv-bench` of this checkout against a previous commit's, in one session on one GPU: each
+# build runs the same cases (BENCH_ARGS), then the per-case ratio of pygemv's medians
+# (previous / this; > 1 is faster now) and, for dense cases, this build's ratio to cuBLAS
+# (timed in the same run as it). quantized_vs_previous.sh and dense_vs_previous.sh call it.
+#   git archive --format=tar <commit> -o .carry/old-src.tar    (on the host)
+#   OUT=dir [PREFIX=name-] BENCH_ARGS="..." bash benchmarks/experiments/bench_vs_previous.sh .carry/old-src.tar
+# Writes $OUT/${PREFIX}previous.json, ${PREFIX}this.json and ${PREFIX}bench-this.txt. Builds
+# with pip into the default site (the previous first, then this checkout, which stays
+# installed); build logs and the previous build's bench log stay in /tmp. PLOT=1 also draws
+# this build's bench ($OUT/${PREFIX}this.png).
+set -eu
+OUT=${OUT:-.}
+PREFIX=${PREFIX:-}
+OLD=$1
+PIP="python3 -m pip install -q --no-build-isolation --no-deps -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90"
+BENCH="python3 -P -m pygemv.bench ${BENCH_ARGS}"
+# A clean build of the previous: tar keeps the commit's mtimes, older than the objects a build
+# dir may hold from another commit, which ninja would then keep.
+rm -rf /tmp/prev /tmp/skb-prev && mkdir -p /tmp/prev && tar -xf "$OLD" -C /tmp/prev
+$PIP -Cbuild-dir=/tmp/skb-prev /tmp/prev > /tmp/build-previous.log 2>&1 || { tail -30 /tmp/build-previous.log; exit 1; }
+(cd /tmp && $BENCH --json "$OUT/${PREFIX}previous.json") > "/tmp/${PREFIX}bench-previous.txt" 2>&1 ||
+  { tail -30 "/tmp/${PREFIX}bench-previous.txt"; exit 1; }
+$PIP -Cbuild-dir=/tmp/skb . > /tmp/build-this.log 2>&1 || { tail -30 /tmp/build-this.log; exit 1; }
+(cd /tmp && $BENCH --json "$OUT/${PREFIX}this.json" ${PLOT:+--plot "$OUT/${PREFIX}this.png"}) > "$OUT/${PREFIX}bench-this.txt" 2>&1 ||
+  { tail -30 "$OUT/${PREFIX}bench-this.txt"; exit 1; }
+python3 - "$OUT/${PREFIX}previous.json" "$OUT/${PREFIX}this.json" <<'PY'
+import json, math, sys
+def key(c):  # quantized cases by format, dense ones by dtype, op and batch
+    return (c["format"],) + (c["m"], c["k"]) if "format" in c else (c["dtype"], c["op"], c["batch"], c["m"], c["k"])
+prev, this = ({key(c): c for c in json.load(open(p))["cases"]} for p in sys.argv[1:])
+r, vs = [], []
+for k in sorted(this):
+    a, b = prev[k]["pygemv"]["median_us"], this[k]["pygemv"]["median_us"]
+    r.append(a / b)
+    c = this[k]["config"]
+    if len(k) == 3:
+        print(f"{k[0]:16s} {k[1]:7d} x {k[2]:6d}  {a:8.2f} -> {b:8.2f} us  {a / b:.3f}x  "
+              f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} s={c['split_k']} smem={int(c['x_in_smem'])}")
+        continue
+    vs.append(this[k]["speedup_vs_cublas"])
+    print(f"{k[0]:9s} {k[1]} {k[3]:8d} x {k[4]:7d}  {a:8.2f} -> {b:8.2f} us  {a / b:.3f}x  vs cuBLAS {vs[-1]:.2f}x  "
+          f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} v={c['vector_loads']} u={c['unroll']} k={c['split_k']}")
+g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+line = (f"{len(r)} cases: geomean {g(r):.3f}x, min {min(r):.3f}x, slower than previous by > 2%: "
+        f"{sum(x < 0.98 for x in r)}")
+if vs:
+    line += f"; against cuBLAS geomean {g(vs):.3f}x, min {min(vs):.3f}x, slower: {sum(x < 1 for x in vs)}"
+print(line)
+PY
