@@ -346,9 +346,10 @@ def test_heuristic_lanes_rows_and_splits():
     """The fitted rule (dispatch.cpp, heuristic_quantized) on the stand-in H100 (132 SMs)."""
     run(textwrap.dedent("""
     lib = _lib.load()
-    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES, dtype=2, mode=1, incx=1):
+    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES, dtype=2, mode=1, incx=1, perm=None):
         q = _lib.QMatrix()
         assert lib.gemv_qmatrix_init(ctypes.byref(q), bits, 128, mode, dtype, m, k) == 0
+        q.perm = perm
         a = _lib.Args(0, dtype, m, k, 1.0, 0.0, None, k, 256, incx, 512, 1, None, ws, None, 0, 1, 0, 0, 0,
                       ctypes.addressof(q))
         c = _lib.Config()
@@ -440,6 +441,11 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 11008, 10944, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 4, True)
     assert pick(4, 1000, 4100, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 16, True)   # 32 wanted, half the 33 steps
     assert pick(4, 1000, 4100, dtype=1, incx=2, ws=1 << 14)[4] == 4   # as many slices as the workspace holds
+    # Act-order (a perm) reads x through it: never in place, even right after the same shape
+    # without one (the thread's last choice must not serve it).
+    assert pick(4, 8192, 8192, dtype=1)[0] == "q_mma_x_held"
+    expect(("q_mma", 32), 4, 8192, 8192, dtype=1, perm=4096)
+    assert pick(4, 8192, 8192, dtype=1)[0] == "q_mma_x_held"
     assert pick(4, 28672, 8192, dtype=1, incx=2)[0] == "q_rows"       # more rows: q_rows
     assert pick(4, 8192, 28672, dtype=1, incx=2)[0] == "q_rows"       # a longer K: q_rows
     assert pick(4, 4096, 4096, dtype=1, incx=2, ws=0)[4] == 1

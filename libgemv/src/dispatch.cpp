@@ -654,8 +654,9 @@ struct ChoiceKey {
     unsigned low_bits; // A, x and y addresses mod 16
     size_t workspace_bytes;
     uint32_t weights; // quantized: bits, zero mode and group size; 0 dense
+    bool perm;        // quantized: act-order (x read through perm, never in place)
     bool operator==(const ChoiceKey &o) const {
-        return weights == o.weights && table == o.table && device == o.device && op == o.op && dtype == o.dtype && m == o.m && k == o.k &&
+        return weights == o.weights && perm == o.perm && table == o.table && device == o.device && op == o.op && dtype == o.dtype && m == o.m && k == o.k &&
                lda == o.lda && incx == o.incx && incy == o.incy && batch == o.batch && stride_a == o.stride_a &&
                stride_x == o.stride_x && stride_y == o.stride_y && low_bits == o.low_bits &&
                workspace_bytes == o.workspace_bytes;
@@ -681,7 +682,8 @@ gemv_config_t select_config(const Problem &pb, int device, bool use_table, bool 
                   pb.incx, pb.incy, pb.batch, pb.stride_a, pb.stride_x, pb.stride_y,
                   low4(pb.A) | low4(pb.x) << 4 | low4(pb.y) << 8, pb.workspace ? pb.workspace_bytes : 0,
                   pb.quantized() ? (uint32_t)pb.qw.bits | (uint32_t)pb.qw.zero_mode << 8 | (uint32_t)pb.qw.group_size << 16
-                                 : 0u};
+                                 : 0u,
+                  pb.quantized() && pb.qw.perm != nullptr};
     LastChoice &last = t_last;
     if (!last.valid || !(last.key == key)) {
         const std::shared_ptr<const Table> t = use_table ? device_table(device) : nullptr;
