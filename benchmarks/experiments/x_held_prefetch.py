@@ -35,7 +35,8 @@ def main(argv):
     if argv and argv[0] == "--format":
         fmt, argv = tuple(argv[1].split(",")), argv[2:]
     weights, dtype = (int(fmt[0]), int(fmt[1]) or None, fmt[2]), fmt[3]
-    mode = os.environ.get("GEMV_XHELD_PF", "0")
+    # the patch's mode, or the shipped first-wave prefetch's tiles (GEMV_Q_PREFETCH, NOTES 35)
+    mode = os.environ.get("GEMV_XHELD_PF") or "q" + os.environ.get("GEMV_Q_PREFETCH", "1")
     ctx = GpuContext.create()
     for s in argv:
         m, k = (int(v) for v in s.split("x"))

@@ -339,6 +339,11 @@ struct QArgs {
     int p_log2, teams;          // lanes a team, teams a block
     float alpha, beta;
     int pdl;
+    // q_mma_x_held: blocks of the first wave (linear index below prefetch_blocks) ask L2,
+    // before the PDL wait, for the codes of their first prefetch_tiles tiles (0: none); q_mma
+    // in place for each K warp's first step while prefetch_tiles > 0.
+    int64_t prefetch_blocks;
+    int prefetch_tiles;
 };
 
 struct QLaunch {

@@ -323,7 +323,7 @@ template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_
 // (blockIdx.x) and the K slices with its rows (blockIdx.y), so split_k, not a long tile walk,
 // fills the GPU. Standalone, int4 g128 8192^2 ran 17.6 us against the in-place kernel's 18.9
 // and the dispatch's 20.2 (benchmarks/NOTES.md section 33). Codes, scales and zeros come one
-// tile ahead.
+// tile ahead, a chunk's first tile asked for before its x (the two round trips overlap).
 //
 // fp16 or bf16 (T), and every zero mode. A pair of codes becomes (q - z) exactly in T (|q - z|
 // <= 15 fits either mantissa): fp16 as the kernels above; bf16 has 7 mantissa bits, so each
@@ -387,6 +387,12 @@ template <> struct MmaOf<__nv_bfloat16> {
 // int8 (BITS 8, fp16, groups of 64 up or one a row): a pack is 16 columns, a step 64; a word's
 // bytes (0, 1) and (2, 3) go under 0x64 with one PRMT (1024 + q, exact) and one HADD2 takes
 // 1024 + z off: a word feeds one MMA, whose x pairs are in natural order.
+//
+// Before the PDL wait, the first wave's blocks ask L2 for the codes of their first
+// prefetch_tiles tiles in every warp's first chunk: on a small matrix every warp has one
+// chunk and one or two tiles, so that round trip is most of the kernel. Inline: as an
+// out-of-line call (prefetch_first_rows' form) it cost the two-step kernels 5-10% on large
+// matrices (28672 x 8192 int4 g128 55.5 against 50.6 us; NOTES.md section 35).
 template <typename T, int ZMODE, int S, bool SUB, int BITS>
 __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) gemv_qmma_x_held_kernel(const QArgs a) {
     static_assert(BITS == 4 || (BITS == 8 && !SUB && std::is_same_v<T, __half>), "int8: fp16, a group a step");
@@ -396,13 +402,21 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     constexpr int CPP = 128 / BITS, STEP = 4 * CPP, XV = CPP / 8; // codes a pack, columns a step, x packs a pack
     constexpr float SYMMETRIC_ZERO = BITS == 4 ? 8.f : 128.f;
     constexpr bool FLOAT_ZEROS = ZMODE == GEMV_QZERO_FLOAT;
-    pdl_prologue(a.pdl);
     const int lane = threadIdx.x & 31, kwi = threadIdx.x >> 5, kw = blockDim.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int64_t k0 = (int64_t)blockIdx.y * a.slice, k1 = min(k0 + a.slice, a.k);
     const int steps = (int)((k1 - k0 + STEP - 1) / STEP); // slices are at most 2^36 columns (can_implement)
     const int64_t packs = (a.k + CPP - 1) / CPP, row_base = (int64_t)blockIdx.x * a.teams * 16;
     const int tiles = (int)min((int64_t)a.teams, (a.m - row_base + 15) / 16), rows = tiles * 16;
+    if (a.prefetch_tiles > 0 && (int64_t)blockIdx.y * gridDim.x + blockIdx.x < a.prefetch_blocks) {
+        const int64_t cols = min((int64_t)kw * S * STEP, k1 - k0); // every warp's first chunk
+        const int ahead = (int)min(a.m - row_base, (int64_t)min(rows, 16 * a.prefetch_tiles));
+        const int lines = (int)((cols * BITS / 8 + 127) / 128);
+        for (int i = threadIdx.x; i < ahead * lines; i += blockDim.x)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(a.q + (row_base + i % ahead) * a.ldq + k0 * BITS / 8 +
+                                                          (int64_t)(i / ahead) * 128));
+    }
+    pdl_prologue(a.pdl);
     float *mine = warp_rows + kwi * a.teams * 16;
     for (int i = lane; i < rows; i += 32) mine[i] = 0.f;
     __syncwarp();
@@ -414,6 +428,39 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     const int groups = SUB ? 4 >> ppg_log2 : 1;   // groups a step
     const int64_t last_group = (a.k - 1) >> gshift;
     for (int cs = kwi * S; cs < steps; cs += kw * S) {
+        // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
+        // the zero of this thread's pack (its group's), and the scales (and float zeros) of this
+        // thread's D columns 2t and 2t + 1 (SUB; else column 0's: the step's group).
+        struct Scaled {
+            T2 s0, s1, z0, z1; // rows (g, g + 8) of columns 2t, 2t + 1; z0: the pack's zero (float: column 2t's)
+        };
+        auto load_tile = [&](int j, uint4 (&w)[S][2], Scaled (&f)[S]) {
+            const int64_t r0 = min(row_base + 16 * j + g, a.m - 1), r1 = min(row_base + 16 * j + g + 8, a.m - 1);
+#pragma unroll
+            for (int i = 0; i < S; ++i) {
+                const int64_t c = k0 + (int64_t)(cs + i) * STEP, pack = c / CPP + t;
+                const bool in = cs + i < steps && pack < packs;
+                w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
+                w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
+                const int64_t step_group = min(c, a.k - 1) >> gshift;
+                const int64_t ga = SUB ? min(step_group + 2 * t, last_group) : step_group;
+                const int64_t gb = min(step_group + 2 * t + 1, last_group);
+                f[i].s0 = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
+                if constexpr (SUB) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
+                if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
+                    f[i].z0 = M::pair(SYMMETRIC_ZERO);
+                } else if constexpr (FLOAT_ZEROS) {
+                    f[i].z0 = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
+                    if constexpr (SUB) f[i].z1 = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
+                } else {
+                    const int64_t own = SUB ? min((min(c, a.k - 1) + 32 * t) >> gshift, last_group) : step_group;
+                    f[i].z0 = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
+                }
+            }
+        };
+        uint4 w[S][2], nw[S][2];
+        Scaled f[S], nf[S];
+        load_tile(0, w, f); // before x
         uint32_t b[S][4][4]; // steps cs .. cs + S - 1: word j's two B fragments (x pairs in the codes' order)
         float xsum[S][2];    // float zeros: the sums of x of this thread's D columns 2t and 2t + 1
 #pragma unroll
@@ -450,39 +497,6 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 }
             }
         }
-        // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
-        // the zero of this thread's pack (its group's), and the scales (and float zeros) of this
-        // thread's D columns 2t and 2t + 1 (SUB; else column 0's: the step's group).
-        struct Scaled {
-            T2 s0, s1, z0, z1; // rows (g, g + 8) of columns 2t, 2t + 1; z0: the pack's zero (float: column 2t's)
-        };
-        auto load_tile = [&](int j, uint4 (&w)[S][2], Scaled (&f)[S]) {
-            const int64_t r0 = min(row_base + 16 * j + g, a.m - 1), r1 = min(row_base + 16 * j + g + 8, a.m - 1);
-#pragma unroll
-            for (int i = 0; i < S; ++i) {
-                const int64_t c = k0 + (int64_t)(cs + i) * STEP, pack = c / CPP + t;
-                const bool in = cs + i < steps && pack < packs;
-                w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
-                w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
-                const int64_t step_group = min(c, a.k - 1) >> gshift;
-                const int64_t ga = SUB ? min(step_group + 2 * t, last_group) : step_group;
-                const int64_t gb = min(step_group + 2 * t + 1, last_group);
-                f[i].s0 = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
-                if constexpr (SUB) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
-                if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
-                    f[i].z0 = M::pair(SYMMETRIC_ZERO);
-                } else if constexpr (FLOAT_ZEROS) {
-                    f[i].z0 = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
-                    if constexpr (SUB) f[i].z1 = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
-                } else {
-                    const int64_t own = SUB ? min((min(c, a.k - 1) + 32 * t) >> gshift, last_group) : step_group;
-                    f[i].z0 = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
-                }
-            }
-        };
-        uint4 w[S][2], nw[S][2];
-        Scaled f[S], nf[S];
-        load_tile(0, w, f);
         for (int j = 0; j < tiles; ++j) {
             if (j + 1 < tiles) load_tile(j + 1, nw, nf);
             float acc0 = 0.f, acc1 = 0.f;

@@ -4,6 +4,7 @@
 // through it pygemv, the tuner, the tests and the benchmark) all iterate this list; a new
 // kernel family registers here and nowhere else.
 #include <algorithm>
+#include <cstdlib>
 
 #include "internal.h"
 #include "launch_plan.h"
@@ -535,11 +536,36 @@ gemv_status_t qmma_x_held_can_implement(const Operation &op, const gemv_config_t
     return qmma_x_in_place_ok(pb) ? GEMV_STATUS_SUCCESS : refuse_x_in_place(op, pb, "");
 }
 
+// Tiles of codes q_mma_x_held's first-wave blocks prefetch (QArgs::prefetch_tiles; q_mma
+// in place prefetches one step a warp while it is not 0); GEMV_Q_PREFETCH overrides it (0
+// turns both off).
+int x_held_prefetch_tiles() {
+    static const int n = [] {
+        const char *e = std::getenv("GEMV_Q_PREFETCH");
+        return e ? std::clamp(std::atoi(e), 0, 64) : 1;
+    }();
+    return n;
+}
+
 gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * 16);
     L.x_staged = false;
     L.x_held = true;
     L.blocks = (pb.m + (int64_t)c.rows_per_block * 16 - 1) / ((int64_t)c.rows_per_block * 16);
+    if (pb.pdl && prefetch_kb_per_sm() > 0 && x_held_prefetch_tiles() > 0) {
+        // The first wave: blocks of threads_per_row threads at the kernel's register bound
+        // (64 a thread at one step a chunk, 80 for groups under 128, 128 at two steps), each
+        // prefetching at most its share of the per-SM amount.
+        const bool sub = pb.qw.bits == 4 && pb.qw.group_size != 0 && pb.qw.group_size < 128;
+        const int regs = c.unroll == 2 ? 128 : sub ? 80 : 64;
+        const int per_sm = std::max(1, std::min(2048 / c.threads_per_row, 65536 / (c.threads_per_row * regs)));
+        const int64_t chunk_bytes = std::min<int64_t>(L.args.slice, (int64_t)(c.threads_per_row / 32) * c.unroll *
+                                                                        (512 / pb.qw.bits)) * pb.qw.bits / 8;
+        const int64_t tile_lines = 16 * ((chunk_bytes + 127) / 128);
+        const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
+        L.args.prefetch_tiles = (int)std::clamp<int64_t>(budget / tile_lines, 0, x_held_prefetch_tiles());
+        L.args.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
+    }
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 
