@@ -344,6 +344,7 @@ struct QArgs {
     // in place for each K warp's first step while prefetch_tiles > 0.
     int64_t prefetch_blocks;
     int prefetch_tiles;
+    int prefetch_rows; // q_rows: rows of the block's first tile whose first packs it prefetches
 };
 
 struct QLaunch {

@@ -124,9 +124,19 @@ __global__ void __launch_bounds__(max_block_threads(ROWS)) gemv_qrows_kernel(con
     float *xs = reinterpret_cast<float *>(smem4);
     constexpr int CODES = 128 / BITS;     // a 16-byte pack
     constexpr int WORD_CODES = 32 / BITS; // a 32-bit word
-    pdl_prologue(a.pdl);
     const int64_t kpad = (a.k + CODES - 1) / CODES * CODES;
     const int64_t k0 = (int64_t)blockIdx.y * a.slice, k1 = min(k0 + a.slice, kpad);
+    if (a.prefetch_rows > 0) {
+        // Before the PDL wait, L2 is asked for the first pack of every lane on the block's
+        // first rows (the grid is one wave): they then arrive while x is staged.
+        const int64_t row0 = (int64_t)blockIdx.x * a.teams * ROWS;
+        const int rows = (int)min((int64_t)a.prefetch_rows, a.m - row0);
+        const int lines = (int)((min((int64_t)1 << a.p_log2, (k1 - k0) / CODES) * 16 + 127) / 128);
+        const uint8_t *base = a.q + k0 / CODES * 16;
+        for (int i = threadIdx.x; i < rows * lines; i += blockDim.x)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(base + (row0 + i % rows) * a.ldq + (int64_t)(i / rows) * 128));
+    }
+    pdl_prologue(a.pdl);
     // A slice of at most a chunk is staged once; a longer one a chunk at a time, per tile.
     const bool staged_once = k1 - k0 <= a.chunk;
     if (staged_once) {

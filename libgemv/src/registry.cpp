@@ -484,8 +484,29 @@ gemv_status_t q_finish(const Operation &op, const QLaunch &L, cudaError_t err, c
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
+// Tiles of codes q_mma_x_held's first-wave blocks prefetch before the PDL wait
+// (QArgs::prefetch_tiles; q_rows prefetches its first packs while it is not 0);
+// GEMV_Q_PREFETCH overrides it (0 turns both off). NOTES.md section 35.
+int q_prefetch_tiles() {
+    static const int n = [] {
+        const char *e = std::getenv("GEMV_Q_PREFETCH");
+        return e ? std::clamp(std::atoi(e), 0, 64) : 1;
+    }();
+    return n;
+}
+
 gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
-    const QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * c.unroll);
+    QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * c.unroll);
+    if (pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0 && L.splits == 1) {
+        // One wave of blocks (q_plan), each asking for its first tile's first packs, within
+        // its share of the per-SM amount. Split grids (small M) ran 5-20% slower with it
+        // (int8 256 x 4096 4.92 -> 5.57 us, bf16 float zeros 384 x 11008 9.47 -> 11.02) where
+        // unsplit walks gained (int8 38347 x 1920 40.5 -> 37.5; NOTES.md section 35).
+        const int64_t per_sm = std::max<int64_t>(1, L.blocks * L.splits / sm_count(pb.device));
+        const int64_t lines = (c.threads_per_row * 16 + 127) / 128;
+        const int64_t budget_rows = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm / lines;
+        L.args.prefetch_rows = (int)std::min<int64_t>((int64_t)c.rows_per_block * c.unroll, budget_rows);
+    }
     return q_finish(op, L, launch_qrows(L, pb.stream), pb);
 }
 
@@ -536,23 +557,12 @@ gemv_status_t qmma_x_held_can_implement(const Operation &op, const gemv_config_t
     return qmma_x_in_place_ok(pb) ? GEMV_STATUS_SUCCESS : refuse_x_in_place(op, pb, "");
 }
 
-// Tiles of codes q_mma_x_held's first-wave blocks prefetch (QArgs::prefetch_tiles; q_mma
-// in place prefetches one step a warp while it is not 0); GEMV_Q_PREFETCH overrides it (0
-// turns both off).
-int x_held_prefetch_tiles() {
-    static const int n = [] {
-        const char *e = std::getenv("GEMV_Q_PREFETCH");
-        return e ? std::clamp(std::atoi(e), 0, 64) : 1;
-    }();
-    return n;
-}
-
 gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * 16);
     L.x_staged = false;
     L.x_held = true;
     L.blocks = (pb.m + (int64_t)c.rows_per_block * 16 - 1) / ((int64_t)c.rows_per_block * 16);
-    if (pb.pdl && prefetch_kb_per_sm() > 0 && x_held_prefetch_tiles() > 0) {
+    if (pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0) {
         // The first wave: blocks of threads_per_row threads at the kernel's register bound
         // (64 a thread at one step a chunk, 80 for groups under 128, 128 at two steps), each
         // prefetching at most its share of the per-SM amount.
@@ -563,7 +573,7 @@ gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, co
                                                                         (512 / pb.qw.bits)) * pb.qw.bits / 8;
         const int64_t tile_lines = 16 * ((chunk_bytes + 127) / 128);
         const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
-        L.args.prefetch_tiles = (int)std::clamp<int64_t>(budget / tile_lines, 0, x_held_prefetch_tiles());
+        L.args.prefetch_tiles = (int)std::clamp<int64_t>(budget / tile_lines, 0, q_prefetch_tiles());
         L.args.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
     }
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
