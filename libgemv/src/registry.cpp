@@ -562,7 +562,12 @@ gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, co
     L.x_staged = false;
     L.x_held = true;
     L.blocks = (pb.m + (int64_t)c.rows_per_block * 16 - 1) / ((int64_t)c.rows_per_block * 16);
-    if (pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0) {
+    // Split grids of int4 whose blocks walk one or two tiles ran 1-9% slower with the
+    // prefetch (bf16 float zeros 1000 x 4100, split 5: 4.88 -> 5.34 us; int4 g32 3072 x 2560
+    // 6.38 -> 6.52), as q_rows' split grids did; int8 there and unsplit grids gained
+    // (int8 4096^2, split 4: 9.66 -> 8.87; NOTES.md section 35).
+    const bool prefetch_pays = L.splits == 1 || c.rows_per_block >= 3 || pb.qw.bits == 8;
+    if (pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0 && prefetch_pays) {
         // The first wave: blocks of threads_per_row threads at the kernel's register bound
         // (64 a thread at one step a chunk, 80 for groups under 128, 128 at two steps), each
         // prefetching at most its share of the per-SM amount.
