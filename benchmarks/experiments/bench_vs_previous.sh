@@ -5,6 +5,7 @@
 # (timed in the same run as it). quantized_vs_previous.sh and dense_vs_previous.sh call it.
 #   git archive --format=tar <commit> -o .carry/old-src.tar    (on the host)
 #   OUT=dir [PREFIX=name-] BENCH_ARGS="..." bash benchmarks/experiments/bench_vs_previous.sh .carry/old-src.tar
+# BENCH_ARGS2, if set, is a second set of cases timed on both builds (files ${PREFIX}2-*).
 # Writes $OUT/${PREFIX}previous.json, ${PREFIX}this.json and ${PREFIX}bench-this.txt. Builds
 # with pip into the default site (the previous first, then this checkout, which stays
 # installed); build logs and the previous build's bench log stay in /tmp. PLOT=1 also draws
@@ -15,16 +16,26 @@ PREFIX=${PREFIX:-}
 OLD=$1
 PIP="python3 -m pip install -q --no-build-isolation --no-deps -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90"
 BENCH="python3 -P -m pygemv.bench ${BENCH_ARGS}"
+BENCH2=${BENCH_ARGS2:+python3 -P -m pygemv.bench ${BENCH_ARGS2}}
 # A clean build of the previous: tar keeps the commit's mtimes, older than the objects a build
 # dir may hold from another commit, which ninja would then keep.
 rm -rf /tmp/prev /tmp/skb-prev && mkdir -p /tmp/prev && tar -xf "$OLD" -C /tmp/prev
 $PIP -Cbuild-dir=/tmp/skb-prev /tmp/prev > /tmp/build-previous.log 2>&1 || { tail -30 /tmp/build-previous.log; exit 1; }
 (cd /tmp && $BENCH --json "$OUT/${PREFIX}previous.json") > "/tmp/${PREFIX}bench-previous.txt" 2>&1 ||
   { tail -30 "/tmp/${PREFIX}bench-previous.txt"; exit 1; }
+if [ -n "$BENCH2" ]; then
+  (cd /tmp && $BENCH2 --json "$OUT/${PREFIX}2-previous.json") > "/tmp/${PREFIX}2-bench-previous.txt" 2>&1 ||
+    { tail -30 "/tmp/${PREFIX}2-bench-previous.txt"; exit 1; }
+fi
 $PIP -Cbuild-dir=/tmp/skb . > /tmp/build-this.log 2>&1 || { tail -30 /tmp/build-this.log; exit 1; }
 (cd /tmp && $BENCH --json "$OUT/${PREFIX}this.json" ${PLOT:+--plot "$OUT/${PREFIX}this.png"}) > "$OUT/${PREFIX}bench-this.txt" 2>&1 ||
   { tail -30 "$OUT/${PREFIX}bench-this.txt"; exit 1; }
-python3 - "$OUT/${PREFIX}previous.json" "$OUT/${PREFIX}this.json" <<'PY'
+if [ -n "$BENCH2" ]; then
+  (cd /tmp && $BENCH2 --json "$OUT/${PREFIX}2-this.json") > "$OUT/${PREFIX}2-bench-this.txt" 2>&1 ||
+    { tail -30 "$OUT/${PREFIX}2-bench-this.txt"; exit 1; }
+fi
+for p in "${PREFIX}" ${BENCH2:+"${PREFIX}2-"}; do
+python3 - "$OUT/${p}previous.json" "$OUT/${p}this.json" <<'PY'
 import json, math, sys
 def key(c):  # quantized cases by format, dense ones by dtype, op and batch
     return (c["format"],) + (c["m"], c["k"]) if "format" in c else (c["dtype"], c["op"], c["batch"], c["m"], c["k"])
@@ -48,3 +59,4 @@ if vs:
     line += f"; against cuBLAS geomean {g(vs):.3f}x, min {min(vs):.3f}x, slower: {sum(x < 1 for x in vs)}"
 print(line)
 PY
+done
