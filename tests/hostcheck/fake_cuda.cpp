@@ -808,6 +808,21 @@ cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPl
     if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.m}, sizeof(float));
     else check_span(w, kernel, "y", a.y, span(a.m, a.incy, 1, 0), 2);
     if ((L.splits > 1) != (a.acc != nullptr)) violation(w, "%s: partials without a split, or a split without", kernel);
+    // The first wave's L2 prefetch before the PDL wait (NOTES.md section 35): only under PDL,
+    // x held's tiles (the kernel clamps them to its own) and q_rows' rows within a tile,
+    // q_rows unsplit alone.
+    const bool qrows = !L.x_held && L.x_staged && std::string(kernel) == "qrows";
+    if (a.prefetch_tiles < 0 || a.prefetch_tiles > 64 || a.prefetch_rows < 0 || a.prefetch_blocks < 0)
+        violation(w, "%s: prefetch fields out of range (%d tiles, %d rows, %lld blocks)", kernel, a.prefetch_tiles,
+                  a.prefetch_rows, (long long)a.prefetch_blocks);
+    if ((a.prefetch_tiles > 0 || a.prefetch_rows > 0) && !a.pdl)
+        violation(w, "%s: a prefetch before a PDL wait in a launch without PDL", kernel);
+    if (a.prefetch_tiles > 0 && (!L.x_held || a.prefetch_blocks < 1))
+        violation(w, "%s: %d tiles prefetched by %lld blocks (x held alone)", kernel, a.prefetch_tiles,
+                  (long long)a.prefetch_blocks);
+    if (a.prefetch_rows > 0 && (!qrows || a.prefetch_rows > (int64_t)a.teams * L.rows || L.splits != 1))
+        violation(w, "%s: %d rows prefetched, tiles of %d rows, %d slices (q_rows unsplit alone)", kernel,
+                  a.prefetch_rows, a.teams * L.rows, L.splits);
     return cudaSuccess;
 }
 } // namespace
