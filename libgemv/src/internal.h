@@ -340,8 +340,7 @@ struct QArgs {
     float alpha, beta;
     int pdl;
     // q_mma_x_held: blocks of the first wave (linear index below prefetch_blocks) ask L2,
-    // before the PDL wait, for the codes of their first prefetch_tiles tiles (0: none); q_mma
-    // in place for each K warp's first step while prefetch_tiles > 0.
+    // before the PDL wait, for the codes of their first prefetch_tiles tiles (0: none).
     int64_t prefetch_blocks;
     int prefetch_tiles;
     int prefetch_rows; // q_rows: rows of the block's first tile whose first packs it prefetches

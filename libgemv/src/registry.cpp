@@ -494,15 +494,17 @@ int q_prefetch_tiles() {
     }();
     return n;
 }
+// Whether a quantized launch of pb may prefetch before its PDL wait at all.
+bool q_prefetch_on(const Problem &pb) { return pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0; }
 
 gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * c.unroll);
-    if (pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0 && L.splits == 1) {
+    if (q_prefetch_on(pb) && L.splits == 1) {
         // One wave of blocks (q_plan), each asking for its first tile's first packs, within
         // its share of the per-SM amount. Split grids (small M) ran 5-20% slower with it
         // (int8 256 x 4096 4.92 -> 5.57 us, bf16 float zeros 384 x 11008 9.47 -> 11.02) where
         // unsplit walks gained (int8 38347 x 1920 40.5 -> 37.5; NOTES.md section 35).
-        const int64_t per_sm = std::max<int64_t>(1, L.blocks * L.splits / sm_count(pb.device));
+        const int64_t per_sm = std::max<int64_t>(1, L.blocks / sm_count(pb.device));
         const int64_t lines = (c.threads_per_row * 16 + 127) / 128;
         const int64_t budget_rows = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm / lines;
         L.args.prefetch_rows = (int)std::min<int64_t>((int64_t)c.rows_per_block * c.unroll, budget_rows);
@@ -567,7 +569,7 @@ gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, co
     // 6.38 -> 6.52), as q_rows' split grids did; int8 there and unsplit grids gained
     // (int8 4096^2, split 4: 9.66 -> 8.87; NOTES.md section 35).
     const bool prefetch_pays = L.splits == 1 || c.rows_per_block >= 3 || pb.qw.bits == 8;
-    if (pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0 && prefetch_pays) {
+    if (q_prefetch_on(pb) && prefetch_pays) {
         // The first wave: blocks of threads_per_row threads at the kernel's register bound
         // (64 a thread at one step a chunk, 80 for groups under 128, 128 at two steps), each
         // prefetching at most its share of the per-SM amount.

@@ -811,7 +811,7 @@ cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPl
     // The first wave's L2 prefetch before the PDL wait (NOTES.md section 35): only under PDL,
     // x held's tiles (the kernel clamps them to its own) and q_rows' rows within a tile,
     // q_rows unsplit alone.
-    const bool qrows = !L.x_held && L.x_staged && std::string(kernel) == "qrows";
+    const bool qrows = std::string(kernel) == "qrows";
     if (a.prefetch_tiles < 0 || a.prefetch_tiles > 64 || a.prefetch_rows < 0 || a.prefetch_blocks < 0)
         violation(w, "%s: prefetch fields out of range (%d tiles, %d rows, %lld blocks)", kernel, a.prefetch_tiles,
                   a.prefetch_rows, (long long)a.prefetch_blocks);
