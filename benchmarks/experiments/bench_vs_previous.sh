@@ -5,36 +5,44 @@
 # (timed in the same run as it). quantized_vs_previous.sh and dense_vs_previous.sh call it.
 #   git archive --format=tar <commit> -o .carry/old-src.tar    (on the host)
 #   OUT=dir [PREFIX=name-] BENCH_ARGS="..." bash benchmarks/experiments/bench_vs_previous.sh .carry/old-src.tar
-# BENCH_ARGS2, if set, is a second set of cases timed on both builds (files ${PREFIX}2-*).
-# Writes $OUT/${PREFIX}previous.json, ${PREFIX}this.json and ${PREFIX}bench-this.txt. Builds
-# with pip into the default site (the previous first, then this checkout, which stays
-# installed); build logs and the previous build's bench log stay in /tmp. PLOT=1 also draws
-# this build's bench ($OUT/${PREFIX}this.png).
+# BENCH_ARGS2 and BENCH_ARGS3, if set, are more case sets timed on both builds (files
+# ${PREFIX}2-*, ${PREFIX}3-*). THIS_TABLE, if set, is the table this build's runs read
+# (GEMV_TABLE; a tune's merge, say); the previous reads its own shipped one.
+# Writes $OUT/${PREFIX}previous.json, ${PREFIX}this.json and ${PREFIX}bench-this.txt. The two
+# builds run side by side: the previous into /tmp/site-prev (put first on PYTHONPATH for its
+# runs), this checkout into the default site, where it stays installed; build logs and the
+# previous build's bench logs stay in /tmp. PLOT=1 also draws this build's bench
+# ($OUT/${PREFIX}this.png). SKIP_BUILD=1 times the builds a previous run (or a run with
+# BUILD_ONLY=1) left there.
 set -eu
 OUT=${OUT:-.}
 PREFIX=${PREFIX:-}
 OLD=$1
 PIP="python3 -m pip install -q --no-build-isolation --no-deps -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90"
-BENCH="python3 -P -m pygemv.bench ${BENCH_ARGS}"
-BENCH2=${BENCH_ARGS2:+python3 -P -m pygemv.bench ${BENCH_ARGS2}}
 # A clean build of the previous: tar keeps the commit's mtimes, older than the objects a build
 # dir may hold from another commit, which ninja would then keep.
-rm -rf /tmp/prev /tmp/skb-prev && mkdir -p /tmp/prev && tar -xf "$OLD" -C /tmp/prev
-$PIP -Cbuild-dir=/tmp/skb-prev /tmp/prev > /tmp/build-previous.log 2>&1 || { tail -30 /tmp/build-previous.log; exit 1; }
-(cd /tmp && $BENCH --json "$OUT/${PREFIX}previous.json") > "/tmp/${PREFIX}bench-previous.txt" 2>&1 ||
-  { tail -30 "/tmp/${PREFIX}bench-previous.txt"; exit 1; }
-if [ -n "$BENCH2" ]; then
-  (cd /tmp && $BENCH2 --json "$OUT/${PREFIX}2-previous.json") > "/tmp/${PREFIX}2-bench-previous.txt" 2>&1 ||
-    { tail -30 "/tmp/${PREFIX}2-bench-previous.txt"; exit 1; }
+if [ -z "${SKIP_BUILD:-}" ]; then
+  rm -rf /tmp/prev /tmp/skb-prev /tmp/site-prev && mkdir -p /tmp/prev && tar -xf "$OLD" -C /tmp/prev
+  $PIP --target /tmp/site-prev -Cbuild-dir=/tmp/skb-prev /tmp/prev > /tmp/build-previous.log 2>&1 &
+  prev_build=$!
+  $PIP -Cbuild-dir=/tmp/skb . > /tmp/build-this.log 2>&1 || { tail -30 /tmp/build-this.log; exit 1; }
+  wait $prev_build || { tail -30 /tmp/build-previous.log; exit 1; }
 fi
-$PIP -Cbuild-dir=/tmp/skb . > /tmp/build-this.log 2>&1 || { tail -30 /tmp/build-this.log; exit 1; }
-(cd /tmp && $BENCH --json "$OUT/${PREFIX}this.json" ${PLOT:+--plot "$OUT/${PREFIX}this.png"}) > "$OUT/${PREFIX}bench-this.txt" 2>&1 ||
-  { tail -30 "$OUT/${PREFIX}bench-this.txt"; exit 1; }
-if [ -n "$BENCH2" ]; then
-  (cd /tmp && $BENCH2 --json "$OUT/${PREFIX}2-this.json") > "$OUT/${PREFIX}2-bench-this.txt" 2>&1 ||
-    { tail -30 "$OUT/${PREFIX}2-bench-this.txt"; exit 1; }
-fi
-for p in "${PREFIX}" ${BENCH2:+"${PREFIX}2-"}; do
+[ -z "${BUILD_ONLY:-}" ] || exit 0
+sets=("$BENCH_ARGS" "${BENCH_ARGS2:-}" "${BENCH_ARGS3:-}")
+names=("${PREFIX}" "${PREFIX}2-" "${PREFIX}3-")
+for i in 0 1 2; do
+  [ -n "${sets[$i]}" ] || continue
+  p=${names[$i]}
+  (cd /tmp && PYTHONPATH=/tmp/site-prev${PYTHONPATH:+:$PYTHONPATH} python3 -P -m pygemv.bench ${sets[$i]} \
+    --json "$OUT/${p}previous.json") > "/tmp/${p}bench-previous.txt" 2>&1 || { tail -30 "/tmp/${p}bench-previous.txt"; exit 1; }
+  plot=""; [ $i = 0 ] && [ -n "${PLOT:-}" ] && plot="--plot $OUT/${p}this.png"
+  (cd /tmp && env ${THIS_TABLE:+GEMV_TABLE=$THIS_TABLE} python3 -P -m pygemv.bench ${sets[$i]} \
+    --json "$OUT/${p}this.json" $plot) > "$OUT/${p}bench-this.txt" 2>&1 || { tail -30 "$OUT/${p}bench-this.txt"; exit 1; }
+done
+for i in 0 1 2; do
+[ -n "${sets[$i]}" ] || continue
+p=${names[$i]}
 python3 - "$OUT/${p}previous.json" "$OUT/${p}this.json" <<'PY'
 import json, math, sys
 def key(c):  # quantized cases by format, dense ones by dtype, op and batch
@@ -50,7 +58,7 @@ for k in sorted(this):
               f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} s={c['split_k']} smem={int(c['x_in_smem'])}")
         continue
     vs.append(this[k]["speedup_vs_cublas"])
-    print(f"{k[0]:9s} {k[1]} {k[3]:8d} x {k[4]:7d}  {a:8.2f} -> {b:8.2f} us  {a / b:.3f}x  vs cuBLAS {vs[-1]:.2f}x  "
+    print(f"{k[0]:9s} {k[1]} {k[2]:5d} {k[3]:8d} x {k[4]:7d}  {a:8.2f} -> {b:8.2f} us  {a / b:.3f}x  vs cuBLAS {vs[-1]:.2f}x  "
           f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} v={c['vector_loads']} u={c['unroll']} k={c['split_k']}")
 g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
 line = (f"{len(r)} cases: geomean {g(r):.3f}x, min {min(r):.3f}x, slower than previous by > 2%: "

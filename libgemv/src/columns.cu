@@ -5,7 +5,8 @@
 // the tile each own one pack of columns (16 bytes with vector loads, else one element), so
 // a warp reads whole runs of a row (coalesced); its r = row_lanes lanes walk the slice's
 // rows, r apart, UNROLL rows in flight, each x[row] one broadcast load. The lanes' column
-// sums are then added in lane order through shared memory (deterministic). Without split-M
+// sums are then added in a fixed order (deterministic): within a warp by a shuffle tree,
+// then warp by warp through shared memory. Without split-M
 // the block writes y; with it, slice s writes partials acc[(s * batch + b) * K + j] that
 // columns_reduce adds in slice order.
 // Geometry: block = c * r threads (<= max_block_threads(UNROLL)); grid.x column tiles,
@@ -45,6 +46,9 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
     const int col = threadIdx.x & (c_threads - 1);
     const int lane = threadIdx.x >> args.c_log2;
     const int lanes = args.row_lanes;
+    // Whole warps of c <= 16 columns of element loads (one sum a lane): lane sums go
+    // through shuffles first (below); 16-byte loads (V sums a lane) lost with it.
+    const bool shuffle_lanes = !VEC && c_threads < 32 && (blockDim.x & 31) == 0;
     if (args.prefetch_lines > 0 &&
         ((int64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x < args.prefetch_blocks) {
         const int64_t j0 = (int64_t)blockIdx.x * c_threads * V;          // the block's first tile
@@ -99,15 +103,29 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
                         if (v < cols_left) acc[v] = fmaf(to_f32(load_a(A + r * args.lda + j + v)), xv, acc[v]);
                 }
             }
+            // A warp holds 32 / c lanes of each of its columns: they add up by shuffles first
+            // (a fixed tree), so that the serial sum below runs over warps, not lanes, and
+            // blocks of many lanes (a few columns, every row in flight: the small matrices'
+            // shape) stop paying a chain of `lanes` shared-memory adds a column.
+            int groups = lanes, group = lane;
+            if (shuffle_lanes) {
 #pragma unroll
-            for (int v = 0; v < V; ++v) lane_sums[(lane * V + v) * c_threads + col] = acc[v];
+                for (int v = 0; v < V; ++v)
+                    for (int o = c_threads; o < 32; o <<= 1) acc[v] += __shfl_xor_sync(0xffffffffu, acc[v], o);
+                groups = lanes >> (5 - args.c_log2);
+                group = lane >> (5 - args.c_log2);
+            }
+            if (!shuffle_lanes || (threadIdx.x & 31) < c_threads) {
+#pragma unroll
+                for (int v = 0; v < V; ++v) lane_sums[(group * V + v) * c_threads + col] = acc[v];
+            }
             __syncthreads();
             for (int t = threadIdx.x; t < c_threads * V; t += blockDim.x) {
                 const int v = t / c_threads, cc = t % c_threads;
                 const int64_t jj = (tile * c_threads + cc) * V + v;
                 if (jj >= args.k) continue;
                 float s = 0.f;
-                for (int l = 0; l < lanes; ++l) s += lane_sums[(l * V + v) * c_threads + cc];
+                for (int l = 0; l < groups; ++l) s += lane_sums[(l * V + v) * c_threads + cc];
                 if (args.acc) {
                     args.acc[((int64_t)blockIdx.y * args.batch + b) * args.k + jj] = s;
                 } else {

@@ -1,0 +1,59 @@
+"""Time op T's search space (tuning/space.py, the tuner's own) on a few shapes, whole or cut
+down, and print each shape's fastest configs next to the dispatcher's choice: the check an
+entry gets before it is set by hand, and what a short tune can miss (the tuner's
+instrument: checked first, cold L2, graph replay, medians). Usage, after installing pygemv:
+
+    python benchmarks/experiments/op_t_space.py [--vec 0,1] [--unroll 2,4] [--c 8,16,32]
+        [--lanes 16,32,64] [--max-split 64] [--top 5] dtype:MxK ...
+"""
+import argparse
+import time
+
+from pygemv.tuning.measure import GpuContext, GpuMeasure
+from pygemv.tuning.space import build_space
+
+
+def ints(text):
+    return [int(v) for v in text.split(",")] if text else None
+
+
+def spec(c):
+    return f"{c.variant}:{c.threads_per_row}:{c.rows_per_block}:{int(c.vector_loads)}:{c.unroll}:0:{c.split_k}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vec", type=ints)
+    ap.add_argument("--unroll", type=ints)
+    ap.add_argument("--c", type=ints, help="threads across a tile's columns")
+    ap.add_argument("--lanes", type=ints, help="row lanes a block")
+    ap.add_argument("--max-split", type=int, default=512)
+    ap.add_argument("--top", type=int, default=5)
+    ap.add_argument("cases", nargs="+", help="dtype:MxK")
+    a = ap.parse_args()
+    ctx = GpuContext.create()
+    for case in a.cases:
+        dtype, shape = case.split(":")
+        m, k = (int(v) for v in shape.split("x"))
+        keep = [c for c in build_space(m, k, dtype, op="T").configs()
+                if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
+                and (a.c is None or c.threads_per_row in a.c) and (a.lanes is None or c.rows_per_block in a.lanes)
+                and c.split_k <= a.max_split]
+        meas = GpuMeasure(m, k, dtype, ctx, op="T", repeats=15, target_ms=2.0)
+        chosen = meas.dispatch()
+        t0, times = time.time(), []
+        for c in keep:
+            ok, why = meas.legal(c)
+            if ok:
+                ok, why = meas.check(c)
+            if ok:
+                times.append((meas.time_us(c), spec(c)))
+        times.sort()
+        d = meas.time_us(chosen)
+        print(f"T {dtype} {m}x{k}: dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
+              f"{time.time() - t0:.0f} s; fastest: " + ", ".join(f"{s} {t:.2f}" for t, s in times[:a.top]), flush=True)
+        meas.close()
+
+
+if __name__ == "__main__":
+    main()
