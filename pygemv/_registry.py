@@ -111,7 +111,7 @@ class Variant:
         smems = (False, True) if self.stages_x else (False,)
         loads = ((LOADS_ALIGNED, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCALAR, LOADS_ALIGNED8, LOADS_PHASED_X_COPIES)
                  if self.op == "N" else
-                 (LOADS_ALIGNED, LOADS_SCALAR))
+                 (LOADS_ALIGNED, LOADS_REALIGNED, LOADS_SCALAR))
         for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, loads, smems, splits):
             c = Config(self.name, p, r, vec, u, smem, s)
             if validate(c):

@@ -52,11 +52,12 @@ def test_realigned_loads_of_a_strided_x_need_it_staged():
     assert ok(staged, k=63, incx=2) and ok(staged, k=63, incx=-3, a_ptr=A + 6)
 
 
-def test_realigned_phased_and_8_byte_loads_are_op_n_row_kernels_only_and_loads_take_0_to_5():
+def test_phased_and_8_byte_loads_are_op_n_row_kernels_only_realigned_both_and_loads_take_0_to_5():
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 2))
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 3, x_in_smem=True))
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 4, x_in_smem=True))
-    assert not pygemv._registry.validate(Config("t_columns", 16, 16, 2))
+    assert pygemv._registry.validate(Config("t_columns", 16, 16, 2))  # op T: a pack cut from two aligned ones
+    assert not pygemv._registry.validate(Config("t_columns", 16, 16, 3))
     assert not pygemv._registry.validate(Config("t_columns", 16, 16, 4))
     assert not pygemv._registry.validate(Config("row_stream", 4, 32, 4, x_in_smem=True))
     assert not pygemv._registry.validate(Config("rows_in_registers", 128, 4, 4, 1, False, 4))
@@ -73,7 +74,7 @@ def test_realigned_phased_and_8_byte_loads_are_op_n_row_kernels_only_and_loads_t
     names = {v.name: v for v in pygemv.variants()}
     assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2, 3, 4, 5}
     assert {c.vector_loads for c in names["splitk_twopass"].configs()} == {0, 1, 2, 3, 4}
-    assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1}
+    assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1, 2}
 
 
 # ---- table entries must fit the shape ----------------------------------------------------------
@@ -270,6 +271,34 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
         if m * k * 2 <= (1 << 21) * 2:
             assert not pick(m, k, dtype).x_in_smem, (m, k, dtype)
     assert not pick(2048, 64, "float16").x_in_smem and pick(2048, 64, "float16", x_off=2).x_in_smem
+    """)
+
+
+def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
+    """op T: realigned packs on up to 48 long rows beyond 256 KiB (wider tiles when rows are
+    fewer than the lanes), one element a load elsewhere on misaligned rows; a small matrix
+    whose lanes would walk more than 16 rows is split over the rows (NOTES 37), and every
+    choice can run."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, lda=None, a_off=0):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    trans=True, use_table=False)
+    R, S = pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR
+    for dtype in ("float32", "float16", "bfloat16"):
+        c = pick(2, 4452911, dtype)
+        assert c.vector_loads == R and c.rows_per_block == 2 and c.threads_per_row == 128, c
+        assert pick(47, 4403, dtype).vector_loads == R
+        for m, k in ((87, 517781), (2318, 6081), (11, 2999), (22518, 1), (4096, 4097)):
+            assert pick(m, k, dtype).vector_loads == S, (dtype, m, k)
+        assert pick(4096, 4096, dtype).vector_loads == pygemv.LOADS_ALIGNED
+        # Small, but 1573 rows under 8 lanes: split over the rows, not one pass of 197 rows a lane.
+        c = pick(1573, 69, dtype)
+        assert c.variant == "t_splitm_twopass" and c.split_k >= 16, c
+        assert pick(256, 256, dtype).variant == "t_columns"  # small and short: one pass
+        for m, k in ((2, 4452911), (47, 4403), (1573, 69), (5, 100003), (33, 261971)):
+            c = pick(m, k, dtype)
+            assert pygemv.can_implement(c, m, k, dtype, lda=k, a_ptr=base, x_ptr=base + (1 << 40), trans=True)[0], c
     """)
 
 

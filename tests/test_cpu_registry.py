@@ -185,6 +185,15 @@ def test_column_operations_rules():
     assert ok(t, k=63, lda=64, trans=True) and not ok(t, k=63, lda=63, trans=True)
     assert not ok(t, a_ptr=A + 2, trans=True)
     assert ok(Config("t_columns", 32, 8, False, 2), k=63, lda=63, a_ptr=A + 2, trans=True)
+    # Realigned packs (cut from two aligned ones): rows that start anywhere, in both operations.
+    R = pygemv.LOADS_REALIGNED
+    for r in (Config("t_columns", 32, 8, R, 2), Config("t_splitm_twopass", 16, 16, R, 4, False, 4)):
+        assert ok(r, k=63, lda=63, a_ptr=A + 2, trans=True) and ok(r, k=64, trans=True)
+        assert ok(r, k=63, lda=67, a_ptr=A + 6, trans=True, batch=3, stride_a=64 * 67 + 3, stride_x=64, stride_y=63)
+    assert "vector_loads = 2 takes rows that start anywhere" in pygemv.can_implement(t, 63, 63, "float16", trans=True)[1]
+    # Phased rows, 8-byte packs and x's phase copies are row-kernel paths.
+    for loads in (pygemv.LOADS_PHASED, pygemv.LOADS_ALIGNED8, pygemv.LOADS_PHASED_X_COPIES):
+        assert not pygemv._registry.validate(Config("t_columns", 32, 8, loads, 2))
     # x is read as a broadcast: any stride, any alignment; never staged.
     assert ok(t, incx=-3, x_ptr=A + 2, trans=True)
     assert not pygemv._registry.validate(Config("t_columns", 32, 8, True, 2, x_in_smem=True))

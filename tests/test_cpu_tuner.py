@@ -302,14 +302,15 @@ def test_rows_8_byte_aligned_are_seeded_with_8_byte_configs():
                                          (256, 65536, "bfloat16"), (1000, 1001, "float16")])
 def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
     """op T searches the column operations: c of 2..64 threads across a tile (no more than
-    the row's packs), split-M slices of 8 rows or more, 16-byte loads only for aligned rows,
-    and x_in_smem never drawn (the column kernels read x as a broadcast)."""
+    the row's packs), split-M slices of 8 rows or more, aligned 16-byte packs for aligned
+    rows and realigned ones for the rest, one element a load for both, and x_in_smem never
+    drawn (the column kernels read x as a broadcast)."""
     space = build_space(m, k, dtype, op="T")
     assert space.op == "T" and set(space.variants) <= {"t_columns", "t_splitm_twopass"} and space.variants
     assert space.no_staging == set(space.variants)
     es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
     aligned = (m == 1) or k * es % 16 == 0
-    assert space.vector_loads == ([pygemv.LOADS_ALIGNED] if aligned else []) + [pygemv.LOADS_SCALAR]
+    assert space.vector_loads == [pygemv.LOADS_ALIGNED if aligned else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR]
     assert ("t_splitm_twopass" in space.variants) == (m >= 16)
     configs = list(space.configs())
     n_valid = 0

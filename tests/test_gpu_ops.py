@@ -36,6 +36,51 @@ def test_op_t_every_operation(torch, dtype, m, k):
     assert check_layouts(torch, m, k, dtype, True, LAYOUTS) >= len(LAYOUTS) * 2
 
 
+def realigned_op_t_configs() -> list[pygemv.Config]:
+    """Realigned packs (vector_loads = 2) in both column operations: tiles of 1 to 128
+    threads, 2 to 256 row lanes, every unroll, split-M slices."""
+    C, R = pygemv.Config, pygemv.LOADS_REALIGNED
+    return [C("t_columns", 4, 64, R, 4), C("t_columns", 16, 16, R, 2), C("t_columns", 128, 2, R, 1),
+            C("t_columns", 32, 8, R, 1), C("t_splitm_twopass", 8, 32, R, 2, False, 4),
+            C("t_splitm_twopass", 16, 16, R, 4, False, 3), C("t_splitm_twopass", 1, 256, R, 2, False, 8)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(1, 9), (2, 4097), (5, 1001), (37, 65), (300, 257), (1573, 69), (4099, 33)])
+def test_op_t_realigned_packs_at_every_phase(torch, dtype, m, k):
+    """op T's realigned packs: A at every element phase of 16 bytes, lda padded with NaN, the
+    first row's head before A and the last row's tail past its end (read element by
+    element), the last partial pack of each row, strided and reversed x, alpha and beta,
+    and batches whose odd strides move every product's phase."""
+    buf, ws = workspace(torch)
+    phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    failures, ran = [], 0
+    for a_off in range(phases):
+        layout = dict(lda_pad=a_off % 3, a_off=a_off, x_off=(a_off * 3) % phases, y_off=a_off % 2,
+                      alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2], incx=(1, -2)[a_off % 2])
+        if a_off % 4 == 3:
+            layout.update(batch=3, reverse_batch=a_off % 8 == 7)
+        f, r = run_all(torch, OpProblem(torch, m, k, dtype, trans=True, seed=a_off, **layout),
+                       realigned_op_t_configs(), ws)
+        failures += f
+        ran += r
+    assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
+    assert ran >= phases * 2  # realigned configs ran, not only the dispatcher
+
+
+def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
+    """op T on rows that do not start 16-byte aligned: realigned packs on up to 48 long rows
+    beyond small matrices, one element a load on more rows, on small matrices and on rows
+    under 64 bytes; aligned packs where every row is aligned."""
+    for dtype in DTYPES:
+        for m, k, loads in ((2, 4452911, pygemv.LOADS_REALIGNED), (47, 4403, pygemv.LOADS_REALIGNED),
+                            (87, 517781, pygemv.LOADS_SCALAR), (2318, 6081, pygemv.LOADS_SCALAR),
+                            (11, 2999, pygemv.LOADS_SCALAR), (22518, 1, pygemv.LOADS_SCALAR),
+                            (4096, 4096, pygemv.LOADS_ALIGNED)):
+            c = pygemv.select_config(m, k, dtype, trans=True, use_table=False)
+            assert c.vector_loads == loads, (dtype, m, k, c)
+
+
 BATCHES = [dict(batch=3), dict(batch=5, reverse_batch=True, lda_pad=1, incy=2, beta=0.5),
            dict(batch=4, share_a=True, alpha=2.0), dict(batch=6, share_x=True, x_off=1, incx=-1, beta=1.0),
            dict(batch=2, a_off=3, y_off=5, incx=2, incy=-2, alpha=-1.5, beta=-0.25)]

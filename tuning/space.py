@@ -206,9 +206,9 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
     for split-M slices of 8 rows or more. The column kernels read x as a broadcast:
     x_in_smem is 0."""
     es = _lib.DTYPE_SIZES[dtype]
-    units = -(-k * es // 16) if vec_ok else k  # packs (or elements) across a row
-    space = Space(m, k, dtype, [], ([pygemv.LOADS_ALIGNED] if vec_ok else []) + [pygemv.LOADS_SCALAR], op="T",
-                  batch=batch)
+    units = -(-k * es // 16) if vec_ok else k  # packs (or, with element loads in the space, elements) across a row
+    space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED if vec_ok else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR],
+                  op="T", batch=batch)
     for var in pygemv.variants("T"):
         if (deterministic_only and not var.deterministic) or (batch > 1 and not var.batched):
             continue

@@ -404,25 +404,42 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
 // tile's columns, r row lanes walk the rows under it, and x[r] is one broadcast load. Fit
 // to a sweep of every op T config on 22 shapes of the H100 (0.990 of each shape's best, worst 0.945;
 // benchmarks/results/h100-2026-11-23-sweep-op-t-all.csv):
-// - a matrix of at most 256 KiB: one pass of 4-pack tiles (fp16 256x256: 2.7 us, 3.0 split);
+// - a matrix of at most 256 KiB whose lanes walk at most 16 rows: one pass of 4-pack tiles
+//   (fp16 256x256: 2.7 us, 3.0 split); more rows a lane split (fp16 1573 x 69 ran 24 us in
+//   3 blocks of 196 rows a lane, NOTES 37);
 // - else 16-pack tiles (8 when a row has at most 32 packs), 256-thread blocks (512 for
-//   tall matrices of 2 to 4 tiles), 4 rows in flight (2 where that buys slices);
+//   tall matrices of 2 to 4 tiles), 4 rows in flight (2 where that buys slices); fewer
+//   rows than lanes trade the idle lanes for wider tiles;
 // - the rows split (two-pass, deterministic) into about 4 blocks an SM in all, at most 64
 //   slices unless one tile spans the row (the reduce adds slices one by one). Small
 //   matrices are latency-bound: fp16 1024^2 ran 3.9 us in 256 blocks, 4.8 in 64.
+// Packs are aligned where every row is, else realigned (cut from two aligned packs: rows
+// that start anywhere) on up to 48 rows beyond 256 KiB; one element a load runs the rest.
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
-    for (int vec = 1; vec >= 0; --vec) {
+    for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
+        const bool vec = loads != kLoadsScalar;
+        // Realigned packs load twice the bytes of a row through L1: they pay on few long rows
+        // beyond small matrices (2 x 4452910 bf16 225 -> 31 us, 47 x 2202 fp32 4.1 -> 3.2), where
+        // one element a load runs short of loads in flight; from 64 rows, L1 is the limit
+        // (fp32 97394 x 743 128 -> 212 us; -s23-op-t-realigned-first-form.txt).
+        if (loads == kLoadsRealigned && (pb.m > 48 || small || pb.k * esz < 64)) continue;
         const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
-        const int c_threads = std::min(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
-        const int64_t tiles = (packs + c_threads - 1) / c_threads;
+        int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
+        int64_t tiles = (packs + c_threads - 1) / c_threads;
         const int threads = tiles >= 2 && tiles <= 4 && pb.m >= 16384 ? 512 : 256;
-        const int lanes = threads / c_threads; // c_threads <= 32
+        int lanes = threads / c_threads;
+        if (pb.m < lanes) { // idle lanes: wider tiles instead, whole warps
+            lanes = (int)pow2_ceil(pb.m);
+            c_threads = (int)std::min<int64_t>(threads / lanes, pow2_ceil(packs));
+            while (c_threads * lanes < 32) lanes *= 2;
+            tiles = (packs + c_threads - 1) / c_threads;
+        }
         const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
         const int unroll = rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1;
-        gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, vec, unroll, 0, 1);
-        if (!small) {
+        gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, loads, unroll, 0, 1);
+        if (!small || rows_per_lane > 16) {
             const int64_t blocks = 4 * (int64_t)std::max(sm_count, 1);
             const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
                                                    tiles <= 1 ? 512 : 64);

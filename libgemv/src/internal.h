@@ -217,7 +217,7 @@ struct ColumnArgs {
 
 struct ColumnLaunch {
     gemv_dtype_t dtype;
-    bool vector_loads;
+    int vector_loads; // kLoadsScalar, kLoadsAligned or kLoadsRealigned
     int unroll;
     int splits; // row slices (grid.y)
     ColumnArgs args;

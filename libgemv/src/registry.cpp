@@ -608,9 +608,10 @@ int64_t row_slice_len(int64_t m, int s, int step) {
 }
 
 gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
-    if (c.vector_loads && !rows_aligned16(pb)) {
-        set_error("%s with vector_loads needs A and every row 16-byte aligned (A = %p, lda = %lld%s)", op.info.name,
-                  pb.A, (long long)pb.lda, pb.batched() ? ", and stride_a" : "");
+    if (c.vector_loads == kLoadsAligned && !rows_aligned16(pb)) {
+        set_error("%s with vector_loads = 1 needs A and every row 16-byte aligned (A = %p, lda = %lld%s); "
+                  "vector_loads = 2 takes rows that start anywhere", op.info.name, pb.A, (long long)pb.lda,
+                  pb.batched() ? ", and stride_a" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return GEMV_STATUS_SUCCESS;
@@ -628,7 +629,7 @@ size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Prob
 gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     ColumnLaunch L{};
     L.dtype = pb.dtype();
-    L.vector_loads = c.vector_loads != 0;
+    L.vector_loads = c.vector_loads;
     L.unroll = c.unroll;
     ColumnArgs &a = L.args;
     a.A = pb.A;
@@ -829,14 +830,15 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                   (long long)threads);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    // Realigned rows are a row-kernel path: a column kernel's pack spans columns, not a row.
-    const int max_loads = v->op == GEMV_OP_N ? kLoadsPhasedCopies : kLoadsAligned;
+    // Phased rows and 8-byte packs are row-kernel paths; the column kernels take one element,
+    // aligned packs or realigned packs (a column pack cut from two aligned ones).
+    const int max_loads = v->op == GEMV_OP_N ? kLoadsPhasedCopies : kLoadsRealigned;
     if (c.vector_loads < 0 || c.vector_loads > max_loads) {
         set_error("config.vector_loads = %d: %s takes %s", c.vector_loads, v->name,
                   max_loads == kLoadsPhasedCopies
                       ? "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows), 3 (16-byte, phased rows), "
                         "4 (8-byte, rows 8-byte aligned) or 5 (16-byte, phased rows with x's phase copies)"
-                      : "0 (scalar) or 1 (16-byte, aligned rows)");
+                      : "0 (scalar), 1 (16-byte, aligned rows) or 2 (16-byte, realigned rows)");
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Lanes 0 and 1 of a phased row take its edge packs.

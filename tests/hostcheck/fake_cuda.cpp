@@ -656,7 +656,9 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
         (__int128)L.splits * a.m_chunk < a.m)
         violation(w, "%s: %d slices of %lld rows do not tile M = %lld", kernel, L.splits, (long long)a.m_chunk,
                   (long long)a.m);
-    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads ? 16 : 0, a.k);
+    if (L.vector_loads < kLoadsScalar || L.vector_loads > kLoadsRealigned)
+        violation(w, "%s: loads %d (one element, aligned or realigned packs only)", kernel, L.vector_loads);
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads == kLoadsAligned ? 16 : 0, a.k);
     check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
     if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
     else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
