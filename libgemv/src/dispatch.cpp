@@ -431,7 +431,7 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         const int threads = tiles >= 2 && tiles <= 4 && pb.m >= 16384 ? 512 : 256;
         int lanes = threads / c_threads;
         if (pb.m < lanes) { // idle lanes: wider tiles instead, whole warps
-            lanes = (int)pow2_ceil(pb.m);
+            lanes = pow2_floor(pb.m); // every lane a row or two
             c_threads = (int)std::min<int64_t>(threads / lanes, pow2_ceil(packs));
             while (c_threads * lanes < 32) lanes *= 2;
             tiles = (packs + c_threads - 1) / c_threads;
