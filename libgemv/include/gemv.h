@@ -141,9 +141,11 @@ typedef enum gemv_variant {
 typedef enum gemv_loads {
     GEMV_LOADS_SCALAR = 0,      /* one element a load: any alignment, any incx */
     GEMV_LOADS_ALIGNED16 = 1,   /* 16-byte packs: A rows (and x read from global memory) 16-byte aligned */
-    GEMV_LOADS_REALIGNED16 = 2, /* op N: 16-byte packs of A rows that start anywhere (a scalar head
-                                 * up to each row's 16-byte boundary; x shifted into the row's
-                                 * phase in registers); x contiguous or staged in shared memory */
+    GEMV_LOADS_REALIGNED16 = 2, /* 16-byte packs of A rows that start anywhere. op N: a scalar head
+                                 * up to each row's 16-byte boundary, x shifted into the row's
+                                 * phase in registers; x contiguous or staged in shared memory.
+                                 * op T: each thread's 16 bytes of a row cut from the two aligned
+                                 * packs that hold them (element loads where those reach outside A) */
     GEMV_LOADS_PHASED16 = 3,    /* op N row kernels, single products: rows grouped by their 16-byte
                                  * phase. x_in_smem = 1: each block stages x once in its group's
                                  * phase, so every pack of A and of x is one aligned load;
