@@ -99,7 +99,7 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
                 keep.clear()
                 p = problem()
             c = pygemv.Config(v.name, int(rng.choice(pow2s(*v.threads_per_row))), int(rng.choice(pow2s(*v.rows_per_block))),
-                              int(rng.integers(6 if v.op == "N" else 2)), int(rng.choice(v.unrolls)),
+                              int(rng.integers(6 if v.op == "N" else 3)), int(rng.choice(v.unrolls)),
                               bool(rng.integers(2)) and v.stages_x,
                               int(rng.choice(pow2s(max(1, v.split_k[0]), v.split_k[1]))))
             if not pygemv._registry.validate(c):
