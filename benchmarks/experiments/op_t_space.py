@@ -7,18 +7,19 @@ instrument: checked first, cold L2, graph replay, medians). Usage, after install
         [--lanes 16,32,64] [--max-split 64] [--top 5] dtype:MxK ...
 """
 import argparse
+import sys
 import time
+from pathlib import Path
 
 from pygemv.tuning.measure import GpuContext, GpuMeasure
 from pygemv.tuning.space import build_space
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from time_configs import spec  # noqa: E402  (the config form time_configs.py reads)
+
 
 def ints(text):
     return [int(v) for v in text.split(",")] if text else None
-
-
-def spec(c):
-    return f"{c.variant}:{c.threads_per_row}:{c.rows_per_block}:{int(c.vector_loads)}:{c.unroll}:0:{c.split_k}"
 
 
 def main():
