@@ -11,7 +11,7 @@ import numpy as np
 import pygemv
 from gpu_cases import sample_configs
 
-SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097)]
+SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 
 
 def main() -> int:

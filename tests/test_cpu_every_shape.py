@@ -4,12 +4,14 @@ adds to the shipped one, and element-misaligned pointers refused before any laun
 dispatch checks run libgemv's host code on the stand-in CUDA runtime (tests/hostcheck)."""
 from __future__ import annotations
 
+import math
 import shutil
 
 import pytest
 
 import pygemv
 from pygemv import Config
+from pygemv._registry import validate
 from pygemv._table import Entry, Fingerprint, write_table
 
 import hostcheck_lib
@@ -292,14 +294,85 @@ def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
         for m, k in ((87, 517781), (2318, 6081), (11, 2999), (22518, 1), (4096, 4097)):
             assert pick(m, k, dtype).vector_loads == S, (dtype, m, k)
         assert pick(4096, 4096, dtype).vector_loads == pygemv.LOADS_ALIGNED
-        # Small, but 1573 rows under 8 lanes: split over the rows, not one pass of 197 rows a lane.
-        c = pick(1573, 69, dtype)
-        assert c.variant == "t_splitm_twopass" and c.split_k >= 16, c
+        # Small, but 1573 rows under 8 lanes: split over the rows, not one pass of 197 rows a lane
+        # (aligned rows; misaligned ones take the stream of packs).
+        c = pick(1573, 40, dtype)
+        assert c.variant == "t_splitm_twopass" and c.split_k >= 4, c
+        assert pick(1573, 69, dtype).variant == "t_splitm_twopass"  # under 1 MiB: no stream
         assert pick(256, 256, dtype).variant == "t_columns"  # small and short: one pass
         for m, k in ((2, 4452911), (47, 4403), (1573, 69), (5, 100003), (33, 261971)):
             c = pick(m, k, dtype)
             assert pygemv.can_implement(c, m, k, dtype, lda=k, a_ptr=base, x_ptr=base + (1 << 40), trans=True)[0], c
     """)
+
+
+def test_op_t_heuristic_streams_rows_that_start_anywhere():
+    """op T on more than 48 rows that do not start 16-byte aligned: A as one stream of aligned
+    packs (t_stream) from 1 MiB where its gaps are under half of lda and its period fits a block;
+    blocks of 1024 at 2 packs in flight, one an SM, from 8192 packs an SM; else blocks of 256
+    at 4 (2 past a period of 512), slices of 4 packs a thread up to 2 blocks an SM; batches
+    share the blocks. Aligned rows, few rows, wide gaps and long periods keep the column
+    kernels; every choice can run, within the workspace."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, lda=None, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    trans=True, use_table=False, **kw)
+    sms = 132
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        v = 16 // es
+        big = pick(3985411, 61, dtype)
+        assert (big.variant, big.threads_per_row, big.unroll, big.split_k) == ("t_stream", 1024, 2, sms), big
+        assert pick(4194304, 64, dtype, a_off=es).variant == "t_stream"  # aligned rows, A misaligned
+        small = pick(200000, 9 if es == 2 else 5, dtype)
+        packs = (200000 * (9 if es == 2 else 5) + v - 1) // v
+        assert (small.variant, small.threads_per_row, small.unroll) == ("t_stream", 256, 4), small
+        assert small.split_k == min(2 * sms, packs // 1024), small
+        assert pick(97394, 743, dtype).unroll == 2  # the period passes 512 threads: unroll 4 would refuse
+        b = pick(1000, 61, dtype, batch=512, stride_a=1000 * 61)
+        assert b.variant == "t_stream" and b.split_k == 1, b
+        for m, k, lda in ((4096, 4096, None), (47, 4403, None), (100000, 61, 128), (2318, 6081, None), (22518, 1, None),
+                          (1573, 69, None), (58, 340, None), (4000, 130 // es, None)):
+            assert pick(m, k, dtype, lda).variant != "t_stream", (m, k, lda)
+        for m, k, kw in ((3985411, 61, {}), (200000, 9, {}), (1000, 61, dict(batch=512, stride_a=61000))):
+            c = pick(m, k, dtype, **kw)
+            assert pygemv.can_implement(c, m, k, dtype, lda=k, a_ptr=base, x_ptr=base + (1 << 40), trans=True, **kw)[0]
+        # Without a workspace: one slice, which needs none.
+        c = pygemv.select_config(3985411, 61, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False,
+                                 workspace_bytes=0)
+        assert c.variant == "t_stream" and c.split_k == 1 and pygemv.workspace_size(c, 3985411, 61, dtype, trans=True) == 0
+    """)
+
+
+def test_t_stream_legality_and_workspace():
+    """t_stream: aligned packs only, x never staged, rows_per_block 1; lda of at least a pack
+    when m > 1; a pack period (lda / gcd(lda, pack)) of at most the block's limit (512 threads
+    at unroll 4, 1024 else); its workspace is a partial per column of each slice and product."""
+    C, A = pygemv.Config, pygemv.LOADS_ALIGNED
+    ok = lambda c, m, k, dtype, **kw: pygemv.can_implement(c, m, k, dtype, trans=True, **kw)
+    assert validate(C("t_stream", 256, 1, A, 4, False, 16))
+    for bad in (C("t_stream", 256, 1, pygemv.LOADS_SCALAR, 4), C("t_stream", 256, 1, pygemv.LOADS_REALIGNED, 4),
+                C("t_stream", 256, 1, A, 4, True), C("t_stream", 128, 2, A, 4), C("t_stream", 16, 1, A, 4)):
+        assert not validate(bad), bad
+    s = C("t_stream", 256, 1, A, 4)
+    assert not ok(s, 100, 7, "float16")[0] and "lda >= 8" in ok(s, 100, 7, "float16")[1]
+    assert ok(s, 1, 7, "float16")[0] and ok(s, 100, 7, "float32")[0]  # one row; fp32 packs of 4
+    assert ok(s, 1000, 511, "float16")[0] and not ok(s, 1000, 513, "float16")[0]  # periods 511 and 513
+    assert ok(C("t_stream", 256, 1, A, 2), 1000, 513, "float16")[0]
+    assert not ok(C("t_stream", 256, 1, A, 2), 1000, 1025, "float16")[0]
+    assert ok(s, 1000, 1000, "float16")[0]  # period 125
+    assert not pygemv.can_implement(s, 1000, 61, "float16")[0]  # op N
+    # Workspace: slices of whole blocks of packs (a block: the period times its copies).
+    for m, k, dtype, split, batch in ((100000, 61, "float16", 132, 1), (1573, 69, "float32", 7, 3), (50, 8, "float16", 1, 1)):
+        v = 16 // {"float32": 4, "float16": 2}[dtype]
+        period = k // math.gcd(k, v)
+        threads = period * max(1, 256 // period)
+        packs = ((m - 1) * k + k + 2 * (v - 1)) // v
+        slice_ = -(-(-(-packs // split)) // threads) * threads
+        slices = -(-packs // slice_)
+        c = C("t_stream", 256, 1, A, 4, False, split)
+        want = 4 * slices * k * batch if slices > 1 else 0
+        assert pygemv.workspace_size(c, m, k, dtype, trans=True, batch=batch, stride_a=m * k) == want, (m, k, dtype)
 
 
 def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():

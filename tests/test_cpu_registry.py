@@ -32,7 +32,7 @@ def test_registry_is_complete_and_consistent():
         # op T reads x as a broadcast, row tiles as packs, q_mma_x_held into registers
         assert v.stages_x == (v.op == "N" and v.name not in ("rows_in_registers", "q_mma_x_held"))
     # Each op has its operations; filtering by op and weights partitions the registry.
-    assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass"}
+    assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass", "t_stream"}
     assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma", "q_mma_x_held"}
     assert len(pygemv.variants("N")) + len(pygemv.variants("T")) + len(pygemv.variants("N", quantized=True)) == len(vs)
     with pytest.raises(ValueError, match="op: expected 'N' or 'T'"):

@@ -299,16 +299,19 @@ def test_rows_8_byte_aligned_are_seeded_with_8_byte_configs():
 
 
 @pytest.mark.parametrize("m, k, dtype", [(1, 1, "float32"), (4096, 4096, "float16"), (1048576, 16, "float32"),
-                                         (256, 65536, "bfloat16"), (1000, 1001, "float16")])
+                                         (256, 65536, "bfloat16"), (1000, 1001, "float16"), (100000, 61, "bfloat16")])
 def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
     """op T searches the column operations: c of 2..64 threads across a tile (no more than
     the row's packs), split-M slices of 8 rows or more, aligned 16-byte packs for aligned
     rows and realigned ones for the rest, one element a load for both, and x_in_smem never
-    drawn (the column kernels read x as a broadcast)."""
+    drawn (the column kernels read x as a broadcast). The stream of packs (aligned packs,
+    fixed) joins on rows of 16 bytes to 2 KB (any short single row)."""
     space = build_space(m, k, dtype, op="T")
-    assert space.op == "T" and set(space.variants) <= {"t_columns", "t_splitm_twopass"} and space.variants
-    assert space.no_staging == set(space.variants)
     es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    stream = k * es <= 2048 and (m == 1 or k * es >= 16)
+    assert space.op == "T" and set(space.variants) <= {"t_columns", "t_splitm_twopass", "t_stream"} and space.variants
+    assert ("t_stream" in space.variants) == stream and space.fixed_loads == ({"t_stream": 1} if stream else {})
+    assert space.no_staging == set(space.variants)
     aligned = (m == 1) or k * es % 16 == 0
     assert space.vector_loads == [pygemv.LOADS_ALIGNED if aligned else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR]
     assert ("t_splitm_twopass" in space.variants) == (m >= 16)
@@ -318,6 +321,11 @@ def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
         # Unroll is drawn on its own: 4 of it with a block over 512 threads is pruned by legal().
         assert not c.x_in_smem and (validate(c) or (c.unroll == 4 and c.threads_per_row * c.rows_per_block > 512)), c
         n_valid += validate(c)
+        if c.variant == "t_stream":  # blocks of 64 to 1024 threads, slices of 64 packs a block and more
+            assert c.vector_loads == pygemv.LOADS_ALIGNED and c.rows_per_block == 1 and 64 <= c.threads_per_row
+            assert c.split_k == 1 or c.split_k * 64 * 64 <= m * k * es / 16
+            assert space.params(c) is not None and "vector_loads" not in space.params(c)
+            continue
         assert 2 <= c.threads_per_row <= 64 and 32 <= c.threads_per_row * c.rows_per_block <= 1024
         if c.split_k > 1:
             assert c.split_k * 8 <= m
@@ -339,7 +347,7 @@ def test_batched_space_leaves_out_what_serves_single_products_only():
     assert build_space(1, 35, "float16", batch=8).vector_loads[0] == pygemv.LOADS_REALIGNED
     assert build_space(1, 35, "float16").vector_loads[0] == pygemv.LOADS_ALIGNED
     t = build_space(256, 256, "float32", op="T", batch=512)
-    assert set(t.variants) == {"t_columns", "t_splitm_twopass"} and t.batch == 512
+    assert set(t.variants) == {"t_columns", "t_splitm_twopass", "t_stream"} and t.batch == 512
     runnable = [c for c in t.configs() if validate(c)]
     assert runnable and all(pygemv.can_implement(c, 256, 256, "float32", trans=True, batch=512)[0] for c in runnable)
 

@@ -68,6 +68,38 @@ def test_op_t_realigned_packs_at_every_phase(torch, dtype, m, k):
     assert ran >= phases * 2  # realigned configs ran, not only the dispatcher
 
 
+def stream_op_t_configs() -> list[pygemv.Config]:
+    """The op T stream (t_stream): blocks of 32 to 1024 threads (rounded to the pack period),
+    every unroll, one slice to many."""
+    C, A = pygemv.Config, pygemv.LOADS_ALIGNED
+    return [C("t_stream", 32, 1, A, 1), C("t_stream", 256, 1, A, 4, False, 7), C("t_stream", 1024, 1, A, 2, False, 64),
+            C("t_stream", 64, 1, A, 2, False, 3), C("t_stream", 512, 1, A, 4, False, 1024)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(1, 3), (1, 1001), (2, 8), (7, 9), (37, 61), (300, 100), (1573, 69), (4099, 33),
+                                  (20011, 17), (333, 515)])
+def test_op_t_stream_at_every_phase(torch, dtype, m, k):
+    """The op T stream of packs: A at every element phase of 16 bytes (its first and last
+    packs read element by element), lda padded with NaN (padding columns skipped, never
+    multiplied), periods from 1 to more than a block (refused), strided and reversed x,
+    alpha and beta, and batches whose odd strides move every product's phase."""
+    buf, ws = workspace(torch)
+    phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    failures, ran = [], 0
+    for a_off in range(phases):
+        layout = dict(lda_pad=a_off % 3, a_off=a_off, x_off=(a_off * 3) % phases, y_off=a_off % 2,
+                      alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2], incx=(1, -2)[a_off % 2])
+        if a_off % 4 == 3:
+            layout.update(batch=3, reverse_batch=a_off % 8 == 7)
+        f, r = run_all(torch, OpProblem(torch, m, k, dtype, trans=True, seed=a_off, **layout),
+                       stream_op_t_configs(), ws)
+        failures += f
+        ran += r
+    assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
+    assert ran >= phases * 3  # stream configs ran, not only the dispatcher
+
+
 def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
     """op T on rows that do not start 16-byte aligned: realigned packs on up to 48 long rows
     beyond small matrices, one element a load on more rows, on small matrices and on rows

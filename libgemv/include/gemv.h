@@ -133,9 +133,15 @@ typedef enum gemv_variant {
                                         * registers and walks the block's rows_per_block tiles of 16 rows;
                                         * threads_per_row / 32 warps a block take the slice's steps in turn;
                                         * split_k slices reduced in fixed order */
+    GEMV_VARIANT_T_STREAM = 13,        /* op T, short rows: A read as one stream of aligned 16-byte packs
+                                        * over its whole extent, rows and gaps alike (rows that start
+                                        * anywhere); a block of about threads_per_row threads, a multiple
+                                        * of the pack period lda / gcd(lda, 16 / esz) (at most the block),
+                                        * keeps a sum a column of its packs; needs lda >= 16 / esz when
+                                        * m > 1; split_k slices of the stream reduced in fixed order */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 13
+#define GEMV_VARIANT_COUNT 14
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {
@@ -173,7 +179,10 @@ typedef enum gemv_loads {
  * the single legal value that gemv_variant_info reports). For the op T variants the
  * row fields read: threads_per_row = threads across the columns of a tile (each owns one
  * 16-byte pack, or one element without vector loads), rows_per_block = row lanes, unroll
- * = rows in flight per thread, split_k = row slices (split-M); x_in_smem must be 0. */
+ * = rows in flight per thread, split_k = row slices (split-M); x_in_smem must be 0.
+ * t_stream reads: threads_per_row = threads a block (rounded to a multiple of the pack
+ * period), rows_per_block = 1, vector_loads = 1, unroll = packs in flight per thread,
+ * split_k = slices of the stream. */
 typedef struct gemv_config {
     size_t struct_size;      /* sizeof(gemv_config_t) */
     int32_t variant;         /* gemv_variant_t */

@@ -5,6 +5,7 @@
 // them, then split-M until the GPU has about 4 blocks an SM. The heuristics choose only
 // deterministic operations, like cuBLAS's default atomics mode.
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 
 #include "internal.h"
@@ -400,6 +401,37 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     return row_config(32, 1, kLoadsScalar, false);
 }
 
+// op T on rows that do not start 16-byte aligned: A as one stream of aligned packs
+// (t_stream), from 1 MiB, where its gaps are under half of lda (they are read too) and its
+// pack period fits a block (else can_implement refuses). On the H100 it took 0.30-0.88 of
+// the time of one element a load on 28 of 30 such shapes (fp16 3985411 x 61: 182 against
+// 484 us; fp32 97394 x 743: 111 against 126), 1.02 on the last two (fp16 20000 x 17: 4.30
+// against 4.22; benchmarks/NOTES.md section 38, results/h100-2026-11-26-s24-op-t-stream-
+// sweep.txt). Smaller matrices are latency-bound, and the stream's sums and second pass
+// cost more than they save: 0.64-1.08x there (bf16 58 x 340: 4.77 against 3.05 us). About
+// 1024 threads an SM at 2 packs in flight: large matrices (8192 packs an SM and more) one
+// block of 1024 an SM, the rest blocks of 256 at 4 packs in flight (2 where the period
+// passes 512 threads), slices of at least 4 packs a thread, up to 2 blocks an SM. False
+// where it does not apply (or finds no workspace for one slice).
+bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), v = 16 / esz, sms = std::max(sm_count, 1);
+    if (pb.lda > 2 * pb.k) return false;
+    gemv_config_t c = make_config(GEMV_VARIANT_T_STREAM, 256, 1, kLoadsAligned, 4, 0, 1);
+    const int64_t packs = ((pb.m - 1) * pb.lda + pb.k) / v + 1, all = mul_sat(packs, pb.batch);
+    if (all < (1 << 16)) return false; // 1 MiB
+    const int64_t period = pb.lda / std::gcd(pb.lda, v);
+    const bool large = all >= sms * 8192;
+    c.threads_per_row = large ? 1024 : 256;
+    c.unroll = large || period > 512 ? 2 : 4;
+    const int64_t blocks = (large ? 1 : 2) * sms;
+    const int64_t steps = packs / ((int64_t)c.threads_per_row * c.unroll); // of a product
+    c.split_k = (int)std::clamp<int64_t>(std::min(blocks / pb.batch, steps), 1, 1024);
+    if (!runs(c, pb)) return false;
+    while (c.split_k > 1 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
+    *out = c;
+    return workspace_needed(c, pb) <= pb.workspace_bytes;
+}
+
 // op T. Each thread owns one pack of columns (16 bytes, or one element); c threads span a
 // tile's columns, r row lanes walk the rows under it, and x[r] is one broadcast load. Fit
 // to a sweep of every op T config on 22 shapes of the H100 (0.990 of each shape's best, worst 0.945;
@@ -414,11 +446,15 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
 //   slices unless one tile spans the row (the reduce adds slices one by one). Small
 //   matrices are latency-bound: fp16 1024^2 ran 3.9 us in 256 blocks, 4.8 in 64.
 // Packs are aligned where every row is, else realigned (cut from two aligned packs: rows
-// that start anywhere) on up to 48 rows beyond 256 KiB; one element a load runs the rest.
+// that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take the
+// stream of packs where its period fits a block (t_stream_config); one element a load runs
+// the rest.
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
+        gemv_config_t stream;
+        if (loads == kLoadsScalar && pb.m > 48 && t_stream_config(pb, sm_count, &stream)) return stream;
         const bool vec = loads != kLoadsScalar;
         // Realigned packs load twice the bytes of a row through L1: they pay on few long rows
         // beyond small matrices (2 x 4452910 bf16 225 -> 31 us, 47 x 2202 fp32 4.1 -> 3.2), where
@@ -462,6 +498,12 @@ gemv_config_t within_workspace(gemv_config_t c, const Problem &pb) {
 }
 
 } // namespace
+
+bool t_stream_regime(const Problem &pb, int sm_count) {
+    gemv_config_t c;
+    return pb.op == GEMV_OP_T && !pb.quantized() && pb.m > 48 && !rows_aligned16(pb) &&
+           t_stream_config(pb, sm_count, &c);
+}
 
 bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int sm_count) {
     const int64_t tile_rows = 16 * (int64_t)c.rows_per_block, tiles = (pb.m + tile_rows - 1) / tile_rows;

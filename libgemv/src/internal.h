@@ -177,6 +177,10 @@ bool qmma_x_in_place_ok(const Problem &pb);
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows: large
 // single products (dispatch.cpp). The table does not stretch smaller entries over them.
 bool phased_regime(const Problem &pb);
+// Where the heuristic reads op T as one stream of packs (t_stream): more than 48 rows that do
+// not start 16-byte aligned, where its period fits a block (dispatch.cpp). The table does not
+// stretch entries of other operations over them.
+bool t_stream_regime(const Problem &pb, int sm_count);
 // ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
 // Tuned entries of another config do not apply there (tables tuned before the copies).
 bool phased_copies_regime(const Problem &pb);
@@ -221,6 +225,31 @@ struct ColumnLaunch {
     int unroll;
     int splits; // row slices (grid.y)
     ColumnArgs args;
+};
+
+// Arguments of one op-T stream launch (tstream.cu). A is read as one run of aligned 16-byte
+// packs over its whole extent (rows and their gaps alike): a block of `threads` threads (a
+// multiple of the pack period, so every pack a thread reads holds the same columns) walks a
+// slice of slice_packs packs (a multiple of threads) of each product; slice s writes
+// partials acc[(s * batch + b) * k + j] (splits > 1) or y.
+struct TStreamArgs {
+    const void *A;
+    const void *x; // logical element 0 of product 0
+    void *y;       // logical element 0 of product 0
+    float *acc;    // partials when splits > 1
+    int64_t m, k, lda, incx, incy, batch, stride_a, stride_x, stride_y;
+    int64_t slice_packs;
+    int64_t rows_step; // rows a thread's next pack lies below its last: threads * pack / lda
+    int threads;       // that walk the stream (the block has whole warps: the rest idle)
+    float alpha, beta;
+    int pdl;
+};
+
+struct TStreamLaunch {
+    gemv_dtype_t dtype;
+    int unroll;
+    int splits; // slices (grid.x)
+    TStreamArgs args;
 };
 
 // Arguments of one row-stream launch (rowstream.cu). A block streams whole rows as one run
@@ -378,6 +407,7 @@ cudaError_t launch_qconvert(const QConvertArgs &a, cudaStream_t stream);
 cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t stream);
+cudaError_t launch_tstream(const TStreamLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t stream);
 cudaError_t launch_qrows(const QLaunch &L, cudaStream_t stream);

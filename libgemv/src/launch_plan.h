@@ -55,6 +55,15 @@ inline LaunchPlan stream_plan(const StreamLaunch &L) {
             stream_smem_bytes(L.args.lda, dtype_size(L.dtype), L.threads, L.unroll), 0};
 }
 
+// The op T stream: slices (grid.x) x products (grid.y, grid-stride past the limit); whole
+// warps of threads (those past args.threads idle); shared memory for every thread's pack
+// sums and the column part sums (at most a block of them).
+inline LaunchPlan t_stream_plan(const TStreamLaunch &L) {
+    const unsigned block = (unsigned)(L.args.threads + 31) / 32 * 32;
+    return {dim3((unsigned)L.splits, (unsigned)std::min<int64_t>(L.args.batch, 65535)), dim3(block),
+            (size_t)block * (16 / dtype_size(L.dtype) + 1) * sizeof(float), 0};
+}
+
 // Row tiles: p threads a block (all on every row of the tile), row tiles (grid.x, grid-stride
 // past the limit) x K slices (grid.y); warp sums in static shared memory.
 inline LaunchPlan tile_plan(const TileLaunch &L) {

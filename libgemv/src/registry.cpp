@@ -5,6 +5,7 @@
 // kernel family registers here and nowhere else.
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 
 #include "internal.h"
 #include "launch_plan.h"
@@ -673,6 +674,84 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
+// ---- op T: the stream of packs (tstream.cu) ---------------------------------------------
+
+// How t_stream runs pb under c: lda as the kernel steps it (one row: any run of at least a
+// pack, so that a row of fewer elements than a pack has a period), the pack period, the
+// block (a multiple of the period near threads_per_row; 0 when the period exceeds a block)
+// and the slices (packs a slice: a multiple of the block).
+struct TStreamPlan {
+    int64_t lda, period, slice_packs;
+    int threads, splits;
+};
+TStreamPlan tstream_geometry(const gemv_config_t &c, const Problem &pb) {
+    const int64_t v = 16 / (int64_t)dtype_size(pb.dtype());
+    TStreamPlan p{};
+    p.lda = pb.m == 1 ? std::max(pb.k, v) : pb.lda;
+    p.period = p.lda / std::gcd(p.lda, v);
+    if (p.period > max_block_threads(c.unroll)) return p;
+    p.threads = (int)(p.period * std::max<int64_t>(1, c.threads_per_row / p.period));
+    const int64_t packs = ((pb.m - 1) * pb.lda + pb.k + 2 * (v - 1)) / v; // of A's extent at any phase
+    int64_t slice = (packs + c.split_k - 1) / c.split_k;
+    p.slice_packs = (slice + p.threads - 1) / p.threads * p.threads;
+    p.splits = slices(packs, p.slice_packs);
+    return p;
+}
+
+gemv_status_t tstream_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const int64_t v = 16 / (int64_t)dtype_size(pb.dtype());
+    if (pb.m > 1 && pb.lda < v) {
+        set_error("%s reads packs of %lld %s elements spanning at most two rows: it needs lda >= %lld when m > 1 "
+                  "(lda = %lld)", op.info.name, (long long)v, dtype_name(pb.dtype()), (long long)v, (long long)pb.lda);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    const TStreamPlan p = tstream_geometry(c, pb);
+    if (!p.threads) {
+        set_error("%s: the columns of its packs repeat every %lld packs (lda = %lld), more than the %d threads a "
+                  "block of unroll %d may have", op.info.name, (long long)p.period, (long long)p.lda,
+                  max_block_threads(c.unroll), c.unroll);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+size_t tstream_workspace(const Operation &, const gemv_config_t &c, const Problem &pb) {
+    const TStreamPlan p = tstream_geometry(c, pb);
+    return p.splits > 1 ? float_bytes((unsigned __int128)(unsigned)p.splits * (uint64_t)pb.k * (uint64_t)pb.batch) : 0;
+}
+
+gemv_status_t tstream_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const TStreamPlan p = tstream_geometry(c, pb);
+    TStreamLaunch L{};
+    L.dtype = pb.dtype();
+    L.unroll = c.unroll;
+    L.splits = p.splits;
+    TStreamArgs &a = L.args;
+    a.A = pb.A;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.lda = p.lda;
+    a.incx = pb.incx;
+    a.incy = pb.incy;
+    a.batch = pb.batch;
+    a.stride_a = pb.batched() ? pb.stride_a : 0;
+    a.stride_x = pb.batched() ? pb.stride_x : 0;
+    a.stride_y = pb.batched() ? pb.stride_y : 0;
+    a.slice_packs = p.slice_packs;
+    a.threads = p.threads;
+    a.rows_step = (int64_t)p.threads * (16 / (int64_t)dtype_size(pb.dtype())) / p.lda;
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+    a.acc = p.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
+    a.pdl = pb.pdl;
+    cudaError_t err = launch_tstream(L, pb.stream);
+    if (err == cudaSuccess && a.acc)
+        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
 // One entry of each kernel family: its description, then its rules and launch.
 // x_in_smem is open to the row operations alone: the column kernels read each x[r] once
 // a row, as a broadcast.
@@ -723,6 +802,10 @@ constexpr Operation tiles(gemv_variant_info_t i) {
     return {i, tile_can_implement, tile_workspace, tile_launch, kSplitTwoPass,
             (1u << kLoadsAligned) | (1u << kLoadsRealigned), false, kTileMaxPacks};
 }
+// The op T stream reads aligned 16-byte packs only (fixed) and never stages x.
+constexpr Operation t_stream(gemv_variant_info_t i) {
+    return {i, tstream_can_implement, tstream_workspace, tstream_launch, kSplitTwoPass, 1u << kLoadsAligned};
+}
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
     return {i, columns_can_implement, columns_workspace, columns_launch, split};
 }
@@ -757,6 +840,8 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_mma_x_held(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_X_HELD, "q_mma_x_held", "op N, int4 weights (any group size and zero mode) in fp16 or bf16, int8 (groups of 64 up) in fp16, x contiguous and 16-byte aligned: mma.sync tensor cores, each warp holding unroll steps of 128 columns of x in registers and walking the block's rows_per_block tiles of 16 rows; threads_per_row / 32 warps a block take the slice's steps in turn; split_k slices reduced in fixed order",
                                   32, 256, 1, 64, 1, 1024, 1, 1, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))))),
+    t_stream(no_staging(info(GEMV_VARIANT_T_STREAM, "t_stream", "op T, short rows: A read as one stream of aligned 16-byte packs over its whole extent (rows that start anywhere); a block of about threads_per_row threads (a multiple of the pack period lda / gcd(lda, 16 / esz)) keeps a sum per column of its packs; split_k slices of the stream reduced in fixed order",
+                             32, 1024, 1, 1, 1, 1024, 1, 1, GEMV_OP_T))),
 };
 // clang-format on
 

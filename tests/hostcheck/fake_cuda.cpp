@@ -665,6 +665,42 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     return cudaSuccess;
 }
 
+cudaError_t launch_tstream(const TStreamLaunch &L, cudaStream_t) {
+    const char *kernel = "tstream";
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const TStreamArgs &a = L.args;
+    const LaunchPlan p = t_stream_plan(L);
+    const size_t esz = dtype_size(L.dtype);
+    const int64_t n = 16 / (int64_t)esz;
+    check_plan(w, kernel, p, max_block_threads(L.unroll));
+    log_launch(w, kernel, p, a.acc);
+    if (a.m < 1 || a.k < 1 || a.lda < a.k || (a.m > 1 && a.lda < n) || a.threads < 1 || a.threads > (int)p.block.x ||
+        (int)p.block.x - a.threads >= 32)
+        return violation(w, "%s: m %lld, k %lld, lda %lld, %d threads of a block of %u", kernel, (long long)a.m,
+                         (long long)a.k, (long long)a.lda, a.threads, p.block.x),
+               cudaSuccess;
+    // Every pack a thread reads holds the same columns: its steps are whole rows.
+    if ((int64_t)a.threads * n % a.lda || a.rows_step * a.lda != (int64_t)a.threads * n)
+        violation(w, "%s: %d threads of %lld-element packs are not whole rows of lda %lld (rows_step %lld)", kernel,
+                  a.threads, (long long)n, (long long)a.lda, (long long)a.rows_step);
+    // The slices (whole steps each) cover the packs of A's extent at any phase, none empty.
+    const int64_t extent = (a.m - 1) * a.lda + a.k, packs = (extent + 2 * (n - 1)) / n;
+    if (a.slice_packs < 1 || a.slice_packs % a.threads || (__int128)L.splits * a.slice_packs < packs ||
+        (int64_t)(L.splits - 1) * a.slice_packs >= packs)
+        violation(w, "%s: %d slices of %lld packs do not cover %lld packs", kernel, L.splits, (long long)a.slice_packs,
+                  (long long)packs);
+    if (L.splits > 1 && !a.acc) violation(w, "%s: %d slices without partials", kernel, L.splits);
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, 0, a.k);
+    if ((reinterpret_cast<uintptr_t>(a.A) | reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y)) &
+        (esz - 1))
+        violation(w, "%s: an operand not aligned to its elements", kernel);
+    check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
+    if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
+    else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
+    return cudaSuccess;
+}
+
 cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t) {
     const char *kernel = "rowstream";
     World &w = world();

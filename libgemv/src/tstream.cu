@@ -1,0 +1,165 @@
+// Kernel family "t_stream": op T, y = alpha * A^T x + beta * y, over a matrix of short rows
+// read as one run of aligned 16-byte packs: the whole extent of A, rows and their gaps
+// (lda - k) alike, whatever each row's alignment. The column kernels read a row of 61 fp16
+// elements (122 bytes, rows that start anywhere) an element a load, two tiles of 32
+// columns a row, at a third of the read ceiling; a stream of packs has no row edges.
+//
+// Element i of A (from A, rows of lda) lies in column i mod lda. A pack holds V = 16 / esz
+// elements, so the columns of pack q repeat every P = lda / gcd(lda, V) packs (the pack
+// period). A block has a multiple of P threads and walks its slice (a multiple of its
+// threads, in packs) threads apart: every pack a thread reads holds the same V columns, and
+// it keeps one sum a column in registers. A pack spans at most two rows (lda >= V): its
+// elements take x[r] or x[r + 1]. Padding columns (k <= column < lda) are skipped, never
+// multiplied (they may hold NaN); the first and last packs, which reach outside A, are read
+// element by element.
+// The block then adds its threads' sums column by column in a fixed order (deterministic):
+// `parts` threads a column each add every parts-th of its places in shared memory, then one
+// adds those. The slice writes y, or its partials for the reduce (epilogue.cu).
+// Geometry (t_stream_plan): grid.x slices, grid.y products (a grid-stride loop, so any batch);
+// the block is rounded up to whole warps, the threads past a.threads idle.
+#include "common.cuh"
+
+namespace libgemv {
+
+namespace {
+
+// The elements of a 16-byte pack as floats.
+template <typename T> __device__ __forceinline__ void unpack(const uint4 &v, float (&f)[kPack<T>]) {
+    if constexpr (std::is_same_v<T, float>) {
+        f[0] = __uint_as_float(v.x), f[1] = __uint_as_float(v.y), f[2] = __uint_as_float(v.z), f[3] = __uint_as_float(v.w);
+    } else {
+        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+        const T2 *h = reinterpret_cast<const T2 *>(&v);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float2 t;
+            if constexpr (std::is_same_v<T, __half>) t = __half22float2(h[i]);
+            else t = __bfloat1622float2(h[i]);
+            f[2 * i] = t.x, f[2 * i + 1] = t.y;
+        }
+    }
+}
+
+template <typename T, int UNROLL>
+__global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kernel(const TStreamArgs a) {
+    constexpr int V = kPack<T>;
+    extern __shared__ float sums[]; // [threads][V] pack-column sums, then [k][parts]
+    const int t = threadIdx.x, threads = a.threads; // the block's last warp may have more
+    const int64_t extent = (a.m - 1) * a.lda + a.k; // elements of one product
+    const int lda = (int)a.lda, k = (int)a.k;      // <= V * 1024 (can_implement)
+    // Threads a column in the block's sum: a power of two, at most a warp, within the block.
+    const int places = threads * V / lda; // a column's places among the threads' sums
+    int parts = 1;
+    while (parts < 32 && k * parts * 2 <= threads && parts * 2 <= places) parts *= 2;
+    pdl_prologue(a.pdl);
+    for (int64_t b = blockIdx.y; b < a.batch; b += gridDim.y) {
+        const T *A = static_cast<const T *>(a.A) + b * a.stride_a;
+        const T *x = static_cast<const T *>(a.x) + b * a.stride_x;
+        const int phase = (int)((reinterpret_cast<uintptr_t>(A) & 15) / sizeof(T)); // elements before A in its pack
+        const uint4 *base = reinterpret_cast<const uint4 *>(A - phase);
+        const int64_t whole_lo = phase ? 1 : 0, whole_hi = (phase + extent) / V; // packs wholly inside A
+        const int64_t packs = (phase + extent + V - 1) / V;
+        const int64_t p_begin = (int64_t)blockIdx.x * a.slice_packs;
+        const int64_t p_end = min(packs, p_begin + a.slice_packs);
+        // Element 0 of the thread's first pack: element i0 of A (-phase <= i0, and i0 < 0 only
+        // before A's first row), in row r and column c0.
+        const int64_t i0 = (p_begin + t) * V - phase;
+        int64_t r = i0 >= 0 ? i0 / lda : -1;
+        const int c0 = (int)(i0 - r * lda);
+        uint32_t valid = 0, next = 0; // element e: a column of y; in row r + 1
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            const bool wraps = c0 + e >= lda;
+            valid |= (uint32_t)((wraps ? c0 + e - lda : c0 + e) < k) << e;
+            next |= (uint32_t)wraps << e;
+        }
+        float acc[V];
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] = 0.f;
+        for (int64_t p = t < threads ? p_begin + t : p_end; p < p_end; p += (int64_t)UNROLL * threads,
+                                                                    r += UNROLL * a.rows_step) {
+            uint4 v[UNROLL];
+            float x0[UNROLL], x1[UNROLL];
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                const int64_t q = p + (int64_t)u * threads;
+                if (q >= whole_lo && q < whole_hi && q < p_end) {
+                    v[u] = load_a_pack(base + q);
+                } else if (q < p_end) { // the first or last pack: A's elements alone, zeros around
+                    const int64_t i = q * V - phase;
+                    v[u] = gather_pack<T>(A + i, i < 0 ? (int)-i : 0, extent - i < V ? (int)(extent - i) : V);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                const int64_t ru = r + u * a.rows_step;
+                x0[u] = ru >= 0 && ru < a.m ? to_f32(load_readonly(x + ru * a.incx)) : 0.f;
+                x1[u] = next && ru + 1 < a.m ? to_f32(load_readonly(x + (ru + 1) * a.incx)) : 0.f;
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; ++u) {
+                if (p + (int64_t)u * threads >= p_end) break;
+                float f[V];
+                unpack<T>(v[u], f);
+#pragma unroll
+                for (int e = 0; e < V; ++e)
+                    if ((valid >> e) & 1) acc[e] = fmaf(f[e], (next >> e) & 1 ? x1[u] : x0[u], acc[e]);
+            }
+        }
+        // Place t * V + e holds column (t * V + e - phase) mod lda: a column's places are
+        // lda apart from its first, (column + phase) mod lda.
+        if (t < threads) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) sums[t * V + e] = acc[e];
+        }
+        __syncthreads();
+        auto finish = [&](int c, float s) {
+            if (a.acc) a.acc[((int64_t)blockIdx.x * a.batch + b) * a.k + c] = s;
+            else store_y(static_cast<T *>(a.y) + b * a.stride_y + c * a.incy, a.alpha, a.beta, s);
+        };
+        auto first_place = [&](int c) { return c + phase >= lda ? c + phase - lda : c + phase; };
+        if (parts == 1) {
+            for (int c = t < threads ? t : k; c < k; c += threads) { // each column once (idle threads none)
+                float s = 0.f;
+                for (int j = first_place(c); j < threads * V; j += lda) s += sums[j];
+                finish(c, s);
+            }
+        } else { // k * parts <= threads: one pass
+            float *part_sums = sums + threads * V;
+            if (t < k * parts) {
+                const int c = t / parts, part = t % parts;
+                float s = 0.f;
+                for (int j = first_place(c) + part * lda; j < threads * V; j += parts * lda) s += sums[j];
+                part_sums[t] = s;
+            }
+            __syncthreads();
+            if (t < k) {
+                float s = 0.f;
+                for (int j = 0; j < parts; ++j) s += part_sums[t * parts + j];
+                finish(t, s);
+            }
+        }
+        __syncthreads(); // sums is reused by the next product
+    }
+}
+
+template <typename T, int UNROLL> cudaError_t launch_typed(const TStreamLaunch &L, cudaStream_t s) {
+    const LaunchPlan p = t_stream_plan(L);
+    return launch_kernel(gemv_t_stream_kernel<T, UNROLL>, p.grid, p.block, p.dynamic_smem, s, L.args.pdl != 0, L.args);
+}
+
+} // namespace
+
+cudaError_t launch_tstream(const TStreamLaunch &L, cudaStream_t s) {
+    return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
+        using T = typename decltype(tag)::type;
+        switch (L.unroll) {
+        case 1: return launch_typed<T, 1>(L, s);
+        case 2: return launch_typed<T, 2>(L, s);
+        case 4: return launch_typed<T, 4>(L, s);
+        default: return cudaErrorInvalidValue;
+        }
+    });
+}
+
+} // namespace libgemv
