@@ -308,7 +308,8 @@ def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
 
 def test_op_t_heuristic_streams_rows_that_start_anywhere():
     """op T on more than 48 rows that do not start 16-byte aligned: A as one stream of aligned
-    packs (t_stream) from 1 MiB where its gaps are under half of lda and its period fits a block;
+    packs (t_stream) from 1 MiB (rows up to 256 bytes; longer ones from 32 MiB) where its gaps
+    are under half of lda and its period fits a block;
     blocks of 1024 at 2 packs in flight, one an SM, from 8192 packs an SM; else blocks of 256
     at 4 (2 past a period of 512), slices of 4 packs a thread up to 2 blocks an SM; batches
     share the blocks. Aligned rows, few rows, wide gaps and long periods keep the column
@@ -332,7 +333,8 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
         b = pick(1000, 61, dtype, batch=512, stride_a=1000 * 61)
         assert b.variant == "t_stream" and b.split_k == 1, b
         for m, k, lda in ((4096, 4096, None), (47, 4403, None), (100000, 61, 128), (2318, 6081, None), (22518, 1, None),
-                          (1573, 69, None), (58, 340, None), (4000, 130 // es, None)):
+                          (1573, 69, None), (58, 340, None), (4000, 130 // es, None), (2632, 1910, None),
+                          (10941, 483, None)):
             assert pick(m, k, dtype, lda).variant != "t_stream", (m, k, lda)
         for m, k, kw in ((3985411, 61, {}), (200000, 9, {}), (1000, 61, dict(batch=512, stride_a=61000))):
             c = pick(m, k, dtype, **kw)

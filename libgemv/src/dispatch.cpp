@@ -402,13 +402,17 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
 }
 
 // op T on rows that do not start 16-byte aligned: A as one stream of aligned packs
-// (t_stream), from 1 MiB, where its gaps are under half of lda (they are read too) and its
-// pack period fits a block (else can_implement refuses). On the H100 it took 0.30-0.88 of
+// (t_stream), from 1 MiB (rows of up to 256 bytes; 32 MiB for longer ones), where its gaps
+// are under half of lda (they are read too) and its pack period fits a block (else
+// can_implement refuses). On the H100 it took 0.30-0.88 of
 // the time of one element a load on 28 of 30 such shapes (fp16 3985411 x 61: 182 against
 // 484 us; fp32 97394 x 743: 111 against 126), 1.02 on the last two (fp16 20000 x 17: 4.30
 // against 4.22; benchmarks/NOTES.md section 38, results/h100-2026-11-26-s24-op-t-stream-
 // sweep.txt). Smaller matrices are latency-bound, and the stream's sums and second pass
-// cost more than they save: 0.64-1.08x there (bf16 58 x 340: 4.77 against 3.05 us). About
+// cost more than they save: 0.64-1.08x there (bf16 58 x 340: 4.77 against 3.05 us); so do
+// they on longer rows of medium size, where the column kernels' element loads still read
+// whole lines (bf16 2632 x 1910, 10 MB: 13.7 against 9.7 us; fp32 10941 x 483, 21 MB: 12.9
+// against 11.5), though not at 64 MB (fp16 100000 x 333: 30.5 against 56.2). About
 // 1024 threads an SM at 2 packs in flight: large matrices (8192 packs an SM and more) one
 // block of 1024 an SM, the rest blocks of 256 at 4 packs in flight (2 where the period
 // passes 512 threads), slices of at least 4 packs a thread, up to 2 blocks an SM. False
@@ -418,7 +422,7 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (pb.lda > 2 * pb.k) return false;
     gemv_config_t c = make_config(GEMV_VARIANT_T_STREAM, 256, 1, kLoadsAligned, 4, 0, 1);
     const int64_t packs = ((pb.m - 1) * pb.lda + pb.k) / v + 1, all = mul_sat(packs, pb.batch);
-    if (all < (1 << 16)) return false; // 1 MiB
+    if (all < (pb.lda * esz <= 256 ? (1 << 16) : (1 << 21))) return false; // 1 MiB, 32 MiB
     const int64_t period = pb.lda / std::gcd(pb.lda, v);
     const bool large = all >= sms * 8192;
     c.threads_per_row = large ? 1024 : 256;
