@@ -39,6 +39,23 @@ template <typename T> __device__ __forceinline__ void store_y(T *yp, float alpha
 // Elements in one 16-byte pack.
 template <typename T> constexpr int kPack = 16 / sizeof(T);
 
+// The elements of a 16-byte pack as floats.
+template <typename T> __device__ __forceinline__ void unpack(const uint4 &v, float (&f)[kPack<T>]) {
+    if constexpr (std::is_same_v<T, float>) {
+        f[0] = __uint_as_float(v.x), f[1] = __uint_as_float(v.y), f[2] = __uint_as_float(v.z), f[3] = __uint_as_float(v.w);
+    } else {
+        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+        const T2 *h = reinterpret_cast<const T2 *>(&v);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float2 t;
+            if constexpr (std::is_same_v<T, __half>) t = __half22float2(h[i]);
+            else t = __bfloat1622float2(h[i]);
+            f[2 * i] = t.x, f[2 * i + 1] = t.y;
+        }
+    }
+}
+
 // fp32 dot product of two packs (uint4: 16 bytes, uint2: 8), in a fixed order.
 template <typename T, typename P> __device__ __forceinline__ float dot_pack(const P &a, const P &x, float acc) {
     constexpr int W = sizeof(P) / 4; // 32-bit words

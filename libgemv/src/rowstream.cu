@@ -17,23 +17,6 @@ namespace libgemv {
 
 namespace {
 
-// The elements of a 16-byte pack as floats.
-template <typename T> __device__ __forceinline__ void unpack(const uint4 &v, float (&f)[kPack<T>]) {
-    if constexpr (std::is_same_v<T, float>) {
-        f[0] = __uint_as_float(v.x), f[1] = __uint_as_float(v.y), f[2] = __uint_as_float(v.z), f[3] = __uint_as_float(v.w);
-    } else {
-        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
-        const T2 *h = reinterpret_cast<const T2 *>(&v);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            float2 t;
-            if constexpr (std::is_same_v<T, __half>) t = __half22float2(h[i]);
-            else t = __bfloat1622float2(h[i]);
-            f[2 * i] = t.x, f[2 * i + 1] = t.y;
-        }
-    }
-}
-
 // Aligned pack P (counted from the 16-byte boundary at or below A). The first pack may
 // start before A and the last end past its last element: those two are read element by
 // element, the elements outside A left zero (their sums belong to no row of the matrix).

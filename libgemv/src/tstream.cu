@@ -23,23 +23,6 @@ namespace libgemv {
 
 namespace {
 
-// The elements of a 16-byte pack as floats.
-template <typename T> __device__ __forceinline__ void unpack(const uint4 &v, float (&f)[kPack<T>]) {
-    if constexpr (std::is_same_v<T, float>) {
-        f[0] = __uint_as_float(v.x), f[1] = __uint_as_float(v.y), f[2] = __uint_as_float(v.z), f[3] = __uint_as_float(v.w);
-    } else {
-        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
-        const T2 *h = reinterpret_cast<const T2 *>(&v);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            float2 t;
-            if constexpr (std::is_same_v<T, __half>) t = __half22float2(h[i]);
-            else t = __bfloat1622float2(h[i]);
-            f[2 * i] = t.x, f[2 * i + 1] = t.y;
-        }
-    }
-}
-
 template <typename T, int UNROLL>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kernel(const TStreamArgs a) {
     constexpr int V = kPack<T>;
