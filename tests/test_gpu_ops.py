@@ -17,10 +17,11 @@ LAYOUTS = [dict(), dict(lda_pad=5, alpha=-0.7, beta=1.3), dict(a_off=1, x_off=3,
            dict(lda_pad=3, incx=-2, incy=3, alpha=0.5, beta=1.0), dict(incx=3, incy=-1, x_off=2)]
 
 
-def check_layouts(torch, m, k, dtype, trans, layouts) -> int:
-    """Every operation of the op (and the dispatcher) on each layout; returns the runs."""
+def check_layouts(torch, m, k, dtype, trans, layouts, configs=None) -> int:
+    """Every operation of the op (or the configs given) and the dispatcher on each layout;
+    returns the runs."""
     buf, ws = workspace(torch)
-    configs = all_sample_configs("T" if trans else "N")
+    configs = all_sample_configs("T" if trans else "N") if configs is None else configs
     failures, ran = [], 0
     for i, layout in enumerate(layouts):
         f, r = run_all(torch, OpProblem(torch, m, k, dtype, trans=trans, seed=i, **layout), configs, ws)
@@ -34,6 +35,20 @@ def check_layouts(torch, m, k, dtype, trans, layouts) -> int:
 @pytest.mark.parametrize("m, k", SHAPES_T)
 def test_op_t_every_operation(torch, dtype, m, k):
     assert check_layouts(torch, m, k, dtype, True, LAYOUTS) >= len(LAYOUTS) * 2
+
+
+def phase_layouts(dtype) -> list[dict]:
+    """A at every element phase of 16 bytes, with lda padded (NaN), x and y offset, strided
+    and reversed x, alpha and beta, and batches whose odd strides move every product's phase."""
+    phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    layouts = []
+    for a_off in range(phases):
+        layout = dict(lda_pad=a_off % 3, a_off=a_off, x_off=(a_off * 3) % phases, y_off=a_off % 2,
+                      alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2], incx=(1, -2)[a_off % 2])
+        if a_off % 4 == 3:
+            layout.update(batch=3, reverse_batch=a_off % 8 == 7)
+        layouts.append(layout)
+    return layouts
 
 
 def realigned_op_t_configs() -> list[pygemv.Config]:
@@ -52,19 +67,9 @@ def test_op_t_realigned_packs_at_every_phase(torch, dtype, m, k):
     first row's head before A and the last row's tail past its end (read element by
     element), the last partial pack of each row, strided and reversed x, alpha and beta,
     and batches whose odd strides move every product's phase."""
-    buf, ws = workspace(torch)
-    phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
-    failures, ran = [], 0
-    for a_off in range(phases):
-        layout = dict(lda_pad=a_off % 3, a_off=a_off, x_off=(a_off * 3) % phases, y_off=a_off % 2,
-                      alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2], incx=(1, -2)[a_off % 2])
-        if a_off % 4 == 3:
-            layout.update(batch=3, reverse_batch=a_off % 8 == 7)
-        f, r = run_all(torch, OpProblem(torch, m, k, dtype, trans=True, seed=a_off, **layout),
-                       realigned_op_t_configs(), ws)
-        failures += f
-        ran += r
-    assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
+    layouts = phase_layouts(dtype)
+    phases = len(layouts)
+    ran = check_layouts(torch, m, k, dtype, True, layouts, realigned_op_t_configs())
     assert ran >= phases * 2  # realigned configs ran, not only the dispatcher
 
 
@@ -84,19 +89,9 @@ def test_op_t_stream_at_every_phase(torch, dtype, m, k):
     packs read element by element), lda padded with NaN (padding columns skipped, never
     multiplied), periods from 1 to more than a block (refused), strided and reversed x,
     alpha and beta, and batches whose odd strides move every product's phase."""
-    buf, ws = workspace(torch)
-    phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
-    failures, ran = [], 0
-    for a_off in range(phases):
-        layout = dict(lda_pad=a_off % 3, a_off=a_off, x_off=(a_off * 3) % phases, y_off=a_off % 2,
-                      alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2], incx=(1, -2)[a_off % 2])
-        if a_off % 4 == 3:
-            layout.update(batch=3, reverse_batch=a_off % 8 == 7)
-        f, r = run_all(torch, OpProblem(torch, m, k, dtype, trans=True, seed=a_off, **layout),
-                       stream_op_t_configs(), ws)
-        failures += f
-        ran += r
-    assert not failures, f"{len(failures)} of {ran} runs wrong:\n" + "\n".join(failures[:20])
+    layouts = phase_layouts(dtype)
+    phases = len(layouts)
+    ran = check_layouts(torch, m, k, dtype, True, layouts, stream_op_t_configs())
     assert ran >= phases * 3  # stream configs ran, not only the dispatcher
 
 

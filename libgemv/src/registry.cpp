@@ -618,6 +618,25 @@ gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c,
     return GEMV_STATUS_SUCCESS;
 }
 
+// The operands of an op T kernel's args (ColumnArgs, TStreamArgs): x and y at their logical
+// element 0, batch strides only for a batch.
+template <typename Args> void set_op_t_operands(Args &a, const Problem &pb) {
+    a.A = pb.A;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.lda = pb.lda;
+    a.incx = pb.incx;
+    a.incy = pb.incy;
+    a.batch = pb.batch;
+    a.stride_a = pb.batched() ? pb.stride_a : 0;
+    a.stride_x = pb.batched() ? pb.stride_x : 0;
+    a.stride_y = pb.batched() ? pb.stride_y : 0;
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+}
+
 int column_slices(const gemv_config_t &c, const Problem &pb) {
     return slices(pb.m, row_slice_len(pb.m, c.split_k, c.rows_per_block * c.unroll));
 }
@@ -633,20 +652,7 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     L.vector_loads = c.vector_loads;
     L.unroll = c.unroll;
     ColumnArgs &a = L.args;
-    a.A = pb.A;
-    a.x = pb.x_first;
-    a.y = pb.y_first;
-    a.m = pb.m;
-    a.k = pb.k;
-    a.lda = pb.lda;
-    a.incx = pb.incx;
-    a.incy = pb.incy;
-    a.batch = pb.batch;
-    a.stride_a = pb.batched() ? pb.stride_a : 0;
-    a.stride_x = pb.batched() ? pb.stride_x : 0;
-    a.stride_y = pb.batched() ? pb.stride_y : 0;
-    a.alpha = pb.alpha;
-    a.beta = pb.beta;
+    set_op_t_operands(a, pb);
     a.c_log2 = log2_int(c.threads_per_row);
     a.row_lanes = c.rows_per_block;
     const int64_t cols_per_tile = (int64_t)c.threads_per_row * (c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1);
@@ -727,23 +733,11 @@ gemv_status_t tstream_launch(const Operation &op, const gemv_config_t &c, const 
     L.unroll = c.unroll;
     L.splits = p.splits;
     TStreamArgs &a = L.args;
-    a.A = pb.A;
-    a.x = pb.x_first;
-    a.y = pb.y_first;
-    a.m = pb.m;
-    a.k = pb.k;
+    set_op_t_operands(a, pb);
     a.lda = p.lda;
-    a.incx = pb.incx;
-    a.incy = pb.incy;
-    a.batch = pb.batch;
-    a.stride_a = pb.batched() ? pb.stride_a : 0;
-    a.stride_x = pb.batched() ? pb.stride_x : 0;
-    a.stride_y = pb.batched() ? pb.stride_y : 0;
     a.slice_packs = p.slice_packs;
     a.threads = p.threads;
     a.rows_step = (int64_t)p.threads * (16 / (int64_t)dtype_size(pb.dtype())) / p.lda;
-    a.alpha = pb.alpha;
-    a.beta = pb.beta;
     a.acc = p.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
     a.pdl = pb.pdl;
     cudaError_t err = launch_tstream(L, pb.stream);
