@@ -40,7 +40,7 @@ def sample_configs(v: pygemv.Variant) -> list[pygemv.Config]:
     smems = (False, True) if v.stages_x else (False,)
     loads = (pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR,
              pygemv.LOADS_ALIGNED8, pygemv.LOADS_PHASED_X_COPIES) if v.op == "N" else (
-        pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR)
+        pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR)
     for i, (vec, unroll, smem) in enumerate(itertools.product(loads, v.unrolls, smems)):
         cap = 512 if unroll == 4 else 1024
         legal = [(p, [r for r in rows if 32 <= p * r <= cap]) for p in ps]

@@ -2,7 +2,10 @@
 compute-sanitizer (memcheck, racecheck): numpy and pygemv.DeviceArray only, so the
 sanitizer sees libgemv's kernels alone. Also checks results against float64.
 
-    compute-sanitizer --tool memcheck --error-exitcode 1 python3 tests/sanitize_sweep.py
+    compute-sanitizer --tool memcheck --error-exitcode 1 python3 tests/sanitize_sweep.py [T]
+
+With the argument T, only op T (single products and batches) runs: racecheck of the whole
+sweep takes longer than one device call allows.
 """
 import sys
 
@@ -14,12 +17,13 @@ from gpu_cases import sample_configs
 SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 
 
-def main() -> int:
+def main(argv) -> int:
+    only_t = argv == ["T"]
     rng = np.random.default_rng(0)
     ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
     ws_arg = (ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES)
     runs = wrong = 0
-    for dtype in ("float32", "float16", "bfloat16"):
+    for dtype in ("float32", "float16", "bfloat16") if not only_t else ():
         for m, k in SHAPES:
             lda = k + 3
             A = rng.standard_normal((m, lda)).astype(np.float32)
@@ -59,7 +63,7 @@ def main() -> int:
     # op T and strided batches: every operation of each op, batch 1 and 3 (padded strides).
     for dtype in ("float32", "float16", "bfloat16"):
         for m, k in SHAPES:
-            for trans in (False, True):
+            for trans in (True,) if only_t else (False, True):
                 for batch in (1, 3):
                     nx, ny = (m, k) if trans else (k, m)
                     lda = k + 3
@@ -95,7 +99,7 @@ def main() -> int:
     # splits, and K past one staged chunk), q_mma (x staged or read in place) and q_mma_x_held.
     qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
                          for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
-    for dtype in ("float16", "bfloat16"):
+    for dtype in ("float16", "bfloat16") if not only_t else ():
         for bits, mode, gs in ((4, "symmetric", 32), (4, "int", 128), (4, "symmetric", 256), (4, "float", None), (8, "symmetric", None),
                                (8, "int", 64), (8, "float", 32)):
             for m, k in ((7, 33), (33, 129), (5, 4097), (3, 13000)):
@@ -125,4 +129,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

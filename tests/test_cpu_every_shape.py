@@ -278,9 +278,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
 
 def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
     """op T: realigned packs on up to 48 long rows beyond 256 KiB (wider tiles when rows are
-    fewer than the lanes), one element a load elsewhere on misaligned rows; a small matrix
-    whose lanes would walk more than 16 rows is split over the rows (NOTES 37), and every
-    choice can run."""
+    fewer than the lanes), phased rows on large matrices of many rows, one element a load
+    elsewhere on misaligned rows; a small matrix whose lanes would walk more than 16 rows is
+    split over the rows (NOTES 37), and every choice can run."""
     run("""
     base = 1 << 32
     def pick(m, k, dtype, lda=None, a_off=0):
@@ -291,8 +291,10 @@ def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
         c = pick(2, 4452911, dtype)
         assert c.vector_loads == R and c.rows_per_block == 2 and c.threads_per_row == 128, c
         assert pick(47, 4403, dtype).vector_loads == R
-        for m, k in ((87, 517781), (2318, 6081), (11, 2999), (22518, 1), (4096, 4097)):
+        for m, k in ((87, 517781), (11, 2999), (22518, 1), (100, 4097)):
             assert pick(m, k, dtype).vector_loads == S, (dtype, m, k)
+        for m, k in ((2318, 6081), (4096, 4097)):
+            assert pick(m, k, dtype).vector_loads == pygemv.LOADS_PHASED, (dtype, m, k)
         assert pick(4096, 4096, dtype).vector_loads == pygemv.LOADS_ALIGNED
         # Small, but 1573 rows under 8 lanes: split over the rows, not one pass of 197 rows a lane
         # (aligned rows; misaligned ones take the stream of packs).
@@ -344,6 +346,90 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
                                  workspace_bytes=0)
         assert c.variant == "t_stream" and c.split_k == 1 and pygemv.workspace_size(c, 3985411, 61, dtype, trans=True) == 0
     """)
+
+
+def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
+    """op T on more than 48 rows that do not start 16-byte aligned, outside the stream's
+    regime: phased rows (t_splitm_twopass, vector_loads 3) on 16-bit matrices from 8 MiB and
+    fp32 ones from 32 MiB, rows of 512 bytes up, at least 8 rows a lane in each phase class;
+    blocks of 256, tiles of 16 packs at 4 rows in flight in 16 bits from 32 MiB (else 2;
+    tiles of 8 on rows of fewer than 128 packs), about
+    4 rows a lane a slice (split_k a power of two, at least the phase period, halved until the
+    partials fit the workspace). Smaller matrices, shorter rows, fewer rows, batches, aligned
+    rows and a workspace too small for one slice a class keep the other reads; every choice
+    can run within its workspace."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, lda=None, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    trans=True, use_table=False, **kw)
+    def pow2_floor(v):
+        return 1 << (max(1, v).bit_length() - 1)
+    P = pygemv.LOADS_PHASED
+    phased = 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        v = 16 // es
+        for m, k, lda in ((4421, 11465, None), (17382, 8007, None), (8304, 1341, None), (1798, 1497, None),
+                          (20249, 309, None), (2632, 1910, None), (3000, 4096, 4100), (691, 32839, None),
+                          (752, 114370, None), (146, 77887, None), (2384, 938, None)):
+            c = pick(m, k, dtype, lda)
+            period = next(p for p in (1, 2, 4, 8) if ((lda or k) * es * p) % 16 == 0)
+            if period == 1:  # fp32 rows of 4100: aligned
+                assert c.vector_loads == pygemv.LOADS_ALIGNED, (dtype, m, k, c)
+                continue
+            packs = -(-k // v) + 1
+            ct = 16 if packs >= 128 else 8
+            big = m * k * es >= (32 << 20 if es == 4 else 8 << 20)
+            if not big or m < 8 * period * (256 // ct):
+                assert c.vector_loads != P, (dtype, m, k, c)
+                continue
+            phased += 1
+            unroll = 4 if es == 2 and ct == 16 and m * k * es >= (32 << 20) else 2
+            assert (c.variant, c.vector_loads, c.unroll, c.threads_per_row, c.rows_per_block) == (
+                "t_splitm_twopass", P, unroll, ct, 256 // ct), (dtype, m, k, c)
+            split = min(1024, max(max(2, period), pow2_floor(m // (4 * (256 // ct)))))
+            def ws_of(split):
+                cfg = pygemv.Config("t_splitm_twopass", ct, 256 // ct, P, unroll, False, split)
+                return pygemv.workspace_size(cfg, m, k, dtype, lda=lda or k, trans=True)
+            while split > max(2, period) and ws_of(split) > pygemv.WORKSPACE_RECOMMENDED_BYTES:
+                split //= 2
+            assert c.split_k == split and c.split_k % period == 0, (dtype, m, k, c, split)
+            ws = pygemv.workspace_size(c, m, k, dtype, lda=lda or k, trans=True)
+            assert 0 < ws <= pygemv.WORKSPACE_RECOMMENDED_BYTES, (dtype, m, k, c, ws)
+            assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base, x_ptr=base + (1 << 40), trans=True)[0]
+        # Not phased: aligned rows, rows under 512 bytes (K of 1 to 4 among them), a batch, K
+        # too long for one slice a class within the workspace, no workspace at all.
+        assert pick(4096, 4096, dtype).vector_loads == pygemv.LOADS_ALIGNED
+        for m, k in ((147712607, 1), (4134863, 3), (200000, 100 // es), (200, 1001), (36021, 153 * 2 // es)):
+            assert pick(m, k, dtype).vector_loads != P, (dtype, m, k)
+        assert pick(4421, 11465, dtype, batch=2, stride_a=4421 * 11465).vector_loads != P
+        assert pick(2000, 300001, dtype).vector_loads != P  # 4 or 8 x 300001 partials pass 4 MiB
+        assert pick(4421, 11465, dtype, workspace_bytes=0).vector_loads != P
+    assert phased >= 15, phased
+    """)
+
+
+def test_phased_op_t_legality_and_workspace():
+    """Phased rows in op T: split-M only (t_splitm_twopass; t_columns refuses vector_loads 3),
+    any tile width (1 thread up), any phase; the workspace holds a partial per column for each
+    slice: chunks of whole steps (lanes x unroll x period rows), each cut into its period phase
+    classes (split_k / period chunks, at least one)."""
+    C, P = pygemv.Config, pygemv.LOADS_PHASED
+    assert validate(C("t_splitm_twopass", 1, 256, P, 2, False, 8))
+    assert not validate(C("t_columns", 16, 16, P, 2)) and not validate(C("t_splitm_twopass", 16, 16, 4, 2, False, 8))
+    c = C("t_splitm_twopass", 16, 16, P, 2, False, 64)
+    for m, k, dtype, lda in ((4421, 11465, "float16", None), (8304, 1341, "float32", None), (1000, 64, "float16", 66),
+                             (1000, 64, "float32", None), (37, 65, "bfloat16", None)):
+        lda = lda or k
+        es = 4 if dtype == "float32" else 2
+        period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
+        step = 16 * 2 * period
+        chunks = max(1, 64 // period)
+        length = -(-m // chunks)
+        length = max(1, min(m, -(-length // step) * step))
+        slices = -(-m // length) * period
+        assert pygemv.can_implement(c, m, k, dtype, lda=lda, trans=True, a_ptr=(1 << 32) + es)[0]
+        assert pygemv.workspace_size(c, m, k, dtype, lda=lda, trans=True) == 4 * slices * k, (m, k, dtype)
 
 
 def test_t_stream_legality_and_workspace():

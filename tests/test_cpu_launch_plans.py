@@ -99,7 +99,7 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
                 keep.clear()
                 p = problem()
             c = pygemv.Config(v.name, int(rng.choice(pow2s(*v.threads_per_row))), int(rng.choice(pow2s(*v.rows_per_block))),
-                              int(rng.integers(6 if v.op == "N" else 3)), int(rng.choice(v.unrolls)),
+                              int(rng.integers(6 if v.op == "N" else 4)), int(rng.choice(v.unrolls)),
                               bool(rng.integers(2)) and v.stages_x,
                               int(rng.choice(pow2s(max(1, v.split_k[0]), v.split_k[1]))))
             if not pygemv._registry.validate(c):
@@ -112,6 +112,28 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
             counts[(v.name, st)] = counts.get((v.name, st), 0) + 1
     ran = {name for (name, st) in counts if st == 0}
     assert ran == {v.name for v in dense}, counts
+    # op T's phased rows (split-M only), forced on misaligned rows at every phase, with
+    # fewer rows than phase classes, batches whose strides move the phase, and slices past
+    # the workspace refused.
+    P = pygemv.LOADS_PHASED
+    phased = 0
+    for i in range(200):
+        keep.clear()
+        p = problem()
+        while not p["trans"]:
+            keep.clear()
+            p = problem()
+        c = pygemv.Config("t_splitm_twopass", int(rng.choice([1, 4, 8, 16, 32])), int(rng.choice([8, 16, 32])), P,
+                          int(rng.choice([1, 2, 4])), False, int(rng.choice([2, 3, 8, 64, 1024])))
+        if not pygemv._registry.validate(c):
+            continue
+        before = fake.gemv_fake_launches()
+        st = lib.gemv_ex(ctypes.byref(args(p)), ctypes.byref(c.to_c()))
+        assert st in (0, 4), (c, p, st, lib.gemv_last_error())  # success or INSUFFICIENT_WORKSPACE
+        if st:
+            assert fake.gemv_fake_launches() == before, "a refused call launched"
+        phased += st == 0
+    assert phased >= 50, phased
     no_violations()
     """), timeout=300)
 

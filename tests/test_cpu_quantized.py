@@ -202,7 +202,7 @@ def test_q_rows_legality_and_workspace():
         bad = pygemv.Config("q_rows", 8, 32, pygemv.LOADS_ALIGNED, 4, True, 1).to_c()
         setattr(bad, field, value)
         assert lib.gemv_check_config(ctypes.byref(bad), ctypes.byref(a)) == 1
-        assert "q_rows takes vector_loads = 1 and x_in_smem = 1" in last_error()
+        assert "q_rows takes vector_loads in {1} and x_in_smem = 1" in last_error()
     # Dense operations refuse quantized weights, and q_rows refuses a dense A.
     dense = pygemv.Config("warp_per_row", 32, 8, pygemv.LOADS_ALIGNED, 2, False, 1).to_c()
     assert lib.gemv_check_config(ctypes.byref(dense), ctypes.byref(a)) == 3

@@ -73,6 +73,30 @@ def test_op_t_realigned_packs_at_every_phase(torch, dtype, m, k):
     assert ran >= phases * 2  # realigned configs ran, not only the dispatcher
 
 
+def phased_op_t_configs() -> list[pygemv.Config]:
+    """Phased rows (vector_loads = 3, split-M only): tiles of 1 to 128 threads, 2 to 256
+    row lanes, every unroll, one chunk of rows to many (each cut into its phase classes)."""
+    C, P = pygemv.Config, pygemv.LOADS_PHASED
+    return [C("t_splitm_twopass", 32, 8, P, 4, False, 2), C("t_splitm_twopass", 8, 32, P, 2, False, 5),
+            C("t_splitm_twopass", 1, 256, P, 1, False, 3), C("t_splitm_twopass", 128, 2, P, 4, False, 64),
+            C("t_splitm_twopass", 16, 16, P, 1, False, 1024)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(1, 9), (2, 4097), (5, 1001), (9, 7), (37, 65), (300, 257), (1573, 69), (4099, 33),
+                                  (517, 2049)])
+def test_op_t_phased_rows_at_every_phase(torch, dtype, m, k):
+    """op T's phased rows: A at every element phase of 16 bytes, so each slice's rows start
+    at its own shift (the first pack of a row partly before column 0, the last partly past
+    K, both read element by element), lda padded with NaN, fewer rows than phase classes,
+    strided and reversed x, alpha and beta, and batches whose odd strides move every
+    product's phase."""
+    layouts = phase_layouts(dtype)
+    phases = len(layouts)
+    ran = check_layouts(torch, m, k, dtype, True, layouts, phased_op_t_configs())
+    assert ran >= phases * 3  # phased configs ran, not only the dispatcher
+
+
 def stream_op_t_configs() -> list[pygemv.Config]:
     """The op T stream (t_stream): blocks of 32 to 1024 threads (rounded to the pack period),
     every unroll, one slice to many."""
@@ -97,11 +121,13 @@ def test_op_t_stream_at_every_phase(torch, dtype, m, k):
 
 def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
     """op T on rows that do not start 16-byte aligned: realigned packs on up to 48 long rows
-    beyond small matrices, one element a load on more rows, on small matrices and on rows
-    under 64 bytes; aligned packs where every row is aligned."""
+    beyond small matrices, phased rows on large matrices of many rows, one element a load on
+    fewer rows, on small matrices and on rows under 64 bytes; aligned packs where every row
+    is aligned."""
     for dtype in DTYPES:
         for m, k, loads in ((2, 4452911, pygemv.LOADS_REALIGNED), (47, 4403, pygemv.LOADS_REALIGNED),
-                            (87, 517781, pygemv.LOADS_SCALAR), (2318, 6081, pygemv.LOADS_SCALAR),
+                            (87, 517781, pygemv.LOADS_SCALAR), (2318, 6081, pygemv.LOADS_PHASED),
+                            (500, 6081, pygemv.LOADS_SCALAR),
                             (11, 2999, pygemv.LOADS_SCALAR), (22518, 1, pygemv.LOADS_SCALAR),
                             (4096, 4096, pygemv.LOADS_ALIGNED)):
             c = pygemv.select_config(m, k, dtype, trans=True, use_table=False)

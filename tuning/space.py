@@ -44,8 +44,10 @@ class Space:
     packs_only: set[str] = field(default_factory=set)
     # Variants that never stage x (the op T column kernels): x_in_smem is 0, not drawn.
     no_staging: set[str] = field(default_factory=set)
-    # Variants that read one way only (the op T stream: aligned packs): vector_loads fixed.
-    fixed_loads: dict[str, int] = field(default_factory=dict)
+    # Variants with loads of their own: one (the op T stream: aligned packs) is fixed, not
+    # drawn; several (op T's split-M, which alone takes phased rows) are drawn as
+    # ``vector_loads[<variant>]``.
+    variant_loads: dict[str, list[int]] = field(default_factory=dict)
     op: str = "N"
     batch: int = 1
     weights: tuple | None = None  # quantized: (bits, group_size, zero_point)
@@ -58,8 +60,10 @@ class Space:
             vec, smem = self.vector_loads[0], True
             unroll = trial.suggest_categorical("unroll", UNROLLS)
         else:
-            vec = (self.fixed_loads[v] if v in self.fixed_loads
-                   else trial.suggest_categorical("vector_loads", self.vector_loads))
+            own = self.variant_loads.get(v)
+            vec = (own[0] if own and len(own) == 1 else
+                   trial.suggest_categorical(f"vector_loads[{v}]", own) if own else
+                   trial.suggest_categorical("vector_loads", self.vector_loads))
             unroll = trial.suggest_categorical("unroll", UNROLLS)
             smem = False if v in self.no_staging else trial.suggest_categorical("x_in_smem", [False, True])
         split = trial.suggest_categorical(f"split_k[{v}]", self.split_k[v]) if v in self.split_k else 1
@@ -71,7 +75,7 @@ class Space:
         v = c.variant if isinstance(c.variant, str) else pygemv.variant(c.variant).name
         if (v not in self.variants or c.threads_per_row not in self.threads_per_row[v]
                 or c.rows_per_block not in self.rows_per_block.get((v, c.threads_per_row), ())
-                or c.vector_loads not in ([self.fixed_loads[v]] if v in self.fixed_loads else self.vector_loads)
+                or c.vector_loads not in self.variant_loads.get(v, self.vector_loads)
                 or (v in self.split_k and c.split_k not in self.split_k[v])):
             return None
         out = {"variant": v, f"threads_per_row[{v}]": c.threads_per_row,
@@ -82,8 +86,11 @@ class Space:
         elif v in self.no_staging:
             if c.x_in_smem:
                 return None
-            if v not in self.fixed_loads:
+            own = self.variant_loads.get(v)
+            if not own:
                 out["vector_loads"] = c.vector_loads
+            elif len(own) > 1:
+                out[f"vector_loads[{v}]"] = c.vector_loads
         else:
             out.update({"vector_loads": c.vector_loads, "x_in_smem": c.x_in_smem})
         if v in self.split_k:
@@ -123,8 +130,7 @@ class Space:
                     for split in self.split_k.get(v, [1]):
                         fixed = v in self.packs_only
                         smems = (True,) if fixed else (False,) if v in self.no_staging else (False, True)
-                        vecs = ([self.fixed_loads[v]] if v in self.fixed_loads else
-                                self.vector_loads[:1] if fixed else self.vector_loads)
+                        vecs = self.variant_loads.get(v, self.vector_loads[:1] if fixed else self.vector_loads)
                         for vec in vecs:
                             for u in UNROLLS:
                                 for smem in smems:
@@ -210,9 +216,10 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
     sweep's best configs all had 4 to 32, benchmarks/results/h100-2026-11-23-sweep-op-t-all),
     row lanes up to M (or the fewest a block of 32 takes), blocks of 32 to 1024 threads, and
     for split-M slices of 8 rows or more. The column kernels read x as a broadcast:
-    x_in_smem is 0. The stream of packs (aligned packs, fixed) on rows of at most 2 KB (its
-    pack period must fit a block; can_implement has the last word): blocks of 64 to 1024
-    threads, slices of at least 64 packs a block."""
+    x_in_smem is 0. Rows that do not start aligned: realigned packs or one element a load,
+    and for split-M phased rows too. The stream of packs (aligned packs, fixed) on rows of at
+    most 2 KB (its pack period must fit a block; can_implement has the last word): blocks of
+    64 to 1024 threads, slices of at least 64 packs a block."""
     es = _lib.DTYPE_SIZES[dtype]
     units = -(-k * es // 16) if vec_ok else k  # packs (or, with element loads in the space, elements) across a row
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED if vec_ok else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR],
@@ -229,13 +236,15 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
                                        if s == 1 or s * 64 * 64 <= packs]
             if space.add(var.name, _pow2_range(max(64, var.threads_per_row[0]), var.threads_per_row[1]), m):
                 space.no_staging.add(var.name)
-                space.fixed_loads[var.name] = pygemv.LOADS_ALIGNED
+                space.variant_loads[var.name] = [pygemv.LOADS_ALIGNED]
             continue
         if var.split_k[1] > 1:
             choices = [s for s in _pow2_range(max(2, var.split_k[0]), min(512, var.split_k[1])) if s * 8 <= m]
             if not choices:
                 continue
             space.split_k[var.name] = choices
+            if not vec_ok:  # split-M alone reads phased rows (a slice a phase class)
+                space.variant_loads[var.name] = [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR]
         lo, hi = var.threads_per_row
         cs = [c for c in _pow2_range(max(lo, 2), min(hi, 64)) if c <= max(2, _pow2_ceil(units))]
         if space.add(var.name, cs, m):

@@ -9,13 +9,18 @@
 // then warp by warp through shared memory. Without split-M
 // the block writes y; with it, slice s writes partials acc[(s * batch + b) * K + j] that
 // columns_reduce adds in slice order.
-// Loads (LOADS, gemv_loads_t): one element; 16-byte packs of aligned rows; or realigned
-// packs of rows that start anywhere (odd K, any lda or A): a thread's 16 bytes of a row are
-// cut from the two aligned packs that hold them (the second mostly an L1 hit, its
-// neighbour's first). On many rows they run 1.5-1.7x slower than element loads, for a reason
-// not yet found (NOTES 37): the heuristic takes them for few long rows only.
-// Geometry: block = c * r threads (<= max_block_threads(UNROLL)); grid.x column tiles,
-// grid.y row slices, grid.z products (each with a grid-stride loop, so any K and batch).
+// Loads (LOADS, gemv_loads_t): one element; 16-byte packs of aligned rows; realigned packs
+// of rows that start anywhere (odd K, any lda or A): a thread's 16 bytes of a row are cut
+// from the two aligned packs that hold them (the second mostly an L1 hit, its neighbour's
+// first). On many rows they run 1.5-1.7x slower than element loads, for a reason not yet
+// found (NOTES 37): the heuristic takes them for few long rows only. Or phased rows (split-M
+// only): rows `period` apart start at the same 16-byte phase p, so slice s walks only the
+// rows of class s % period and reads their aligned packs as they lie; a thread's pack then
+// holds columns shifted by -p, and its partials are written shifted (each slice writes every
+// column once). Aligned loads, period times the partials.
+// Geometry: block = c * r threads (<= max_block_threads(UNROLL)); grid.x column tiles (of K
+// + pack - 1 columns when phased), grid.y row slices (times the period when phased), grid.z
+// products (each with a grid-stride loop, so any K and batch).
 #include "common.cuh"
 
 namespace libgemv {
@@ -58,6 +63,7 @@ template <typename T> __device__ __forceinline__ uint4 load_realigned_pack(const
 template <typename T, int LOADS, int UNROLL>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel(const ColumnArgs args) {
     constexpr bool VEC = LOADS != kLoadsScalar;
+    constexpr bool PHASED = LOADS == kLoadsPhased;
     constexpr int V = VEC ? kPack<T> : 1;
     extern __shared__ float lane_sums[]; // [row_lanes][V][c]
     const int c_threads = 1 << args.c_log2;
@@ -67,17 +73,26 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
     // Whole warps of c <= 16 columns of element loads (one sum a lane): lane sums go
     // through shuffles first (below); 16-byte loads (V sums a lane) lost with it.
     const bool shuffle_lanes = !VEC && c_threads < 32 && (blockDim.x & 31) == 0;
+    // The slice's rows: [r_begin, r_end), of one phase class when phased (r_first its first,
+    // a lane's rows `period` apart). Computed after the prefetch call, as before phased rows:
+    // live across that call, they slowed the element-load kernels by up to 17%.
+    const int period = PHASED ? args.period : 1; // a power of two
+    const auto first_row = [&](int64_t r_begin) {
+        return PHASED ? r_begin + (((int)blockIdx.y - (int)r_begin) & (period - 1)) : r_begin;
+    };
+    const auto slice_begin = [&] { return (int64_t)(PHASED ? blockIdx.y / (unsigned)period : blockIdx.y) * args.m_chunk; };
     if (args.prefetch_lines > 0 &&
         ((int64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x < args.prefetch_blocks) {
         const int64_t j0 = (int64_t)blockIdx.x * c_threads * V;          // the block's first tile
         const int64_t rows = min((int64_t)lanes * UNROLL, args.m_chunk); // its first step
-        prefetch_first_rows(static_cast<const T *>(args.A) + j0, args.m, args.lda, (int64_t)blockIdx.y * args.m_chunk,
-                            (int)rows, 1, min(args.k - j0, (int64_t)c_threads * V) * (int64_t)sizeof(T),
-                            args.prefetch_lines);
+        prefetch_first_rows(static_cast<const T *>(args.A) + j0, args.m, args.lda, first_row(slice_begin()), (int)rows,
+                            period, min(args.k - j0, (int64_t)c_threads * V) * (int64_t)sizeof(T), args.prefetch_lines);
     }
     pdl_prologue(args.pdl);
-    const int64_t r_begin = (int64_t)blockIdx.y * args.m_chunk;
+    const int64_t r_begin = slice_begin();
     const int64_t r_end = min(args.m, r_begin + args.m_chunk);
+    const int64_t r_first = first_row(r_begin);
+    const int lane_step = lanes * period;
     for (int64_t b = blockIdx.z; b < args.batch; b += gridDim.z) {
         const T *A = static_cast<const T *>(args.A) + b * args.stride_a;
         const T *x = static_cast<const T *>(args.x) + b * args.stride_x;
@@ -87,44 +102,49 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
             if constexpr (LOADS == kLoadsRealigned) return load_realigned_pack<T>(p, a_lo, a_hi);
             else return load_a_pack(reinterpret_cast<const uint4 *>(p));
         };
+        // Phased: the class's rows start `shift` elements into an aligned pack, so a thread's
+        // aligned pack of a row holds columns j .. j + V - 1 with j = (its pack) * V - shift.
+        int shift = 0;
+        if constexpr (PHASED)
+            shift = (int)((reinterpret_cast<uintptr_t>(A) / sizeof(T) + (uint64_t)r_first * (uint64_t)args.lda) & (V - 1));
         for (int64_t tile = blockIdx.x; tile < args.tiles; tile += gridDim.x) {
-            const int64_t j = (tile * c_threads + col) * V; // the thread's first column
+            const int64_t j = (tile * c_threads + col) * V - shift; // the thread's first column
             float acc[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) acc[v] = 0.f;
             const int64_t cols_left = args.k - j;
-            if (cols_left >= V) { // a whole pack (or, without vector loads, one element)
-                int64_t r = r_begin + lane;
-                for (; r + (int64_t)(UNROLL - 1) * lanes < r_end; r += (int64_t)UNROLL * lanes) {
+            if ((!PHASED || j >= 0) && cols_left >= V) { // a whole pack (or, without vector loads, one element)
+                int64_t r = r_first + lane * period;
+                for (; r + (int64_t)(UNROLL - 1) * lane_step < r_end; r += (int64_t)UNROLL * lane_step) {
                     float rx[UNROLL];
 #pragma unroll
-                    for (int u = 0; u < UNROLL; ++u) rx[u] = to_f32(load_readonly(x + (r + u * lanes) * args.incx));
+                    for (int u = 0; u < UNROLL; ++u) rx[u] = to_f32(load_readonly(x + (r + u * lane_step) * args.incx));
                     if constexpr (VEC) {
                         uint4 ra[UNROLL];
 #pragma unroll
                         for (int u = 0; u < UNROLL; ++u)
-                            ra[u] = load_pack(A + (r + u * lanes) * args.lda + j);
+                            ra[u] = load_pack(A + (r + u * lane_step) * args.lda + j);
 #pragma unroll
                         for (int u = 0; u < UNROLL; ++u) fma_pack<T>(ra[u], rx[u], acc);
                     } else {
                         float ra[UNROLL];
 #pragma unroll
-                        for (int u = 0; u < UNROLL; ++u) ra[u] = to_f32(load_a(A + (r + u * lanes) * args.lda + j));
+                        for (int u = 0; u < UNROLL; ++u) ra[u] = to_f32(load_a(A + (r + u * lane_step) * args.lda + j));
 #pragma unroll
                         for (int u = 0; u < UNROLL; ++u) acc[0] = fmaf(ra[u], rx[u], acc[0]);
                     }
                 }
-                for (; r < r_end; r += lanes) {
+                for (; r < r_end; r += lane_step) {
                     const float xv = to_f32(load_readonly(x + r * args.incx));
                     if constexpr (VEC) fma_pack<T>(load_pack(A + r * args.lda + j), xv, acc);
                     else acc[0] = fmaf(to_f32(load_a(A + r * args.lda + j)), xv, acc[0]);
                 }
-            } else if (cols_left > 0) { // the last, partial pack of the row: element by element
-                for (int64_t r = r_begin + lane; r < r_end; r += lanes) {
+            } else if (cols_left > 0 && (!PHASED || j + V > 0)) { // a row's partial first (phased) or last pack: element by element
+                for (int64_t r = r_first + lane * period; r < r_end; r += lane_step) {
                     const float xv = to_f32(load_readonly(x + r * args.incx));
 #pragma unroll
                     for (int v = 0; v < V; ++v)
-                        if (v < cols_left) acc[v] = fmaf(to_f32(load_a(A + r * args.lda + j + v)), xv, acc[v]);
+                        if ((!PHASED || j + v >= 0) && v < cols_left) acc[v] = fmaf(to_f32(load_a(A + r * args.lda + j + v)), xv, acc[v]);
                 }
             }
             // A warp holds 32 / c lanes of each of its columns: they add up by shuffles first
@@ -146,8 +166,8 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
             __syncthreads();
             for (int t = threadIdx.x; t < c_threads * V; t += blockDim.x) {
                 const int v = t / c_threads, cc = t % c_threads;
-                const int64_t jj = (tile * c_threads + cc) * V + v;
-                if (jj >= args.k) continue;
+                const int64_t jj = (tile * c_threads + cc) * V + v - shift;
+                if ((PHASED && jj < 0) || jj >= args.k) continue;
                 float s = 0.f;
                 for (int l = 0; l < groups; ++l) s += lane_sums[(l * V + v) * c_threads + cc];
                 if (args.acc) {
@@ -185,6 +205,7 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t s) {
         case kLoadsScalar: return with_unroll(std::integral_constant<int, kLoadsScalar>{});
         case kLoadsAligned: return with_unroll(std::integral_constant<int, kLoadsAligned>{});
         case kLoadsRealigned: return with_unroll(std::integral_constant<int, kLoadsRealigned>{});
+        case kLoadsPhased: return with_unroll(std::integral_constant<int, kLoadsPhased>{});
         default: return cudaErrorInvalidValue;
         }
     });

@@ -436,6 +436,43 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     return workspace_needed(c, pb) <= pb.workspace_bytes;
 }
 
+// Phased rows for op T (rows that do not start aligned, more than 48 of them, beyond the
+// stream's regime): rows `period` apart share their 16-byte phase, so each slice walks one
+// phase class and reads its aligned packs as they lie (columns shifted by the phase). On the
+// H100 it gained 1.1-2.0x over one element a load on large matrices (fp16 4421 x 11465: 47.2
+// against 73.1 us; bf16 113731 x 1109: 114 against 223; fp32 5272 x 13301: 99.6 against 117;
+// benchmarks/NOTES.md section 39, results/h100-2026-11-26-s25-*), and lost on smaller ones
+// and on few rows a phase class, where the partials and the second pass cost more than the
+// loads save (bf16 469 x 1445, 1.4 MB: 6.5 against 4.4 us; fp32 2384 x 938, 8.9 MB: 8.1
+// against 7.0; fp16 691 x 32839, 86 rows a class: 25.7 against 22.4); so 16-bit matrices
+// from 8 MiB, fp32 from 32 MiB (its element loads read 4 bytes), rows of 512 bytes up (a
+// pack a row of 2 bytes read 8 times the bytes; fp16 36021 x 153, 306-byte rows: 14.0 against
+// 12.8 us, -s25-op-t-phased-vs-previous-d.txt; fp16 20249 x 309: 11.0 against 13.6) and at least 8 rows a lane
+// in each phase class. Blocks of 256 threads, 16-pack tiles (8 on rows of fewer than 128
+// packs: 20249 x 309 fp16 11.1 against 13.9 us) at 4 rows in flight in 16 bits from 32 MiB
+// (fp16 4421 x 11465: 41.3 against 47.0 us at 2; 17382 x 8007: 104.0 against 110.2), else 2
+// (fp32 8304 x 1341: 20.9 against 21.9 at 4; fp16 20249 x 309 10.9 against 12.4; -s25-op-t-
+// phased-u2-u4.txt; fp16 1433 x 3611, 10 MB: 11.1 at 4 against 9.8; -s25-op-t-phased-u4-vs-previous.txt),
+// slices of about 4 rows a lane (1433 x 3611 bf16: 10.0 us at 5.6, 11.3 at 1.4; 4421 x 11465:
+// 47.5 at 4.3, 49.8 at 17; -s25-op-t-phased-sweep-2.txt), split_k a multiple of the period,
+// halved until the partials fit the workspace; false where one slice a class does not.
+bool phased_columns_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), v = 16 / esz;
+    if (pb.batch > 1 || pb.k * esz < 512 || mul_sat(mul_sat(pb.m, pb.k), esz) < (esz == 4 ? 32 << 20 : 8 << 20))
+        return false;
+    const int64_t packs = (pb.k + v - 1) / v + 1;
+    const int c_threads = packs >= 128 ? 16 : 8, lanes = 256 / c_threads;
+    const int period = phase_period(pb.lda, (size_t)esz);
+    if (pb.m < 8 * (int64_t)period * lanes) return false;
+    const int unroll = esz == 2 && c_threads == 16 && mul_sat(pb.m, pb.k) * esz >= (32 << 20) ? 4 : 2;
+    gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, unroll, 0, 1);
+    c.split_k = (int)std::clamp<int64_t>(pow2_floor(pb.m / (4 * (int64_t)lanes)), std::max(2, period), 1024);
+    while (c.split_k > std::max(2, period) && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
+    if (!runs(c, pb) || workspace_needed(c, pb) > pb.workspace_bytes) return false;
+    *out = c;
+    return true;
+}
+
 // op T. Each thread owns one pack of columns (16 bytes, or one element); c threads span a
 // tile's columns, r row lanes walk the rows under it, and x[r] is one broadcast load. Fit
 // to a sweep of every op T config on 22 shapes of the H100 (0.990 of each shape's best, worst 0.945;
@@ -451,14 +488,16 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 //   matrices are latency-bound: fp16 1024^2 ran 3.9 us in 256 blocks, 4.8 in 64.
 // Packs are aligned where every row is, else realigned (cut from two aligned packs: rows
 // that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take the
-// stream of packs where its period fits a block (t_stream_config); one element a load runs
-// the rest.
+// stream of packs where its period fits a block (t_stream_config), else phased rows on large
+// matrices (phased_columns_config); one element a load runs the rest.
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         gemv_config_t stream;
-        if (loads == kLoadsScalar && pb.m > 48 && t_stream_config(pb, sm_count, &stream)) return stream;
+        if (loads == kLoadsScalar && pb.m > 48 &&
+            (t_stream_config(pb, sm_count, &stream) || phased_columns_config(pb, &stream)))
+            return stream;
         const bool vec = loads != kLoadsScalar;
         // Realigned packs load twice the bytes of a row through L1: they pay on few long rows
         // beyond small matrices (2 x 4452910 bf16 225 -> 31 us, 47 x 2202 fp32 4.1 -> 3.2), where
@@ -503,10 +542,10 @@ gemv_config_t within_workspace(gemv_config_t c, const Problem &pb) {
 
 } // namespace
 
-bool t_stream_regime(const Problem &pb, int sm_count) {
+bool t_misaligned_regime(const Problem &pb, int sm_count) {
     gemv_config_t c;
     return pb.op == GEMV_OP_T && !pb.quantized() && pb.m > 48 && !rows_aligned16(pb) &&
-           t_stream_config(pb, sm_count, &c);
+           (t_stream_config(pb, sm_count, &c) || phased_columns_config(pb, &c));
 }
 
 bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int sm_count) {

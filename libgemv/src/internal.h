@@ -177,10 +177,10 @@ bool qmma_x_in_place_ok(const Problem &pb);
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows: large
 // single products (dispatch.cpp). The table does not stretch smaller entries over them.
 bool phased_regime(const Problem &pb);
-// Where the heuristic reads op T as one stream of packs (t_stream): more than 48 rows that do
-// not start 16-byte aligned, where its period fits a block (dispatch.cpp). The table does not
-// stretch entries of other operations over them.
-bool t_stream_regime(const Problem &pb, int sm_count);
+// Where the heuristic reads op T as one stream of packs (t_stream) or as phased rows: more
+// than 48 rows that do not start 16-byte aligned (dispatch.cpp). The table does not stretch
+// entries of other reads over them.
+bool t_misaligned_regime(const Problem &pb, int sm_count);
 // ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
 // Tuned entries of another config do not apply there (tables tuned before the copies).
 bool phased_copies_regime(const Problem &pb);
@@ -207,11 +207,12 @@ struct ColumnArgs {
     void *y;       // logical element 0 of product 0
     float *acc;    // partials when splits > 1
     int64_t m, k, lda, incx, incy, batch, stride_a, stride_x, stride_y;
-    int64_t m_chunk; // rows per slice
+    int64_t m_chunk; // rows per slice (per period slices when phased)
     int64_t tiles;   // column tiles
     float alpha, beta;
     int c_log2; // threads across the tile's columns = 1 << c_log2
     int row_lanes;
+    int period; // phased rows: rows of one 16-byte phase lie period apart (1 otherwise)
     int pdl;
     // 128-byte lines of its first tile's first rows a block asks L2 for before it waits on
     // the previous kernel (0: none), in blocks of the first wave only (linear index below).
@@ -221,9 +222,9 @@ struct ColumnArgs {
 
 struct ColumnLaunch {
     gemv_dtype_t dtype;
-    int vector_loads; // kLoadsScalar, kLoadsAligned or kLoadsRealigned
+    int vector_loads; // kLoadsScalar, kLoadsAligned, kLoadsRealigned or kLoadsPhased
     int unroll;
-    int splits; // row slices (grid.y)
+    int splits; // row slices (grid.y): chunks of m_chunk rows, times the period when phased
     ColumnArgs args;
 };
 

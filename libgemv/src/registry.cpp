@@ -4,6 +4,7 @@
 // through it pygemv, the tuner, the tests and the benchmark) all iterate this list; a new
 // kernel family registers here and nowhere else.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 
@@ -637,8 +638,18 @@ template <typename Args> void set_op_t_operands(Args &a, const Problem &pb) {
     a.beta = pb.beta;
 }
 
+// Split-M: about split_k slices of rows. Chunks of whole steps of the row lanes times the
+// unroll; phased, each chunk is cut into its period phase classes (split_k / period chunks,
+// at least one).
+int column_period(const gemv_config_t &c, const Problem &pb) {
+    return c.vector_loads == kLoadsPhased ? phase_period(pb.lda, dtype_size(pb.dtype())) : 1;
+}
+int64_t column_chunk(const gemv_config_t &c, const Problem &pb) {
+    const int period = column_period(c, pb);
+    return row_slice_len(pb.m, std::max(1, c.split_k / period), c.rows_per_block * c.unroll * period);
+}
 int column_slices(const gemv_config_t &c, const Problem &pb) {
-    return slices(pb.m, row_slice_len(pb.m, c.split_k, c.rows_per_block * c.unroll));
+    return slices(pb.m, column_chunk(c, pb)) * column_period(c, pb);
 }
 
 size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -655,10 +666,14 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     set_op_t_operands(a, pb);
     a.c_log2 = log2_int(c.threads_per_row);
     a.row_lanes = c.rows_per_block;
-    const int64_t cols_per_tile = (int64_t)c.threads_per_row * (c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1);
-    a.tiles = (pb.k + cols_per_tile - 1) / cols_per_tile;
-    a.m_chunk = op.split_mode == kNoSplit ? pb.m : row_slice_len(pb.m, c.split_k, c.rows_per_block * c.unroll);
-    L.splits = slices(pb.m, a.m_chunk);
+    const int64_t pack = c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1;
+    const int64_t cols_per_tile = (int64_t)c.threads_per_row * pack;
+    // Phased rows' packs start up to pack - 1 columns before column 0.
+    const int64_t span = pb.k + (c.vector_loads == kLoadsPhased ? pack - 1 : 0);
+    a.tiles = (span + cols_per_tile - 1) / cols_per_tile;
+    a.period = column_period(c, pb);
+    a.m_chunk = op.split_mode == kNoSplit ? pb.m : column_chunk(c, pb);
+    L.splits = op.split_mode == kNoSplit ? 1 : column_slices(c, pb);
     a.acc = op.split_mode == kSplitTwoPass ? static_cast<float *>(pb.workspace) : nullptr;
     a.pdl = pb.pdl;
     if (pb.pdl && prefetch_kb_per_sm() > 0 && !pb.batched()) {
@@ -800,8 +815,11 @@ constexpr Operation tiles(gemv_variant_info_t i) {
 constexpr Operation t_stream(gemv_variant_info_t i) {
     return {i, tstream_can_implement, tstream_workspace, tstream_launch, kSplitTwoPass, 1u << kLoadsAligned};
 }
+// Phased rows walk one phase class a slice: split-M only.
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
-    return {i, columns_can_implement, columns_workspace, columns_launch, split};
+    return {i, columns_can_implement, columns_workspace, columns_launch, split,
+            (1u << kLoadsScalar) | (1u << kLoadsAligned) | (1u << kLoadsRealigned) |
+                (split == kSplitTwoPass ? 1u << kLoadsPhased : 0u)};
 }
 
 // clang-format off
@@ -909,19 +927,20 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                   (long long)threads);
         return GEMV_STATUS_INVALID_VALUE;
     }
-    // Phased rows and 8-byte packs are row-kernel paths; the column kernels take one element,
-    // aligned packs or realigned packs (a column pack cut from two aligned ones).
-    const int max_loads = v->op == GEMV_OP_N ? kLoadsPhasedCopies : kLoadsRealigned;
+    // 8-byte packs and x's phase copies are row-kernel paths; the column kernels take one
+    // element, aligned packs, realigned packs (a column pack cut from two aligned ones) or
+    // phased rows (split-M alone: loads_mask).
+    const int max_loads = v->op == GEMV_OP_N ? kLoadsPhasedCopies : kLoadsPhased;
     if (c.vector_loads < 0 || c.vector_loads > max_loads) {
         set_error("config.vector_loads = %d: %s takes %s", c.vector_loads, v->name,
                   max_loads == kLoadsPhasedCopies
                       ? "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows), 3 (16-byte, phased rows), "
                         "4 (8-byte, rows 8-byte aligned) or 5 (16-byte, phased rows with x's phase copies)"
-                      : "0 (scalar), 1 (16-byte, aligned rows) or 2 (16-byte, realigned rows)");
+                      : "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows) or 3 (16-byte, phased rows)");
         return GEMV_STATUS_INVALID_VALUE;
     }
     // Lanes 0 and 1 of a phased row take its edge packs.
-    if (phased_loads(c.vector_loads) && p < 2) {
+    if (v->op == GEMV_OP_N && phased_loads(c.vector_loads) && p < 2) {
         set_error("config.vector_loads = %d (phased rows) takes 2 threads a row or more (threads_per_row = %d)",
                   c.vector_loads, p);
         return GEMV_STATUS_INVALID_VALUE;
@@ -943,9 +962,11 @@ gemv_status_t validate_config(const gemv_config_t &c) {
     // Operations that fix how they read (the row stream, the quantized ones).
     const Operation &op = kRegistry[c.variant];
     if ((op.loads_mask && !((op.loads_mask >> c.vector_loads) & 1)) || (op.stages_x_always && !c.x_in_smem)) {
-        set_error("config: %s takes vector_loads = %s and x_in_smem = %d (vector_loads = %d, x_in_smem = %d)", v->name,
-                  op.loads_mask == (1u << kLoadsAligned) ? "1" : "1 or 2", op.stages_x_always ? 1 : 0,
-                  c.vector_loads, c.x_in_smem);
+        char loads[32] = "";
+        for (int l = 0, n = 0; l < 8; ++l)
+            if ((op.loads_mask >> l) & 1) n += std::snprintf(loads + n, sizeof loads - n, n ? ", %d" : "%d", l);
+        set_error("config: %s takes vector_loads in {%s}%s (vector_loads = %d, x_in_smem = %d)", v->name, loads,
+                  op.stages_x_always ? " and x_in_smem = 1" : "", c.vector_loads, c.x_in_smem);
         return GEMV_STATUS_INVALID_VALUE;
     }
     if (op.max_packs && r * c.unroll > op.max_packs) {

@@ -467,11 +467,11 @@ bool fits(const TableEntry &e, const Problem &pb, int sm_count) {
     // shape alone (the 8192^2 entry's 8 x 8 ran 7488 x 8320 as 1.14 waves, 12% slower than
     // the kernel it replaced). Elsewhere the heuristic shares the tiles out for the shape.
     if (c.variant == GEMV_VARIANT_Q_MMA_X_HELD && (pb.m != e.m || pb.k != e.k)) return false;
-    // Nor do op T entries of other operations stretch over the stream's regime (rows that do
-    // not start aligned): they were tuned on aligned rows (the element-load entries at K of
-    // 1 and 8 among them), where the stream is not the heuristic's choice.
+    // Nor do op T entries of other reads stretch over the regime of the stream and phased
+    // rows (rows that do not start aligned): they were tuned on aligned rows (the element-load
+    // entries at K of 1 and 8 among them), where neither is the heuristic's choice.
     if (pb.op == GEMV_OP_T && !pb.quantized() && c.variant != GEMV_VARIANT_T_STREAM &&
-        (pb.m != e.m || pb.k != e.k) && t_stream_regime(pb, sm_count))
+        c.vector_loads != kLoadsPhased && (pb.m != e.m || pb.k != e.k) && t_misaligned_regime(pb, sm_count))
         return false;
     if (pb.op != GEMV_OP_N || pb.quantized()) return true;
     // A phased entry does not stretch to shorter rows outside the heuristic's phased regime

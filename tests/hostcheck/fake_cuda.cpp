@@ -648,16 +648,25 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     const size_t esz = dtype_size(L.dtype);
     check_plan(w, kernel, p, max_block_threads(L.unroll));
     log_launch(w, kernel, p, a.acc);
-    const int64_t cols = (int64_t)(1 << a.c_log2) * (L.vector_loads ? 16 / (int64_t)esz : 1);
-    if (a.tiles < 1 || (a.tiles - 1) * cols >= a.k || (__int128)a.tiles * cols < a.k)
+    const int64_t pack = L.vector_loads ? 16 / (int64_t)esz : 1;
+    const int64_t cols = (int64_t)(1 << a.c_log2) * pack;
+    const bool phased = L.vector_loads == kLoadsPhased;
+    // Phased rows' packs start up to a pack before column 0: their tiles span K + pack - 1.
+    const int64_t extent = a.k + (phased ? pack - 1 : 0);
+    if (a.tiles < 1 || (a.tiles - 1) * cols >= extent || (__int128)a.tiles * cols < extent)
         violation(w, "%s: %lld tiles of %lld columns do not tile K = %lld", kernel, (long long)a.tiles,
                   (long long)cols, (long long)a.k);
-    if (L.splits < 1 || a.m_chunk < 1 || (int64_t)(L.splits - 1) * a.m_chunk >= a.m ||
-        (__int128)L.splits * a.m_chunk < a.m)
-        violation(w, "%s: %d slices of %lld rows do not tile M = %lld", kernel, L.splits, (long long)a.m_chunk,
-                  (long long)a.m);
-    if (L.vector_loads < kLoadsScalar || L.vector_loads > kLoadsRealigned)
-        violation(w, "%s: loads %d (one element, aligned or realigned packs only)", kernel, L.vector_loads);
+    if (a.period != (phased ? phase_period(a.lda, esz) : 1))
+        violation(w, "%s: period %d for loads %d, lda %lld", kernel, a.period, L.vector_loads, (long long)a.lda);
+    const int chunks = a.period > 0 ? L.splits / a.period : 0;
+    if (L.splits < 1 || a.period < 1 || L.splits % a.period || a.m_chunk < 1 || (int64_t)(chunks - 1) * a.m_chunk >= a.m ||
+        (__int128)chunks * a.m_chunk < a.m)
+        violation(w, "%s: %d slices (period %d) of %lld rows do not tile M = %lld", kernel, L.splits, a.period,
+                  (long long)a.m_chunk, (long long)a.m);
+    if (phased && !a.acc)
+        violation(w, "%s: phased rows write partials (split-M) only", kernel);
+    if (L.vector_loads < kLoadsScalar || L.vector_loads > kLoadsPhased)
+        violation(w, "%s: loads %d (one element, aligned, realigned or phased packs only)", kernel, L.vector_loads);
     check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads == kLoadsAligned ? 16 : 0, a.k);
     check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
     if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
