@@ -494,10 +494,10 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
-        gemv_config_t stream;
+        gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
         if (loads == kLoadsScalar && pb.m > 48 &&
-            (t_stream_config(pb, sm_count, &stream) || phased_columns_config(pb, &stream)))
-            return stream;
+            (t_stream_config(pb, sm_count, &whole_packs) || phased_columns_config(pb, &whole_packs)))
+            return whole_packs;
         const bool vec = loads != kLoadsScalar;
         // Realigned packs load twice the bytes of a row through L1: they pay on few long rows
         // beyond small matrices (2 x 4452910 bf16 225 -> 31 us, 47 x 2202 fp32 4.1 -> 3.2), where
