@@ -82,6 +82,11 @@ size_t float_bytes(unsigned __int128 n) {
     return b > SIZE_MAX ? SIZE_MAX : (size_t)b;
 }
 
+// op T partials: a float per column of each slice and product.
+size_t op_t_partials_bytes(int slices, const Problem &pb) {
+    return float_bytes((unsigned __int128)(unsigned)slices * (uint64_t)pb.k * (uint64_t)pb.batch);
+}
+
 // ---- op N: the row operations (rowgroup.cu, rowblock.cu) -------------------------------
 
 gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -178,6 +183,14 @@ gemv_status_t launch_failed(const Operation &op, cudaError_t err) {
     cudaGetLastError(); // launch errors are not sticky: leave none behind
     set_error("launching %s failed: %s (%s)", op.info.name, cudaGetErrorString(err), cudaGetErrorName(err));
     return GEMV_STATUS_CUDA_ERROR;
+}
+
+// After a kernel that wrote `splits` slices of partials to acc (none when acc is null): their
+// fixed-order reduce into y, and the call's status.
+gemv_status_t finish_partials(const Operation &op, cudaError_t err, float *acc, int splits, const Problem &pb) {
+    if (err == cudaSuccess && acc)
+        err = launch_splitk_reduce(pb.dtype(), acc, splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
 gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -412,10 +425,7 @@ gemv_status_t tile_launch(const Operation &op, const gemv_config_t &c, const Pro
     L.issue_first = blocks <= 8 * (int64_t)sm_count(pb.device);
     L.pdl = pdl_pays(pb, blocks, L.threads, a.slice * 16 * c.rows_per_block);
     a.pdl = L.pdl;
-    cudaError_t err = launch_rowtile(L, pb.stream);
-    if (err == cudaSuccess && a.acc)
-        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
-    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+    return finish_partials(op, launch_rowtile(L, pb.stream), a.acc, L.splits, pb);
 }
 
 // ---- op N, quantized weights: the quantized rows (qrows.cu) ------------------------------
@@ -481,9 +491,7 @@ QLaunch q_plan(const Operation &op, const gemv_config_t &c, const Problem &pb, i
 }
 
 gemv_status_t q_finish(const Operation &op, const QLaunch &L, cudaError_t err, const Problem &pb) {
-    if (err == cudaSuccess && L.args.acc)
-        err = launch_splitk_reduce(pb.dtype(), L.args.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
-    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+    return finish_partials(op, err, L.args.acc, L.splits, pb);
 }
 
 // Tiles of codes q_mma_x_held's first-wave blocks prefetch before the PDL wait
@@ -654,7 +662,7 @@ int column_slices(const gemv_config_t &c, const Problem &pb) {
 
 size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     if (op.split_mode != kSplitTwoPass) return 0;
-    return float_bytes((unsigned __int128)(unsigned)column_slices(c, pb) * (uint64_t)pb.k * (uint64_t)pb.batch);
+    return op_t_partials_bytes(column_slices(c, pb), pb);
 }
 
 gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -689,10 +697,7 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
             1, std::min<int64_t>(prefetch_kb_per_sm() * 1024 / 128 / blocks_per_sm, step_lines / 2));
         a.prefetch_blocks = (int64_t)sm_count(pb.device) * blocks_per_sm;
     }
-    cudaError_t err = launch_columns(L, pb.stream);
-    if (err == cudaSuccess && op.split_mode == kSplitTwoPass)
-        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
-    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+    return finish_partials(op, launch_columns(L, pb.stream), a.acc, L.splits, pb); // acc only when split-M
 }
 
 // ---- op T: the stream of packs (tstream.cu) ---------------------------------------------
@@ -738,7 +743,7 @@ gemv_status_t tstream_can_implement(const Operation &op, const gemv_config_t &c,
 
 size_t tstream_workspace(const Operation &, const gemv_config_t &c, const Problem &pb) {
     const TStreamPlan p = tstream_geometry(c, pb);
-    return p.splits > 1 ? float_bytes((unsigned __int128)(unsigned)p.splits * (uint64_t)pb.k * (uint64_t)pb.batch) : 0;
+    return p.splits > 1 ? op_t_partials_bytes(p.splits, pb) : 0;
 }
 
 gemv_status_t tstream_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -755,10 +760,7 @@ gemv_status_t tstream_launch(const Operation &op, const gemv_config_t &c, const 
     a.rows_step = (int64_t)p.threads * (16 / (int64_t)dtype_size(pb.dtype())) / p.lda;
     a.acc = p.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
     a.pdl = pb.pdl;
-    cudaError_t err = launch_tstream(L, pb.stream);
-    if (err == cudaSuccess && a.acc)
-        err = launch_splitk_reduce(pb.dtype(), a.acc, L.splits, output_map(pb), pb.alpha, pb.beta, pb.stream, pb.pdl);
-    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+    return finish_partials(op, launch_tstream(L, pb.stream), a.acc, L.splits, pb);
 }
 
 // One entry of each kernel family: its description, then its rules and launch.

@@ -639,6 +639,13 @@ cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t) {
     return launch_rows("rowblock", L);
 }
 
+// op T's x (M entries) and its output: y (K entries) or, split, the partials of every slice.
+template <typename Args> void check_op_t_vectors(World &w, const char *kernel, const Args &a, int splits, size_t esz) {
+    check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
+    if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)splits * a.batch * a.k}, sizeof(float));
+    else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
+}
+
 cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     const char *kernel = "columns";
     World &w = world();
@@ -668,9 +675,7 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     if (L.vector_loads < kLoadsScalar || L.vector_loads > kLoadsPhased)
         violation(w, "%s: loads %d (one element, aligned, realigned or phased packs only)", kernel, L.vector_loads);
     check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads == kLoadsAligned ? 16 : 0, a.k);
-    check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
-    if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
-    else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
+    check_op_t_vectors(w, kernel, a, L.splits, esz);
     return cudaSuccess;
 }
 
@@ -704,9 +709,7 @@ cudaError_t launch_tstream(const TStreamLaunch &L, cudaStream_t) {
     if ((reinterpret_cast<uintptr_t>(a.A) | reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.y)) &
         (esz - 1))
         violation(w, "%s: an operand not aligned to its elements", kernel);
-    check_span(w, kernel, "x", a.x, span(a.m, a.incx, a.batch, a.stride_x), esz);
-    if (a.acc) check_span(w, kernel, "partials", a.acc, {0, (__int128)L.splits * a.batch * a.k}, sizeof(float));
-    else check_span(w, kernel, "y", a.y, span(a.k, a.incy, a.batch, a.stride_y), esz);
+    check_op_t_vectors(w, kernel, a, L.splits, esz);
     return cudaSuccess;
 }
 
