@@ -2,6 +2,7 @@
 fingerprint and looks up the nearest shape; corrupt, truncated, foreign and stale tables
 give a status, never a crash."""
 import math
+from pathlib import Path
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import pytest
 from conftest import gpu_absent_reason
 
 import pygemv
+import pygemv._table
 from pygemv._table import Entry, Fingerprint, write_table
 
 H100 = Fingerprint("NVIDIA H100 80GB HBM3", 132, 9, 0, 13000, pygemv.library_version())
@@ -378,3 +380,20 @@ def test_a_quantized_duplicate_is_one_of_the_same_group(tmp_path):
         write_table(tmp_path / "dup.gemvtable", H100, [e, e])
         pygemv.Table(tmp_path / "dup.gemvtable")
 
+
+
+def test_every_shipped_table_parses_and_holds_what_its_lines_say():
+    """A shipped table edited by hand (or by retime_entries.py) must still pass the C reader:
+    a wrong entry count or a duplicate key would make every GPU refuse it and fall back to
+    the heuristic, which no CPU run would otherwise notice."""
+    shipped = sorted(pygemv._table.shipped_table_dir().glob("*.gemvtable"))
+    repo = sorted((Path(__file__).resolve().parents[1] / "libgemv" / "tables").glob("*.gemvtable"))
+    assert shipped and [p.name for p in shipped] == [p.name for p in repo]
+    for path in repo:
+        lines = [l.split() for l in path.read_text().splitlines() if l and not l.startswith("#")]
+        body = [w for w in lines if w[0] in ("N", "T") or w[0].startswith("W")]
+        with pygemv.Table(path) as t:
+            assert len(t) == len(body), path.name
+            fp = t.fingerprint
+            assert fp.schema == 2 and fp.libgemv == pygemv.library_version(), (path.name, fp)
+        assert len({tuple(w[:5]) for w in body}) == len(body), f"{path.name}: a key twice"

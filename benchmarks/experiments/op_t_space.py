@@ -4,7 +4,9 @@ entry gets before it is set by hand, and what a short tune can miss (the tuner's
 instrument: checked first, cold L2, graph replay, medians). Usage, after installing pygemv:
 
     python benchmarks/experiments/op_t_space.py [--vec 0,1] [--unroll 2,4] [--c 8,16,32]
-        [--lanes 16,32,64] [--max-split 64] [--top 5] dtype:MxK ...
+        [--lanes 16,32,64] [--max-split 64] [--top 5] dtype:MxK[xB] ...
+
+(xB: a strided batch of B products, dense strides.)
 """
 import argparse
 import sys
@@ -30,17 +32,17 @@ def main():
     ap.add_argument("--lanes", type=ints, help="row lanes a block")
     ap.add_argument("--max-split", type=int, default=512)
     ap.add_argument("--top", type=int, default=5)
-    ap.add_argument("cases", nargs="+", help="dtype:MxK")
+    ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB (B products)")
     a = ap.parse_args()
     ctx = GpuContext.create()
     for case in a.cases:
         dtype, shape = case.split(":")
-        m, k = (int(v) for v in shape.split("x"))
-        keep = [c for c in build_space(m, k, dtype, op="T").configs()
+        m, k, batch = ([int(v) for v in shape.split("x")] + [1])[:3]
+        keep = [c for c in build_space(m, k, dtype, op="T", batch=batch).configs()
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
                 and (a.c is None or c.threads_per_row in a.c) and (a.lanes is None or c.rows_per_block in a.lanes)
                 and c.split_k <= a.max_split]
-        meas = GpuMeasure(m, k, dtype, ctx, op="T", repeats=15, target_ms=2.0)
+        meas = GpuMeasure(m, k, dtype, ctx, op="T", batch=batch, repeats=15, target_ms=2.0)
         chosen = meas.dispatch()
         t0, times = time.time(), []
         for c in keep:
@@ -51,7 +53,7 @@ def main():
                 times.append((meas.time_us(c), spec(c)))
         times.sort()
         d = meas.time_us(chosen)
-        print(f"T {dtype} {m}x{k}: dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
+        print(f"T {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") + f": dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
               f"{time.time() - t0:.0f} s; fastest: " + ", ".join(f"{s} {t:.2f}" for t, s in times[:a.top]), flush=True)
         meas.close()
 

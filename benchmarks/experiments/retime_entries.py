@@ -9,6 +9,14 @@ gone stale since their tune (the kernels or the heuristic changed after it).
 --update writes a copy of TABLE whose op N entries carry the times measured now (tuned_us,
 heuristic_us); an entry the heuristic now beats by more than --margin takes the heuristic's
 config (and its time). Other lines are copied as they are.
+
+--candidates FILE re-times only the keys FILE names, of any op and batch: each line
+"op dtype batch m k variant p r loads unroll smem split" (several lines may share a key).
+A key's entry (if any), the heuristic and each candidate are timed; the fastest candidate
+that beats both the entry's and the heuristic's time by more than --margin becomes the
+entry (an existing line replaced, a new one added after its op and dtype's last), with the
+times measured now. So a config found by a sweep (op_t_space.py) lands with true times:
+heuristic_us / tuned_us sets how far the lookup stretches it (docs/tuning.md).
 """
 import argparse
 import json
@@ -33,7 +41,10 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--update", default="", help="write the re-timed table here")
     ap.add_argument("--margin", type=float, default=0.03)
+    ap.add_argument("--candidates", default="", help="re-time these keys with these configs (see above)")
     args = ap.parse_args()
+    if args.candidates:
+        return with_candidates(args)
     ctx, out, lines = GpuContext.create(), [], {}
     for e in entries(args.table):
         if e["op"] != "N" or e["batch"] != "1" or (args.smem_only and e["x_in_smem"] != "1"):
@@ -71,6 +82,70 @@ def main():
                 f = line.split()
                 key = (f[1], f[2], f[3], f[4]) if len(f) == len(FIELDS) and f[0] == "N" else None
                 dst.write(lines[key] + "\n" if key in lines else line)
+
+
+def config_of(e):
+    return pygemv.Config(e["variant"], *(int(e[n]) for n in FIELDS[6:12]))
+
+
+def with_candidates(args):
+    table = {tuple(e[n] for n in FIELDS[:5]): e for e in entries(args.table)}
+    wanted = {}
+    for line in open(args.candidates):
+        f = line.split()
+        if len(f) == 12 and not line.startswith("#"):
+            wanted.setdefault(tuple(f[:5]), []).append(config_of(dict(zip(FIELDS, f))))
+    ctx, out, lines = GpuContext.create(), [], {}
+    for key, cands in wanted.items():
+        op, dtype, batch, m, k = key
+        me = GpuMeasure(int(m), int(k), dtype, ctx, op=op, batch=int(batch), repeats=9, target_ms=1.0)
+        timed = lambda c: me.time_us(c) if me.legal(c)[0] and me.check(c)[0] else None
+        heur = me.heuristic()
+        entry = config_of(table[key]) if key in table else None
+        t_heur, t_entry = timed(heur), (timed(entry) if entry else None)
+        t_cands = [(timed(c), c) for c in cands]
+        me.close()
+        now = min(t for t in (t_heur, t_entry) if t is not None)
+        best = min(((t, c) for t, c in t_cands if t is not None), key=lambda tc: tc[0], default=None)
+        taken = best is not None and best[0] < now * (1 - args.margin)
+        if taken:
+            c = best[1]
+            lines[key] = " ".join([*key, *spec(c).split(":"), f"{best[0]:.3f}", f"{t_heur:.3f}"])
+        fmt = lambda v: f"{v:8.2f}" if v is not None else "     n/a"
+        print(f"{op} {dtype:<8} b{batch:<5} {m:>8}x{k:<6} heur {fmt(t_heur)} entry {fmt(t_entry)} best candidate "
+              f"{fmt(best[0] if best else None)} {'taken' if taken else 'not taken'}: "
+              + ", ".join(f"{spec(c)} {fmt(t).strip()}" for t, c in t_cands), flush=True)
+        out.append({"key": key, "heuristic_us": t_heur, "entry_us": t_entry, "heuristic": heur.as_dict(),
+                    "candidates": [{"config": c.as_dict(), "us": t} for t, c in t_cands], "taken": taken})
+    if args.json:
+        json.dump(out, open(args.json, "w"), indent=1)
+    if args.update:
+        write_update(args.table, args.update, lines)
+
+
+def write_update(src_path, dst_path, lines):
+    """TABLE with each key of lines replaced or, if new, added after its op and dtype's last entry."""
+    src = open(src_path).read().splitlines()
+    keys = [tuple(l.split()[:5]) if len(l.split()) == len(FIELDS) and l.split()[0] in ("N", "T") else None for l in src]
+    pending = {k: v for k, v in lines.items() if k not in keys}
+    out = []
+    for i, (line, key) in enumerate(zip(src, keys)):
+        out.append(lines.get(key, line) if key else line)
+        if key:
+            later = [k for k in keys[i + 1:] if k]
+            for new in [k for k in pending if k[:2] == key[:2] and not any(l[:2] == key[:2] for l in later)]:
+                out.append(pending.pop(new))
+    if pending:
+        raise SystemExit(f"no entries of the op and dtype of {sorted(pending)} to place them after")
+    # The header's entry count (with "end", what tells a truncated table) counts the new ones.
+    count = sum(1 for l in out if len(l.split()) == len(FIELDS) and not l.startswith("#") and l.split()[0] != "#")
+    out = [f"entries {count}" if l.startswith("entries ") else l for l in out]
+    open(dst_path, "w").write("\n".join(out) + "\n")
+
+
+def spec(c):
+    d = c.as_dict()
+    return ":".join([str(d["variant"])] + [str(int(d[n])) for n in FIELDS[6:12]])
 
 
 if __name__ == "__main__":
