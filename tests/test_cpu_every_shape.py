@@ -409,6 +409,39 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
     """)
 
 
+def test_op_t_heuristic_gives_few_misaligned_rows_of_many_columns_one_lane():
+    """op T on few rows that do not start 16-byte aligned, beyond 256 KiB, with at least 16
+    tiles of 64 packs an SM (132 SMs in the stand-in): t_columns with one row lane and 64
+    threads across a tile, each thread walking every row: realigned packs on 3 to 8 rows, one
+    element a load on 9 to 96; 4 rows in flight from 8 rows, else 2. Two rows, more rows,
+    fewer columns, aligned rows, small matrices and batches keep the other tiles."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, **kw):
+        return pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False, **kw)
+    taken = 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k in ((21, 305498), (54, 427342), (4, 52562781), (3, 2718414), (8, 1000003), (9, 1000003),
+                     (47, 779470), (96, 300001), (97, 300001), (128, 300001), (2, 4452911), (2, 82819),
+                     (30, 40001), (11, 74499), (18, 196533), (30, 135167), (30, 135101), (5, 100003)):
+            c = pick(m, k, dtype)
+            realigned = 3 <= m <= 8
+            packs = -(-k * es // 16) if realigned else k
+            if m * k * es <= (256 << 10) or not 3 <= m <= 96 or -(-packs // 64) < 16 * 132:
+                assert (c.threads_per_row, c.rows_per_block) != (64, 1), (dtype, m, k, c)
+                continue
+            taken += 1
+            assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll, c.split_k) == (
+                "t_columns", 64, 1, 4 if m >= 8 else 2, 1), (dtype, m, k, c)
+            assert c.vector_loads == (pygemv.LOADS_REALIGNED if realigned else pygemv.LOADS_SCALAR), (dtype, m, k, c)
+        # Aligned rows and batches keep their tiles.
+        assert (pick(21, 305504, dtype).threads_per_row, pick(21, 305504, dtype).rows_per_block) != (64, 1)
+        c = pick(21, 305498, dtype, batch=2, stride_a=21 * 305498, stride_x=21, stride_y=305498)
+        assert (c.threads_per_row, c.rows_per_block) != (64, 1), (dtype, c)
+    assert taken >= 20, taken
+    """)
+
+
 def test_phased_op_t_legality_and_workspace():
     """Phased rows in op T: split-M only (t_splitm_twopass; t_columns refuses vector_loads 3),
     any tile width (1 thread up), any phase; the workspace holds a partial per column for each

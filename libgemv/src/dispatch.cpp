@@ -489,7 +489,12 @@ bool phased_columns_config(const Problem &pb, gemv_config_t *out) {
 // Packs are aligned where every row is, else realigned (cut from two aligned packs: rows
 // that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take the
 // stream of packs where its period fits a block (t_stream_config), else phased rows on large
-// matrices (phased_columns_config); one element a load runs the rest.
+// matrices (phased_columns_config); one element a load runs the rest. 3 to 96 such rows of
+// many columns (16 tiles of 64 packs an SM) take one-lane tiles instead.
+// Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
+// to the first, one element a load beyond it up to the second.
+constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
+
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
@@ -505,6 +510,26 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // (fp32 97394 x 743 128 -> 212 us; -s23-op-t-realigned-first-form.txt).
         if (loads == kLoadsRealigned && (pb.m > 48 || small || pb.k * esz < 64)) continue;
         const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
+        // Few rows of many columns that do not start aligned: one row lane, 64 threads across
+        // a tile, each thread walking every row, so no lane sums and no partials; the tiles
+        // give the parallelism: at least 16 an SM (1024 threads; at 5-9 an SM, fp32 30 x 40001
+        // ran 6.0 against 3.7 us, bf16 11 x 74499 4.0 against 3.6). On the H100 (NOTES section 40):
+        // 3 to 8 rows on realigned packs (bf16 4 x 52562781 396 against 531 us, fp32 3 x
+        // 2718414 26.5 against 30.1; 2 rows ran 0.93-1.14x and keep two lanes), 9 to 96 on
+        // one element a load, which beat realigned packs there (fp32 21 x 305498 13.7 against
+        // 23.6 us; one lane on realigned packs ran 33 x 261971 0.75x, 47 x 779470 0.89x) and
+        // the lanes below (54 x 427342 fp32 37.4 against 52.1, bf16 25.7 against 50.0; 92 x
+        // 590022 1.11-1.44x); from 120 rows one lane ran 0.88-0.97x.
+        const auto many_tiles = [&](int64_t row_packs) {
+            return !small && pb.batch == 1 && (row_packs + 63) / 64 >= 16 * (int64_t)std::max(sm_count, 1);
+        };
+        const bool element_rows = pb.m > kOneLaneRealignedRows && pb.m <= kOneLaneRows && many_tiles(pb.k);
+        if (loads == kLoadsRealigned && element_rows) continue; // one element a load, one lane (next)
+        if ((loads == kLoadsRealigned && pb.m >= 3 && pb.m <= kOneLaneRealignedRows && many_tiles(packs)) ||
+            (loads == kLoadsScalar && element_rows)) {
+            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, loads, pb.m >= 8 ? 4 : 2, 0, 1);
+            if (runs(c, pb)) return c;
+        }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         int64_t tiles = (packs + c_threads - 1) / c_threads;
         const int threads = tiles >= 2 && tiles <= 4 && pb.m >= 16384 ? 512 : 256;
