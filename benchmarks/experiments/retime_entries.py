@@ -15,7 +15,8 @@ config (and its time). Other lines are copied as they are.
 A key's entry (if any), the heuristic and each candidate are timed; the fastest candidate
 that beats both the entry's and the heuristic's time by more than --margin becomes the
 entry (an existing line replaced, a new one added after its op and dtype's last), with the
-times measured now. So a config found by a sweep (op_t_space.py) lands with true times:
+times measured now; an entry the heuristic beats by the margin gives way to the fastest of
+the candidates and the heuristic. So a config found by a sweep (op_t_space.py) lands with true times:
 heuristic_us / tuned_us sets how far the lookup stretches it (docs/tuning.md).
 """
 import argparse
@@ -108,6 +109,10 @@ def with_candidates(args):
         now = min(t for t in (t_heur, t_entry) if t is not None)
         best = min(((t, c) for t, c in t_cands if t is not None), key=lambda tc: tc[0], default=None)
         taken = best is not None and best[0] < now * (1 - args.margin)
+        # An entry the heuristic now beats by the margin is stale: the fastest of the
+        # candidates and the heuristic replaces it.
+        if not taken and t_entry is not None and t_heur < t_entry * (1 - args.margin):
+            best, taken = min([(t_heur, heur)] + ([best] if best else []), key=lambda tc: tc[0]), True
         if taken:
             c = best[1]
             lines[key] = " ".join([*key, *spec(c).split(":"), f"{best[0]:.3f}", f"{t_heur:.3f}"])
