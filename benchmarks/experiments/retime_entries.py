@@ -21,9 +21,14 @@ heuristic_us / tuned_us sets how far the lookup stretches it (docs/tuning.md).
 """
 import argparse
 import json
+import sys
+from pathlib import Path
 
 import pygemv
 from pygemv.tuning.measure import GpuContext, GpuMeasure
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from time_configs import spec  # noqa: E402  (the config form time_configs.py reads)
 
 FIELDS = "op dtype batch m k variant threads_per_row rows_per_block vector_loads unroll x_in_smem split_k tuned_us heuristic_us".split()
 
@@ -51,7 +56,7 @@ def main():
         if e["op"] != "N" or e["batch"] != "1" or (args.smem_only and e["x_in_smem"] != "1"):
             continue
         m, k = int(e["m"]), int(e["k"])
-        cfg = pygemv.Config(e["variant"], *(int(e[n]) for n in FIELDS[6:12]))
+        cfg = config_of(e)
         twin = pygemv.Config(e["variant"], *(int(e[n]) for n in FIELDS[6:10]), 0, int(e["split_k"]))
         me = GpuMeasure(m, k, e["dtype"], ctx, repeats=7, target_ms=1.0)
         heur = me.heuristic()
@@ -129,28 +134,23 @@ def with_candidates(args):
 
 
 def write_update(src_path, dst_path, lines):
-    """TABLE with each key of lines replaced or, if new, added after its op and dtype's last entry."""
+    """TABLE with each key of lines replaced or, if new, added after its op and dtype's last
+    entry, and the header's entry count (with "end", what tells a truncated table) updated."""
     src = open(src_path).read().splitlines()
     keys = [tuple(l.split()[:5]) if len(l.split()) == len(FIELDS) and l.split()[0] in ("N", "T") else None for l in src]
-    pending = {k: v for k, v in lines.items() if k not in keys}
+    last = {key[:2]: i for i, key in enumerate(keys) if key}  # (op, dtype) -> its last entry's line
+    known, after = set(keys), {}
+    for key, line in lines.items():
+        if key not in known:
+            if key[:2] not in last:
+                raise SystemExit(f"no entries of the op and dtype of {key} to place it after")
+            after.setdefault(last[key[:2]], []).append(line)
+    count = sum(1 for l in src if len(l.split()) == len(FIELDS) and not l.startswith("#")) + sum(map(len, after.values()))
     out = []
     for i, (line, key) in enumerate(zip(src, keys)):
-        out.append(lines.get(key, line) if key else line)
-        if key:
-            later = [k for k in keys[i + 1:] if k]
-            for new in [k for k in pending if k[:2] == key[:2] and not any(l[:2] == key[:2] for l in later)]:
-                out.append(pending.pop(new))
-    if pending:
-        raise SystemExit(f"no entries of the op and dtype of {sorted(pending)} to place them after")
-    # The header's entry count (with "end", what tells a truncated table) counts the new ones.
-    count = sum(1 for l in out if len(l.split()) == len(FIELDS) and not l.startswith("#") and l.split()[0] != "#")
-    out = [f"entries {count}" if l.startswith("entries ") else l for l in out]
+        out.append(f"entries {count}" if line.startswith("entries ") else lines.get(key, line) if key else line)
+        out.extend(after.get(i, []))
     open(dst_path, "w").write("\n".join(out) + "\n")
-
-
-def spec(c):
-    d = c.as_dict()
-    return ":".join([str(d["variant"])] + [str(int(d[n])) for n in FIELDS[6:12]])
 
 
 if __name__ == "__main__":
