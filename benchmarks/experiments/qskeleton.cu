@@ -27,30 +27,7 @@
 // matrix (gemv_dequantize) on 64 sampled rows.
 //   nvcc -O3 -std=c++17 -arch=sm_90 benchmarks/experiments/qskeleton.cu -Ilibgemv/include \
 //        -L<libdir> -lgemv -Xlinker -rpath=<libdir> -o /tmp/qsk && [QSK_FORMATS=02] /tmp/qsk [MxK ...]
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <random>
-#include <string>
-#include <vector>
-
-#include "gemv.h"
-#include "graph_timing.cuh"
-
-#define GK(x)                                                                                          \
-    do {                                                                                               \
-        gemv_status_t s_ = (x);                                                                        \
-        if (s_ != GEMV_STATUS_SUCCESS) {                                                               \
-            fprintf(stderr, "%s:%d %s: %s (%s)\n", __FILE__, __LINE__, #x, gemv_status_string(s_),     \
-                    gemv_last_error());                                                                \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
+#include "qharness.cuh"
 
 namespace {
 
@@ -566,13 +543,6 @@ __global__ void qsk_slices_kernel(const float *ws, int slices, int64_t m, __half
     y[r] = __float2half_rn(total);
 }
 
-struct Set {
-    gemv_qmatrix_t W;
-    __half *x, *y, *dense; // dense: M x (K bits / 16) fp16, the codes' bytes, for the dense kernel
-};
-
-using Launch = void (*)(const Set &, cudaStream_t);
-
 template <int KW, int MODE, int D> void skeleton(const Set &st, cudaStream_t s) {
     const gemv_qmatrix_t &W = st.W;
     const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
@@ -648,161 +618,30 @@ template <int KW, int S, int D> void skeleton_xs(const Set &st, cudaStream_t s) 
     CK(cudaGetLastError());
 }
 
-void libgemv_quantized(const Set &st, cudaStream_t s) {
-    static void *ws = nullptr;
-    if (!ws) CK(cudaMalloc(&ws, GEMV_WORKSPACE_RECOMMENDED_BYTES));
-    GK(gemv_quantized(&st.W, 1.f, st.x, 1, 0.f, st.y, 1, ws, GEMV_WORKSPACE_RECOMMENDED_BYTES, s));
-}
-
-void libgemv_dense(const Set &st, cudaStream_t s) {
-    const int64_t cols = st.W.k * st.W.bits / 16; // fp16 elements of a row's codes
-    GK(gemv(GEMV_OP_N, GEMV_DTYPE_F16, st.W.m, cols, 1.0, st.dense, cols, st.x, 1, 0.0, st.y, 1, nullptr, 0, s));
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
-    std::vector<std::pair<int64_t, int64_t>> shapes = {{4096, 4096},   {8192, 8192},   {14336, 4096},
-                                                       {4096, 14336},  {28672, 8192},  {8192, 28672},
-                                                       {128256, 4096}, {11008, 11008}};
-    if (argc > 1) {
-        shapes.clear();
-        for (int i = 1; i < argc; ++i) {
-            const char *xp = strchr(argv[i], 'x');
-            if (!xp) return fprintf(stderr, "shapes are MxK\n"), 2;
-            shapes.push_back({atoll(argv[i]), atoll(xp + 1)});
-        }
-    }
-    cudaStream_t s;
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    struct Method {
-        const char *name;
-        Launch fn;
-        bool checked;
-    } methods[] = {{"libgemv dense fp16 on the codes' bytes", libgemv_dense, false},
-                   {"libgemv quantized dispatch", libgemv_quantized, true},
-                   {"B8 full kw=4 D=2", skeleton<4, FULL, 2>, true},
-                   {"A16 full kw=4 D=1", skeleton16<4, FULL, 1>, true},
-                   {"A16 full kw=8 D=1", skeleton16<8, FULL, 1>, true},
-                   {"A16 full kw=16 D=1", skeleton16<16, FULL, 1>, true},
-                   {"A16 full kw=8 D=2", skeleton16<8, FULL, 2>, true},
-                   {"A16 full kw=8 D=2 <=85 regs", skeleton16<8, FULL, 2, false, 3>, true},
-                   {"A16 floor kw=8 D=1", skeleton16<8, FLOOR, 1>, false},
-                   {"A16 no x kw=8 D=1", skeleton16<8, NOX, 1>, false},
-                   {"A16 loads kw=8 D=1", skeleton16<8, LOADS, 1>, false},
-                   {"A16 loads kw=8 D=2", skeleton16<8, LOADS, 2>, false},
-                   {"A16 x 2 tiles kw=8", skeleton_tiles<8, 2>, true},
-                   {"A16 x 2 tiles kw=4", skeleton_tiles<4, 2>, true},
-                   {"x-stationary kw=8 S=1 D=1", skeleton_xs<8, 1, 1>, true},
-                   {"x-stationary kw=8 S=1 D=2", skeleton_xs<8, 1, 2>, true},
-                   {"x-stationary kw=4 S=2 D=1", skeleton_xs<4, 2, 1>, true},
-                   {"x-stationary kw=4 S=1 D=2", skeleton_xs<4, 1, 2>, true},
-                   {"x-stationary kw=8 S=2 D=1", skeleton_xs<8, 2, 1>, true}};
-    const int nm = sizeof(methods) / sizeof(methods[0]);
-    std::mt19937 rng(1234);
-    std::normal_distribution<float> N(0.f, 1.f);
-    struct Format {
-        int bits, group;
-        gemv_qzero_t zmode;
-        const char *name;
-    } formats[] = {{4, 128, GEMV_QZERO_INT, "int4 g128 int"},
-                   {4, 128, GEMV_QZERO_SYMMETRIC, "int4 g128 sym"},
-                   {8, 0, GEMV_QZERO_SYMMETRIC, "int8 per channel sym"}};
-    const char *only = getenv("QSK_FORMATS"); // e.g. "02": formats 0 and 2 alone
-    for (int fi = 0; fi < 3; ++fi)
-        for (auto [m, k] : shapes) {
-            const Format &f = formats[fi];
-            if (only && !strchr(only, '0' + fi)) continue;
-            const gemv_qzero_t zmode = f.zmode;
-            if (m % 16 || k % 128) {
-                printf("%ldx%ld: the prototype takes M %% 16 == 0 and K %% 128 == 0\n", (long)m, (long)k);
-                continue;
-            }
-            gemv_qmatrix_t W0;
-            GK(gemv_qmatrix_init(&W0, f.bits, f.group, zmode, GEMV_DTYPE_F16, m, k));
-            const size_t qbytes = (size_t)m * W0.ldq, sbytes = (size_t)m * W0.lds * 2, zbytes = (size_t)m * W0.ldz * 2;
-            const size_t bytes = qbytes + sbytes + zbytes;
-            const int sets = (int)std::max<size_t>(2, (4 * 50ull * 1024 * 1024 + bytes - 1) / bytes + 1);
-            // One random matrix, quantized once, copied into every set.
-            std::vector<__half> hA((size_t)m * k), hx(k);
-            for (auto &v : hA) v = __float2half(N(rng));
-            for (auto &v : hx) v = __float2half(N(rng));
-            __half *dA;
-            CK(cudaMalloc(&dA, hA.size() * 2));
-            CK(cudaMemcpy(dA, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
-            std::vector<Set> st(sets);
-            for (auto &e : st) {
-                e.W = W0;
-                CK(cudaMalloc(&e.W.qweight, qbytes));
-                CK(cudaMalloc(&e.W.scales, sbytes));
-                if (zbytes) CK(cudaMalloc(&e.W.zeros, zbytes));
-                CK(cudaMalloc(&e.x, k * 2));
-                CK(cudaMalloc(&e.y, m * 2));
-                CK(cudaMalloc(&e.dense, qbytes));
-                CK(cudaMemcpy(e.x, hx.data(), k * 2, cudaMemcpyHostToDevice));
-            }
-            GK(gemv_quantize(&st[0].W, dA, k, s));
-            CK(cudaStreamSynchronize(s));
-            for (auto &e : st) {
-                if (&e != &st[0]) {
-                    CK(cudaMemcpy(e.W.qweight, st[0].W.qweight, qbytes, cudaMemcpyDeviceToDevice));
-                    CK(cudaMemcpy(e.W.scales, st[0].W.scales, sbytes, cudaMemcpyDeviceToDevice));
-                    if (zbytes) CK(cudaMemcpy(e.W.zeros, st[0].W.zeros, zbytes, cudaMemcpyDeviceToDevice));
-                }
-                CK(cudaMemcpy(e.dense, dA, qbytes, cudaMemcpyDeviceToDevice)); // any finite fp16 of those bytes
-            }
-            CK(cudaFree(dA));
-            // The reference: 64 sampled rows of the exactly dequantized matrix, in float64.
-            float *dD;
-            CK(cudaMalloc(&dD, (size_t)m * k * 4));
-            GK(gemv_dequantize(&st[0].W, dD, k, s));
-            CK(cudaStreamSynchronize(s));
-            std::vector<int64_t> rows(64);
-            std::vector<float> hD((size_t)64 * k);
-            for (int i = 0; i < 64; ++i) {
-                rows[i] = (int64_t)i * (m - 1) / 63;
-                CK(cudaMemcpy(hD.data() + (size_t)i * k, dD + rows[i] * k, k * 4, cudaMemcpyDeviceToHost));
-            }
-            CK(cudaFree(dD));
-            std::vector<__half> hy(m);
-            bool ok = true;
-            for (int mi = 0; mi < nm; ++mi) {
-                if (!methods[mi].checked) continue;
-                CK(cudaMemset(st[0].y, 0xff, m * 2)); // NaN
-                methods[mi].fn(st[0], s);
-                CK(cudaStreamSynchronize(s));
-                CK(cudaMemcpy(hy.data(), st[0].y, m * 2, cudaMemcpyDeviceToHost));
-                int bad = 0;
-                for (int64_t i = 0; i < m; ++i) bad += !std::isfinite(__half2float(hy[i]));
-                for (int i = 0; i < 64; ++i) {
-                    double ref = 0, mag = 0;
-                    for (int64_t j = 0; j < k; ++j) {
-                        const double p = (double)hD[(size_t)i * k + j] * __half2float(hx[j]);
-                        ref += p, mag += std::fabs(p);
-                    }
-                    const double bound =
-                        std::ldexp(std::fabs(ref), -11) + 2.0 * k * std::ldexp(mag, -24) + std::ldexp(1.0, -25);
-                    bad += !(std::fabs(__half2float(hy[rows[i]]) - ref) <= bound);
-                }
-                if (bad) {
-                    printf("WRONG %s %ldx%ld %s: %d outputs\n", methods[mi].name, (long)m, (long)k, f.name, bad);
-                    ok = false;
-                }
-            }
-            const std::vector<float> med =
-                graph_medians_us(nm, sets, s, [&](int mi, int e, cudaStream_t str) { methods[mi].fn(st[e], str); });
-            printf("%s fp16 %ldx%ld (%.1f MB read)%s\n", f.name, (long)m, (long)k, bytes / 1e6, ok ? "" : " WRONG");
-            for (int mi = 0; mi < nm; ++mi)
-                printf("  %-40s %8.2f us %6.2f TB/s\n", methods[mi].name, med[mi],
-                       (mi ? bytes : qbytes) / (med[mi] * 1e6)); // the dense method reads the codes' bytes
-            for (auto &e : st) {
-                CK(cudaFree(e.W.qweight));
-                CK(cudaFree(e.W.scales));
-                if (zbytes) CK(cudaFree(e.W.zeros));
-                CK(cudaFree(e.x));
-                CK(cudaFree(e.y));
-                CK(cudaFree(e.dense));
-            }
-        }
-    return 0;
+    const Method methods[] = {{"libgemv dense fp16 on the codes' bytes", libgemv_dense, false},
+                              {"libgemv quantized dispatch", libgemv_quantized, true},
+                              {"B8 full kw=4 D=2", skeleton<4, FULL, 2>, true},
+                              {"A16 full kw=4 D=1", skeleton16<4, FULL, 1>, true},
+                              {"A16 full kw=8 D=1", skeleton16<8, FULL, 1>, true},
+                              {"A16 full kw=16 D=1", skeleton16<16, FULL, 1>, true},
+                              {"A16 full kw=8 D=2", skeleton16<8, FULL, 2>, true},
+                              {"A16 full kw=8 D=2 <=85 regs", skeleton16<8, FULL, 2, false, 3>, true},
+                              {"A16 floor kw=8 D=1", skeleton16<8, FLOOR, 1>, false},
+                              {"A16 no x kw=8 D=1", skeleton16<8, NOX, 1>, false},
+                              {"A16 loads kw=8 D=1", skeleton16<8, LOADS, 1>, false},
+                              {"A16 loads kw=8 D=2", skeleton16<8, LOADS, 2>, false},
+                              {"A16 x 2 tiles kw=8", skeleton_tiles<8, 2>, true},
+                              {"A16 x 2 tiles kw=4", skeleton_tiles<4, 2>, true},
+                              {"x-stationary kw=8 S=1 D=1", skeleton_xs<8, 1, 1>, true},
+                              {"x-stationary kw=8 S=1 D=2", skeleton_xs<8, 1, 2>, true},
+                              {"x-stationary kw=4 S=2 D=1", skeleton_xs<4, 2, 1>, true},
+                              {"x-stationary kw=4 S=1 D=2", skeleton_xs<4, 1, 2>, true},
+                              {"x-stationary kw=8 S=2 D=1", skeleton_xs<8, 2, 1>, true}};
+    const Format formats[] = {{4, 128, GEMV_QZERO_INT, "int4 g128 int"},
+                              {4, 128, GEMV_QZERO_SYMMETRIC, "int4 g128 sym"},
+                              {8, 0, GEMV_QZERO_SYMMETRIC, "int8 per channel sym"}};
+    return run_harness(argc, argv, methods, sizeof(methods) / sizeof(methods[0]), formats, 3, 16, 128);
 }
