@@ -441,7 +441,8 @@ def main(argv=None) -> int:
                     help="weight-only quantized GEMV (int4/int8) against cuBLAS dense and tinygemm instead "
                          "(pygemv/bench_quantized.py; --shapes and --formats select)")
     ap.add_argument("--formats", default="", help="--quantized: comma-separated of int4-g128,int4-g32,int8-row,"
-                                                  "int4-g128-float (default all)")
+                                                  "int4-g128-float (the default: all four), int8-row-bf16, int8-g128, "
+                                                  "int8-g64-float-bf16")
     ap.add_argument("--repeats", type=int, default=15, help="timed samples per measurement (median taken)")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--plot", default="", help="draw bandwidth against size to this PNG (needs matplotlib)")

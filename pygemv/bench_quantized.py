@@ -25,6 +25,9 @@ SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192
 # (name, bits, group_size, zero_point, dtype)
 FORMATS = [("int4-g128", 4, 128, "int", "float16"), ("int4-g32", 4, 32, "int", "float16"),
            ("int8-row", 8, None, "symmetric", "float16"), ("int4-g128-float", 4, 128, "float", "bfloat16")]
+# More formats, timed when --formats names them: int8 in bf16, in groups, with float zeros.
+MORE_FORMATS = [("int8-row-bf16", 8, None, "symmetric", "bfloat16"), ("int8-g128", 8, 128, "int", "float16"),
+                ("int8-g64-float-bf16", 8, 64, "float", "bfloat16")]
 
 
 def _tinygemm(torch, codes, scales, zeros, group_size):
@@ -180,7 +183,8 @@ def run(argv_args, *, l2, stream, ws, ceiling, info, props) -> int:
         return 2
     from .bench import parse_shapes
     shapes = parse_shapes(argv_args.shapes) or SHAPES
-    formats = [f for f in FORMATS if not argv_args.formats or f[0] in argv_args.formats.split(",")]
+    formats = FORMATS if not argv_args.formats else [
+        f for f in FORMATS + MORE_FORMATS if f[0] in argv_args.formats.split(",")]
     rows, t0 = [], time.time()
     jobs = [(s, f) for s in shapes for f in formats]
     for n, ((m, k), fmt) in enumerate(jobs, 1):

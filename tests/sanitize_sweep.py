@@ -4,8 +4,8 @@ sanitizer sees libgemv's kernels alone. Also checks results against float64.
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 tests/sanitize_sweep.py [T]
 
-With the argument T, only op T (single products and batches) runs: racecheck of the whole
-sweep takes longer than one device call allows.
+With the argument T, only op T (single products and batches) runs, with Q only the quantized
+weights: racecheck of the whole sweep takes longer than one device call allows.
 """
 import sys
 
@@ -18,12 +18,12 @@ SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 
 
 def main(argv) -> int:
-    only_t = argv == ["T"]
+    only_t, only_q = argv == ["T"], argv == ["Q"]
     rng = np.random.default_rng(0)
     ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
     ws_arg = (ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES)
     runs = wrong = 0
-    for dtype in ("float32", "float16", "bfloat16") if not only_t else ():
+    for dtype in ("float32", "float16", "bfloat16") if not (only_t or only_q) else ():
         for m, k in SHAPES:
             lda = k + 3
             A = rng.standard_normal((m, lda)).astype(np.float32)
@@ -61,7 +61,7 @@ def main(argv) -> int:
                             print(f"WRONG {dtype} {m}x{k} incx={incx} {config}", file=sys.stderr)
                         runs += 1
     # op T and strided batches: every operation of each op, batch 1 and 3 (padded strides).
-    for dtype in ("float32", "float16", "bfloat16"):
+    for dtype in ("float32", "float16", "bfloat16") if not only_q else ():
         for m, k in SHAPES:
             for trans in (True,) if only_t else (False, True):
                 for batch in (1, 3):
@@ -96,7 +96,8 @@ def main(argv) -> int:
                                       file=sys.stderr)
                             runs += 1
     # Quantized weights: quantize, dequantize, q_rows (forced configs: lanes, rows a thread,
-    # splits, and K past one staged chunk), q_mma (x staged or read in place) and q_mma_x_held.
+    # splits, and K past one staged chunk), q_mma (x staged or read in place), q_mma_x_held and
+    # q_block_rows (int8; blocks of 32 to 256 threads on 1 to 4 rows, 1 or 2 packs in flight).
     qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
                          for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
     for dtype in ("float16", "bfloat16") if not only_t else ():
@@ -115,7 +116,9 @@ def main(argv) -> int:
                         for p, tiles, u, s in ((32, 1, 1, 1), (256, 4, 2, 1), (64, 64, 1, 3), (128, 3, 2, 3))]
                 mma_runs = bits == 4 and (gs is None or gs >= 128) and dtype == "float16" and mode != "float"
                 held_runs = bits == 4 or (dtype == "float16" and (gs is None or gs >= 64))  # int8: fp16, groups of 64 up
-                for config in qconfigs + (mma if mma_runs else []) + (held if held_runs else []):
+                block = [pygemv.Config("q_block_rows", p, r, 1, u, False, 1)
+                         for p, r, u in ((32, 1, 1), (256, 4, 2), (64, 2, 2), (128, 2, 1))] if bits == 8 else []
+                for config in qconfigs + (mma if mma_runs else []) + (held if held_runs else []) + block:
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)
                     pygemv.gemv(Q, dx, dy, config=config, workspace=ws_arg)
                     out = dy.to_numpy().astype(np.float64)

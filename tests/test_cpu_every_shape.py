@@ -350,10 +350,11 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
 
 def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
     """op T on more than 48 rows that do not start 16-byte aligned, outside the stream's
-    regime: phased rows (t_splitm_twopass, vector_loads 3) on 16-bit matrices from 8 MiB and
-    fp32 ones from 32 MiB, rows of 512 bytes up, at least 8 rows a lane in each phase class;
-    blocks of 256, tiles of 16 packs at 4 rows in flight in 16 bits from 32 MiB (else 2;
-    tiles of 8 on rows of fewer than 128 packs), about
+    regime: phased rows (t_splitm_twopass, vector_loads 3) on 16-bit matrices from 24 MiB (8
+    MiB on rows of more than 64 columns an SM: 8448 here) and fp32 ones from 32 MiB, rows of
+    512 bytes up, at least 8 rows a lane in each phase class; blocks of 256, tiles of 16 packs
+    at 4 rows in flight in 16 bits from 24 MiB (else 2; tiles of 8 on rows of fewer than 128
+    packs), about
     4 rows a lane a slice (split_k a power of two, at least the phase period, halved until the
     partials fit the workspace). Smaller matrices, shorter rows, fewer rows, batches, aligned
     rows and a workspace too small for one slice a class keep the other reads; every choice
@@ -369,7 +370,7 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
     phased = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         v = 16 // es
-        for m, k, lda in ((4421, 11465, None), (17382, 8007, None), (8304, 1341, None), (1798, 1497, None),
+        for m, k, lda in ((4421, 11465, None), (17382, 8007, None), (8304, 1341, None), (1798, 1497, None), (595, 9406, None),
                           (20249, 309, None), (2632, 1910, None), (3000, 4096, 4100), (691, 32839, None),
                           (752, 114370, None), (146, 77887, None), (2384, 938, None)):
             c = pick(m, k, dtype, lda)
@@ -379,12 +380,12 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
                 continue
             packs = -(-k // v) + 1
             ct = 16 if packs >= 128 else 8
-            big = m * k * es >= (32 << 20 if es == 4 else 8 << 20)
+            big = m * k * es >= (32 << 20 if es == 4 else 8 << 20 if k > 64 * 132 else 24 << 20)
             if not big or m < 8 * period * (256 // ct):
                 assert c.vector_loads != P, (dtype, m, k, c)
                 continue
             phased += 1
-            unroll = 4 if es == 2 and ct == 16 and m * k * es >= (32 << 20) else 2
+            unroll = 4 if es == 2 and ct == 16 and m * k * es >= 24 << 20 else 2
             assert (c.variant, c.vector_loads, c.unroll, c.threads_per_row, c.rows_per_block) == (
                 "t_splitm_twopass", P, unroll, ct, 256 // ct), (dtype, m, k, c)
             split = min(1024, max(max(2, period), pow2_floor(m // (4 * (256 // ct)))))
@@ -405,7 +406,16 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
         assert pick(4421, 11465, dtype, batch=2, stride_a=4421 * 11465).vector_loads != P
         assert pick(2000, 300001, dtype).vector_loads != P  # 4 or 8 x 300001 partials pass 4 MiB
         assert pick(4421, 11465, dtype, workspace_bytes=0).vector_loads != P
-    assert phased >= 15, phased
+    # Under the floor, one element a load over about 8 blocks an SM on at most 2 tiles an SM
+    # (32-thread tiles, 8 lanes, 4 rows in flight): fp16 1539 x 3179 (100 tiles) in 8 slices,
+    # bf16 7308 x 1022 (32) in 32; more tiles about 4 an SM: fp16 300 x 9406 (294) unsplit.
+    c = pick(300, 9406, "float16")
+    assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads) == ("t_columns", 32, 8, 0), c
+    for m, k, dtype, split in ((1539, 3179, "float16", 8), (7308, 1022, "bfloat16", 32)):
+        c = pick(m, k, dtype)
+        assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == (
+            "t_splitm_twopass", 32, 8, pygemv.LOADS_SCALAR, 4, split), (m, k, c)
+    assert phased >= 10, phased
     """)
 
 

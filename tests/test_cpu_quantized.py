@@ -366,15 +366,30 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4096, 4096, incx=2) == ("q_rows", 8, 512, 4, 8)
     assert pick(4, 8192, 8192, incx=2) == ("q_rows", 8, 512, 4, 4)
     assert pick(4, 28672, 8192, incx=2) == ("q_rows", 8, 512, 4, 1)
-    assert pick(8, 128256, 4096, dtype=1) == ("q_rows", 16, 512, 4, 1)
-    # int8 in fp16 from 2048 to 12288 rows and 2^23 codes: x held as int4's larger rule, on
-    # 64-column steps (split = steps / 8).
-    expect(("q_mma_x_held", 128, 4, 2, 8), 8, 4096, 4096, dtype=1)          # 64 steps, 256 tiles
-    expect(("q_mma_x_held", 128, 29, 2, 22), 8, 11008, 10944, dtype=1)      # 171 steps, 688 tiles
-    assert pick(8, 14336, 4096, dtype=1)[0] == "q_rows"                     # more rows: q_rows
-    expect(("q_mma_x_held", 256, 2, 1, 5), 8, 1800, 2500, dtype=1)          # smaller: 40 steps, 5 slices
-    expect(("q_mma_x_held", 256, 1, 2, 1), 8, 2048, 1024, dtype=1)          # 16 steps of 64 columns: one slice
-    assert pick(8, 4096, 4096)[0] == "q_rows"                               # bf16: no int8 x held
+    assert pick(8, 128256, 4096, dtype=1, incx=2) == ("q_rows", 16, 512, 4, 1)
+    # int8 (fp16 or bf16, any zeros and groups), x in place, from 1024 rows and 2^21 codes:
+    # q_block_rows (rows of 1536 codes up from 8192 rows), 2 rows a block; 256 threads under 2048 rows, 64 from 3072 rows on rows of up
+    # to 4096 codes, else 128, at most a row's packs; 2 packs in flight past 2^26 codes; unsplit.
+    assert pick(8, 4096, 4096, dtype=1) == ("q_block_rows", 64, 128, 1, 1)
+    assert pick(8, 4096, 4096, mode=2) == ("q_block_rows", 64, 128, 1, 1)       # bf16, float zeros
+    assert pick(8, 11008, 10944, dtype=1) == ("q_block_rows", 128, 256, 2, 1)   # 120M codes
+    assert pick(8, 128256, 4096, dtype=1) == ("q_block_rows", 64, 128, 2, 1)
+    assert pick(8, 8192, 8192, dtype=1) == ("q_block_rows", 128, 256, 1, 1)     # 2^26 codes
+    assert pick(8, 2048, 4096, dtype=1) == ("q_block_rows", 128, 256, 1, 1)
+    assert pick(8, 1024, 8192) == ("q_block_rows", 256, 512, 1, 1)
+    assert pick(8, 1024, 2048, dtype=1) == ("q_block_rows", 128, 256, 1, 1)     # 128 packs a row
+    assert pick(8, 2048, 1024, dtype=1) == ("q_block_rows", 64, 128, 1, 1)      # 64
+    assert pick(8, 2051, 4099, dtype=1)[0] == pick(8, 2051, 4099)[0] == "q_block_rows"  # the GPU test's shape
+    assert pick(8, 1023, 4096, dtype=1)[0] != "q_block_rows" and pick(8, 1024, 2047, dtype=1)[0] != "q_block_rows"
+    # Rows under 1536 codes from 8192 rows: too little work a block (63577 x 1058 ran 0.68x).
+    assert pick(8, 63577, 1058, dtype=1)[0] != "q_block_rows" and pick(8, 54814, 1536, dtype=1)[0] == "q_block_rows"
+    assert pick(8, 8191, 1264, dtype=1)[0] == "q_block_rows" and pick(8, 8192, 1264, dtype=1)[0] != "q_block_rows"
+    expect(("q_mma_x_held", 128), 8, 11097, 1264, dtype=1)   # there, up to 12288 rows, x held as before
+    assert pick(8, 14336, 4096, dtype=1, incx=2)[0] == "q_rows"             # more rows: q_rows
+    # Under 1024 rows, int8 in fp16 keeps x held's rule for smaller matrices.
+    expect(("q_mma_x_held", 256, 2, 1, 9), 8, 1000, 4100, dtype=1)          # 65 steps of 64 columns, 9 slices
+    expect(("q_mma_x_held", 256, 1, 1, 6), 8, 800, 2688, dtype=1)           # 42 steps, 6 slices
+    assert pick(8, 4096, 4096, incx=2)[0] == "q_rows"                       # bf16: no int8 x held
     assert pick(8, 4096, 4096, dtype=1, incx=2)[0] == "q_rows"              # x strided
     assert pick(4, 400, 4096, dtype=1, mode=2)[0] == "q_rows"   # under 512 rows
     # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from

@@ -300,7 +300,10 @@ def test_quantized_entries_are_keyed_by_bits_and_group_size(tmp_path):
         assert t.lookup(4096, 4096, "float16", weights=(4, 32, 1)) == (q_rows, 0.0)
         assert t.lookup(4096, 4096, "float16", weights=(4, 64, 1)) is None      # no entry of that group size
         assert t.lookup(5800, 5800, "float16", weights=(4, 128, 1)) is None    # 0.71 away: beyond the reach
-        assert t.lookup(4096, 4096, "float16", weights=(8, 0, 0)) == (q_rows_row, 0.0)
+        # int8 with x in place from 2048 rows and 2^23 codes is q_block_rows' regime: other
+        # operations' entries serve no shape there, their own included; with x strided they do.
+        assert t.lookup(4096, 4096, "float16", weights=(8, 0, 0)) is None
+        assert t.lookup(4096, 4096, "float16", weights=(8, 0, 0), incx=2) == (q_rows_row, 0.0)
         assert t.lookup(4096, 4096, "float16", weights=(8, 128, 0)) is None
         assert t.lookup(8192, 8192, "bfloat16", weights=(4, 128, 1)) == (q_rows, 0.0)
         # Where the heuristic's x-held rule for smaller matrices runs, an entry of groups of

@@ -480,14 +480,15 @@ def test_the_gpu_measure_of_op_t_and_batches_launches_within_its_operands():
 
 @pytest.mark.parametrize("weights, dtype, ops", [((4, 128, "int"), "float16", {"q_rows", "q_mma", "q_mma_x_held"}),
                                                  ((4, 128, "float"), "bfloat16", {"q_rows", "q_mma_x_held"}),
-                                                 ((8, None, "symmetric"), "float16", {"q_rows", "q_mma_x_held"}),
+                                                 ((8, None, "symmetric"), "float16", {"q_rows", "q_mma_x_held", "q_block_rows"}),
+                                                 ((8, 64, "float"), "bfloat16", {"q_rows", "q_mma_x_held", "q_block_rows"}),
                                                  ((4, 32, "int"), "bfloat16", {"q_rows", "q_mma_x_held"})])
 def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, dtype, ops):
     space = build_space(4096, 4096, dtype, weights=weights)
     # q_rows always stages x; q_mma stages it or reads it in place (x_in_smem drawn); q_mma_x_held
     # never stages it, and walks 1..64 tiles of 16 rows whatever its threads.
     assert set(space.variants) == ops and space.packs_only == {"q_rows"} and space.weights == weights
-    assert space.no_staging == ({"q_mma_x_held"} if "q_mma_x_held" in ops else set())
+    assert space.no_staging == ops & {"q_mma_x_held", "q_block_rows"}
     if "q_mma_x_held" in ops:
         assert space.threads_per_row["q_mma_x_held"] == [32, 64, 128, 256]
         assert all(space.rows_per_block[("q_mma_x_held", p)] == [1, 2, 4, 8, 16, 32, 64] for p in (32, 256))
@@ -495,8 +496,14 @@ def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, d
         assert not any(c.x_in_smem for c in space.configs() if c.variant == "q_mma_x_held")
         small = build_space(40, 4096, dtype, weights=weights)  # 3 tiles: blocks of up to 4
         assert small.rows_per_block[("q_mma_x_held", 256)] == [1, 2, 4]
+    if "q_block_rows" in ops:  # blocks of 32 to 256 threads on 1, 2 or 4 rows, unroll 1 or 2, K unsplit
+        assert space.threads_per_row["q_block_rows"] == [32, 64, 128, 256] and space.split_k["q_block_rows"] == [1]
+        assert all(space.rows_per_block[("q_block_rows", p)] == [1, 2, 4] for p in (32, 256))
+        block = [c for c in space.configs() if c.variant == "q_block_rows" and validate(c)]
+        assert {c.unroll for c in block} == {1, 2} and not any(c.x_in_smem for c in block)
+        assert build_space(4096, 512, dtype, weights=weights).threads_per_row["q_block_rows"] == [32]  # 32 packs a row
     assert space.vector_loads == [pygemv.LOADS_ALIGNED]
-    for v in ops:
+    for v in ops - {"q_block_rows"}:
         assert 1 in space.split_k[v] and max(space.split_k[v]) == 32  # 64 slices of 4096 are under a 128-column step
     configs = [c for c in space.configs() if validate(c)]
     assert configs and all(c.vector_loads == pygemv.LOADS_ALIGNED for c in configs)

@@ -121,6 +121,28 @@ def test_forced_configs_split_and_chunked_slices_agree(torch, bits):
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("mode", qr.MODES)
+def test_block_rows_every_zero_mode_group_and_dtype(torch, dtype, mode):
+    """q_block_rows (int8): fp16 and bf16, symmetric, integer and float zeros, groups of 32 to
+    256 and one a row, K not a multiple of a pack (the last pack's x read element by element,
+    zero past K) nor of a group, a block's last rows past M, blocks of 32 to 256 threads on 1,
+    2 or 4 rows, 1 or 2 packs a row in flight (more threads than packs included); NaN-poisoned
+    y, alpha and beta; and the dispatcher's own choice on a matrix of its regime."""
+    for (m, k), gs in itertools.product(((77, 13000), (301, 4100), (5, 70), (1000, 1667)), (32, 64, 128, 256, None)):
+        W = weights(torch, m, k, dtype, seed=m + k + 1)
+        Q = pygemv.quantize(W, bits=8, group_size=gs, zero_point=mode)
+        D = dense(Q)
+        for p, rows, unroll in ((128, 2, 2), (32, 1, 1), (256, 4, 2), (64, 4, 1), (256, 1, 2)):
+            c = pygemv.Config("q_block_rows", p, rows, pygemv.LOADS_ALIGNED, unroll, False, 1)
+            check_gemv(torch, Q, D, dtype, config=c, seed=p + rows)
+        c = pygemv.Config("q_block_rows", 128, 4, pygemv.LOADS_ALIGNED, 2, False, 1)
+        check_gemv(torch, Q, D, dtype, alpha=-0.75, beta=1.5, config=c, seed=8)
+    W = weights(torch, 2051, 4099, dtype, seed=9)  # the dispatcher's q_block_rows (test_cpu_quantized)
+    Q = pygemv.quantize(W, bits=8, group_size=None, zero_point=mode)
+    check_gemv(torch, Q, dense(Q), dtype, seed=9)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("mode", qr.MODES)
 def test_x_held_every_zero_mode_and_dtype(torch, dtype, mode):
     """q_mma_x_held in fp16 and bf16 with symmetric, integer and float zeros (float zeros as
     s (q . x) + z (sum of x) a group): groups of 32 and 64 (several a step, in B's columns),

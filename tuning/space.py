@@ -258,7 +258,8 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
     to its 128-column steps), K slices of one to
     64 (at least a 128-column step each). x is staged for q_rows (fixed); q_mma stages it or
     reads it in place, drawn (x_in_smem); q_mma_x_held reads it in place (fixed) and draws
-    the tiles a block walks (rows_per_block)."""
+    the tiles a block walks (rows_per_block); q_block_rows reads it in place and never splits
+    K."""
     bits = weights[0]
     packs = -(-k * bits // 128)
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED], weights=tuple(weights))
@@ -269,6 +270,11 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
         # Lanes up to a row's packs; the tensor-core operations' warps (32 lanes) take steps
         # of 128 columns: up to a warp a step. q_mma's steps lie in one group (128 up).
         if var.name == "q_mma" and weights[1] is not None and weights[1] < 128:
+            continue
+        if var.split_k[1] == 1:  # q_block_rows: K unsplit, blocks of up to a row's packs, x in place
+            space.split_k[var.name] = [1]
+            if space.add(var.name, [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(packs))], m):
+                space.no_staging.add(var.name)
             continue
         space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
         most = 32 * -(-k // 128) if lo >= 32 else packs

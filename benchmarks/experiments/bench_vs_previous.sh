@@ -6,7 +6,7 @@
 #   git archive --format=tar <commit> -o .carry/old-src.tar    (on the host)
 #   OUT=dir [PREFIX=name-] BENCH_ARGS="..." bash benchmarks/experiments/bench_vs_previous.sh .carry/old-src.tar
 # BENCH_ARGS2 and BENCH_ARGS3, if set, are more case sets timed on both builds (files
-# ${PREFIX}2-*, ${PREFIX}3-*). THIS_TABLE, if set, is the table this build's runs read
+# ${PREFIX}2-*, ${PREFIX}3-*). BENCH_FROM_THIS=1: both builds run this checkout's pygemv/bench*.py. THIS_TABLE, if set, is the table this build's runs read
 # (GEMV_TABLE; a tune's merge, say); the previous reads its own shipped one.
 # Writes $OUT/${PREFIX}previous.json, ${PREFIX}this.json and ${PREFIX}bench-this.txt. The two
 # builds run side by side: the previous into /tmp/site-prev (put first on PYTHONPATH for its
@@ -29,6 +29,8 @@ if [ -z "${SKIP_BUILD:-}" ]; then
   wait $prev_build || { tail -30 /tmp/build-previous.log; exit 1; }
 fi
 [ -z "${BUILD_ONLY:-}" ] || exit 0
+# BENCH_FROM_THIS=1: the previous build runs this checkout's benchmark code (cases it lacks).
+[ -z "${BENCH_FROM_THIS:-}" ] || cp pygemv/bench.py pygemv/bench_quantized.py /tmp/site-prev/pygemv/
 sets=("$BENCH_ARGS" "${BENCH_ARGS2:-}" "${BENCH_ARGS3:-}")
 names=("${PREFIX}" "${PREFIX}2-" "${PREFIX}3-")
 for i in 0 1 2; do

@@ -139,9 +139,14 @@ typedef enum gemv_variant {
                                         * of the pack period lda / gcd(lda, 16 / esz) (at most the block),
                                         * keeps a sum a column of its packs; needs lda >= 16 / esz when
                                         * m > 1; split_k slices of the stream reduced in fixed order */
+    GEMV_VARIANT_Q_BLOCK_ROWS = 14,    /* op N, int8 weights (any zero mode and group size), fp16 or bf16,
+                                        * x contiguous and 16-byte aligned: a block of threads_per_row
+                                        * threads (32..256) owns rows_per_block rows (1, 2 or 4), its
+                                        * threads taking the rows' 16-byte code packs in turn, `unroll`
+                                        * (1 or 2) a row in flight; x read in place; K unsplit */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 14
+#define GEMV_VARIANT_COUNT 15
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {
@@ -185,7 +190,9 @@ typedef enum gemv_loads {
  * = rows in flight per thread, split_k = row slices (split-M); x_in_smem must be 0.
  * t_stream reads: threads_per_row = threads a block (rounded to a multiple of the pack
  * period), rows_per_block = 1, vector_loads = 1, unroll = packs in flight per thread,
- * split_k = slices of the stream. */
+ * split_k = slices of the stream. q_block_rows reads: threads_per_row = threads a block,
+ * rows_per_block = rows a block, unroll = code packs a row in flight per thread,
+ * vector_loads = 1, x_in_smem = 0, split_k = 1. */
 typedef struct gemv_config {
     size_t struct_size;      /* sizeof(gemv_config_t) */
     int32_t variant;         /* gemv_variant_t */

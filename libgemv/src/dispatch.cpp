@@ -445,26 +445,32 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 // and on few rows a phase class, where the partials and the second pass cost more than the
 // loads save (bf16 469 x 1445, 1.4 MB: 6.5 against 4.4 us; fp32 2384 x 938, 8.9 MB: 8.1
 // against 7.0; fp16 691 x 32839, 86 rows a class: 25.7 against 22.4); so 16-bit matrices
-// from 8 MiB, fp32 from 32 MiB (its element loads read 4 bytes), rows of 512 bytes up (a
+// from 24 MiB (8 MiB on rows of more than 64 columns an SM, where one element a load has more
+// than 2 tiles an SM to share: fp16 595 x 9406 9.5 us phased, 12.2 on them; under 24 MiB, shorter
+// rows ran faster on element loads over 8 blocks an SM, fp16 1539 x 3179 8.4 against 10.7,
+// 3979 x 2087 11.4 against 13.1; NOTES.md section 41), fp32 from 32 MiB (its element loads
+// read 4 bytes), rows of 512 bytes up (a
 // pack a row of 2 bytes read 8 times the bytes; fp16 36021 x 153, 306-byte rows: 14.0 against
 // 12.8 us, -s25-op-t-phased-vs-previous-d.txt; fp16 20249 x 309: 11.0 against 13.6) and at least 8 rows a lane
 // in each phase class. Blocks of 256 threads, 16-pack tiles (8 on rows of fewer than 128
-// packs: 20249 x 309 fp16 11.1 against 13.9 us) at 4 rows in flight in 16 bits from 32 MiB
-// (fp16 4421 x 11465: 41.3 against 47.0 us at 2; 17382 x 8007: 104.0 against 110.2), else 2
+// packs: 20249 x 309 fp16 11.1 against 13.9 us) at 4 rows in flight in 16 bits from 24 MiB (fp16 4421 x
+// 11465: 41.3 against 47.0 us at 2; 17382 x 8007: 104.0 against 110.2; at 24-32 MiB, s27:
+// fp16 4421 x 3001 15.7 at 4 against 17.6, 2047 x 7001 16.7 against 18.2), else 2
 // (fp32 8304 x 1341: 20.9 against 21.9 at 4; fp16 20249 x 309 10.9 against 12.4; -s25-op-t-
 // phased-u2-u4.txt; fp16 1433 x 3611, 10 MB: 11.1 at 4 against 9.8; -s25-op-t-phased-u4-vs-previous.txt),
 // slices of about 4 rows a lane (1433 x 3611 bf16: 10.0 us at 5.6, 11.3 at 1.4; 4421 x 11465:
 // 47.5 at 4.3, 49.8 at 17; -s25-op-t-phased-sweep-2.txt), split_k a multiple of the period,
 // halved until the partials fit the workspace; false where one slice a class does not.
-bool phased_columns_config(const Problem &pb, gemv_config_t *out) {
+bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), v = 16 / esz;
-    if (pb.batch > 1 || pb.k * esz < 512 || mul_sat(mul_sat(pb.m, pb.k), esz) < (esz == 4 ? 32 << 20 : 8 << 20))
-        return false;
+    const bool long_rows = pb.k > 64 * (int64_t)std::max(sm_count, 1); // one element a load: over 2 tiles an SM
+    const int64_t floor = esz == 4 ? 32 << 20 : long_rows ? 8 << 20 : 24 << 20;
+    if (pb.batch > 1 || pb.k * esz < 512 || mul_sat(mul_sat(pb.m, pb.k), esz) < floor) return false;
     const int64_t packs = (pb.k + v - 1) / v + 1;
     const int c_threads = packs >= 128 ? 16 : 8, lanes = 256 / c_threads;
     const int period = phase_period(pb.lda, (size_t)esz);
     if (pb.m < 8 * (int64_t)period * lanes) return false;
-    const int unroll = esz == 2 && c_threads == 16 && mul_sat(pb.m, pb.k) * esz >= (32 << 20) ? 4 : 2;
+    const int unroll = esz == 2 && c_threads == 16 && mul_sat(pb.m, pb.k) * esz >= (24 << 20) ? 4 : 2;
     gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, unroll, 0, 1);
     c.split_k = (int)std::clamp<int64_t>(pow2_floor(pb.m / (4 * (int64_t)lanes)), std::max(2, period), 1024);
     while (c.split_k > std::max(2, period) && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
@@ -501,7 +507,7 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
         if (loads == kLoadsScalar && pb.m > 48 &&
-            (t_stream_config(pb, sm_count, &whole_packs) || phased_columns_config(pb, &whole_packs)))
+            (t_stream_config(pb, sm_count, &whole_packs) || phased_columns_config(pb, sm_count, &whole_packs)))
             return whole_packs;
         const bool vec = loads != kLoadsScalar;
         // Realigned packs load twice the bytes of a row through L1: they pay on few long rows
@@ -544,7 +550,12 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         const int unroll = rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1;
         gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, loads, unroll, 0, 1);
         if (!small || rows_per_lane > 16) {
-            const int64_t blocks = 4 * (int64_t)std::max(sm_count, 1);
+            // One element a load (rows that start anywhere) on at most 2 tiles an SM wants
+            // twice the blocks, 8 an SM (NOTES.md section 41: fp16 1539 x 3179, 100 tiles,
+            // 8.4 against 10.7 us; 7083 x 655 8.3 against 11.6); more tiles keep 4 (bf16 421 x
+            // 12810, 400 tiles, ran 10.4 against 9.4 us in 2 slices).
+            const int64_t sms = std::max(sm_count, 1);
+            const int64_t blocks = (!vec && mul_sat(tiles, pb.batch) <= 2 * sms ? 8 : 4) * sms;
             const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
                                                    tiles <= 1 ? 512 : 64);
             gemv_config_t s = c;
@@ -570,7 +581,7 @@ gemv_config_t within_workspace(gemv_config_t c, const Problem &pb) {
 bool t_misaligned_regime(const Problem &pb, int sm_count) {
     gemv_config_t c;
     return pb.op == GEMV_OP_T && !pb.quantized() && pb.m > 48 && !rows_aligned16(pb) &&
-           (t_stream_config(pb, sm_count, &c) || phased_columns_config(pb, &c));
+           (t_stream_config(pb, sm_count, &c) || phased_columns_config(pb, sm_count, &c));
 }
 
 bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int sm_count) {
@@ -631,6 +642,30 @@ bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     return workspace_needed(*out, pb) <= pb.workspace_bytes;
 }
 
+// int8 weights (fp16 or bf16, any zero mode and group size), x contiguous and aligned, from
+// 1024 rows and 2^21 codes (rows of 1536 codes up from 8192 rows): q_block_rows, the dense
+// row kernels' skeleton, 2 rows a block, as many blocks as row pairs. Threads a block: 256
+// under 2048 rows, 64 from 3072 rows on rows of up to 4096 codes, else 128 (at most a row's
+// packs); 2 packs a row in flight past 2^26 codes, else 1. Fit to a sweep of its 18 configs
+// on 26 shapes and formats (benchmarks/NOTES.md section 41,
+// results/h100-2026-11-27-s27-q-block-rows-sweep.txt): within 3% of each shape's best but
+// 5003 x 7392 (16.5 against 16.1 us) and 4096 x 2048 (5.4 against 4.9); against the
+// dispatch it replaces (x held, q_rows): 1024 x 2048 2.6 against 3.7 us, 4096^2 7.8 against
+// 8.8, 28672 x 8192 78 against 88, bf16 integer zeros 2048^2 3.6 against 5.1. Many short rows
+// make blocks too small to pay for themselves (63577 x 1058: 49.2 against 33.4 us, 11097 x 1264
+// 9.5 against 8.9; -s27-q-block-rows-first-rule-vs-previous.txt): they keep the rules below.
+bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
+    if (!pb.quantized() || pb.qw.bits != 8 || !qmma_x_in_place_ok(pb) || pb.m < 1024 ||
+        mul_sat(pb.m, pb.k) < ((int64_t)1 << 21) || (pb.k < 1536 && pb.m >= 8192))
+        return false;
+    const int64_t packs = (pb.k + 15) / 16;
+    const int want = pb.m < 2048 ? 256 : pb.m >= 3072 && pb.k <= 4096 ? 64 : 128;
+    const int threads = (int)std::clamp<int64_t>(std::min<int64_t>(want, pow2_ceil(packs)), 32, want);
+    *out = make_config(GEMV_VARIANT_Q_BLOCK_ROWS, threads, 2, kLoadsAligned, mul_sat(pb.m, pb.k) > ((int64_t)1 << 26) ? 2 : 1,
+                       0, 1);
+    return true;
+}
+
 namespace {
 
 // Quantized weights (q_rows). Fit to a sweep of lanes, rows a thread, splits and block
@@ -643,6 +678,8 @@ namespace {
 // chunk are split further when the workspace allows; one slice always runs (x is then
 // staged a chunk at a time).
 gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
+    gemv_config_t block_rows;
+    if (q_block_rows_config(pb, sm_count, &block_rows)) return block_rows;
     const XHeldShape xs = x_held_shape(pb);
     const bool mma_format = xs.mma_format;
     // The same formats with x contiguous, 16-byte aligned and in order, 4096 rows up and K up
@@ -673,10 +710,11 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     gemv_config_t small;
     if (x_held_small_config(pb, sm_count, &small)) return small;
     // int8 (fp16, groups of 64 up or one a row; a step is 64 columns) the same way from 2048 to
-    // 12288 rows and 2^23 codes up: x held ran 1.09-1.23x q_rows there (4096^2 9.1 against
-    // 11.1 us, 5003 x 7392 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or
-    // slower beyond (14336 x 4096 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-
-    // x-held-sweep-int8.txt; checked in -s21-int8-x-held-vs-previous.txt).
+    // 12288 rows and 2^23 codes up, where q_block_rows does not run (rows under 1536 codes from
+    // 8192 rows): x held ran 1.09-1.23x q_rows there (4096^2 9.1 against 11.1 us, 5003 x 7392
+    // 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or slower beyond (14336 x 4096
+    // 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-x-held-sweep-int8.txt; checked
+    // in -s21-int8-x-held-vs-previous.txt).
     const bool x_held_size = pb.qw.bits == 8 ? pb.m >= 2048 && pb.m <= 12288 && xs.codes >= ((int64_t)1 << 23)
                              : mma_format    ? pb.m >= 4096 && (xs.codes >= ((int64_t)1 << 25) || pb.m >= 16384)
                                              : pb.m >= 2048 && xs.codes >= ((int64_t)1 << 23);

@@ -181,6 +181,9 @@ bool phased_regime(const Problem &pb);
 // than 48 rows that do not start 16-byte aligned (dispatch.cpp). The table does not stretch
 // entries of other reads over them.
 bool t_misaligned_regime(const Problem &pb, int sm_count);
+// Where the heuristic runs int8 weights on q_block_rows (dispatch.cpp), and its config
+// there; false elsewhere. The table does not stretch other operations' entries over it.
+bool q_block_rows_config(const Problem &pb, int sm_count, gemv_config_t *out);
 // ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
 // Tuned entries of another config do not apply there (tables tuned before the copies).
 bool phased_copies_regime(const Problem &pb);
@@ -383,8 +386,11 @@ struct QLaunch {
     int64_t blocks;
     bool x_staged = true; // q_mma with x_in_smem = 0: x read in place through L1
     bool x_held = false;  // q_mma_x_held: x in registers, teams = tiles a block, rows = steps a chunk
+    int unroll = 1;       // q_block_rows: packs a row in flight a thread (rows: rows a block)
     QArgs args;
 };
+// q_block_rows: a block of at most this many threads owns rows_per_block rows.
+constexpr int kQBlockMaxThreads = 256;
 // q_mma's block: kw warps a 16-row tile (threads_per_row = 32 kw) times rows_per_block tiles.
 constexpr int kQmmaMaxThreads = 256;
 // The staged columns of x (fp32, padded to whole packs) a block keeps in shared memory.
@@ -413,6 +419,7 @@ cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t stream);
 cudaError_t launch_qrows(const QLaunch &L, cudaStream_t stream);
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream);
+cudaError_t launch_qblock(const QLaunch &L, cudaStream_t stream);
 // y = beta*y (y = 0 when beta == 0) over every output of the map.
 cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, cudaStream_t stream, bool pdl);
 // The 16 / esz copies of x[j * incx] (j < k) in each 16-byte phase, stride elements apart

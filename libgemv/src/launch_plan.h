@@ -96,6 +96,13 @@ inline LaunchPlan qmma_plan(const QLaunch &L) {
             kQmmaMaxThreads / 32 * 16 * sizeof(float)}; // and the K warps' row sums
 }
 
+// Quantized block rows: a block of 2^p_log2 threads a group of L.rows rows (grid-stride past
+// the limit); warp sums in static shared memory.
+inline LaunchPlan qblock_plan(const QLaunch &L) {
+    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff))), dim3(1u << L.args.p_log2), 0,
+            (size_t)(kQBlockMaxThreads / 32) * L.rows * sizeof(float)};
+}
+
 // Conversions into and out of the packed layout: 256 threads, grid-stride (quantize: a
 // warp a group; the others a thread a word or an element).
 inline LaunchPlan qconvert_plan(const QConvertArgs &a) {

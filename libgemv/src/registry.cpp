@@ -607,6 +607,20 @@ gemv_status_t qmma_launch(const Operation &op, const gemv_config_t &c, const Pro
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 
+// Block rows (qblock.cu): int8 codes, x read in place; no slices, so no workspace.
+gemv_status_t qblock_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
+    return qmma_x_in_place_ok(pb) ? GEMV_STATUS_SUCCESS : refuse_x_in_place(op, pb, "");
+}
+
+gemv_status_t qblock_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    QLaunch L = q_plan(op, c, pb, c.rows_per_block);
+    L.rows = c.rows_per_block;
+    L.unroll = c.unroll;
+    L.x_staged = false;
+    L.blocks = (pb.m + c.rows_per_block - 1) / c.rows_per_block;
+    return q_finish(op, L, launch_qblock(L, pb.stream), pb);
+}
+
 // ---- op T: the column operations (columns.cu) --------------------------------------------
 
 // Rows per split-M slice: whole multiples of the row lanes times the unroll, so every
@@ -807,6 +821,9 @@ constexpr Operation quantized_mma(gemv_variant_info_t i) {
 constexpr Operation quantized_mma_x_held(gemv_variant_info_t i) {
     return {i, qmma_x_held_can_implement, q_workspace, qmma_x_held_launch, kSplitTwoPass, 1u << kLoadsAligned, false, 0, true};
 }
+constexpr Operation quantized_block_rows(gemv_variant_info_t i) {
+    return {i, qblock_can_implement, q_workspace, qblock_launch, kNoSplit, 1u << kLoadsAligned, false};
+}
 // Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
 // kTileMaxPacks packs in flight a thread.
 constexpr Operation tiles(gemv_variant_info_t i) {
@@ -856,6 +873,9 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), (1u << 4) | (1u << 8))))),
     t_stream(no_staging(info(GEMV_VARIANT_T_STREAM, "t_stream", "op T, short rows: A read as one stream of aligned 16-byte packs over its whole extent (rows that start anywhere); a block of about threads_per_row threads (a multiple of the pack period lda / gcd(lda, 16 / esz)) keeps a sum per column of its packs; split_k slices of the stream reduced in fixed order",
                              32, 1024, 1, 1, 1, 1024, 1, 1, GEMV_OP_T))),
+    quantized_block_rows(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_BLOCK_ROWS, "q_block_rows", "op N, int8 weights (any zero mode and group size) in fp16 or bf16, x contiguous and 16-byte aligned: a block of threads_per_row threads owns rows_per_block rows, as many blocks as row groups, its threads taking the rows' 16-byte code packs in turn (unroll a row in flight) and reading x in place through L1; K unsplit",
+                                  32, kQBlockMaxThreads, 1, 4, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0,
+                                  (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 8)))),
 };
 // clang-format on
 
@@ -986,10 +1006,13 @@ gemv_status_t validate_config(const gemv_config_t &c) {
 gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb) {
     const Operation &op = kRegistry[c.variant];
     if (!op.serves(pb)) {
+        const uint32_t bits = op.info.weight_bits_mask;
+        const char *weights = bits == (1u << 4) ? " of int4 weights" : bits == (1u << 8) ? " of int8 weights" : bits ? " of quantized weights" : "";
+        char got[48] = "";
+        if (pb.quantized()) std::snprintf(got, sizeof got, ", quantized weights of %d bits", pb.qw.bits);
         set_error("%s computes op %s%s%s; this problem is op %s%s%s", op.info.name, op.info.op == GEMV_OP_N ? "N" : "T",
-                  op.info.batched ? "" : " (single products)", op.info.weight_bits_mask ? " of quantized weights" : "",
-                  pb.op == GEMV_OP_N ? "N" : "T", pb.batched() ? ", batched" : "",
-                  pb.quantized() ? ", quantized weights" : "");
+                  op.info.batched ? "" : " (single products)", weights, pb.op == GEMV_OP_N ? "N" : "T",
+                  pb.batched() ? ", batched" : "", got);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return op.can_implement(op, c, pb);

@@ -825,6 +825,20 @@ cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
     return check_quantized("qmma", L, p, libgemv::kQmmaMaxThreads, L.x_staged && !L.x_held ? 2 : 0); // x staged as fp16
 }
 
+cudaError_t launch_qblock(const QLaunch &L, cudaStream_t) {
+    const LaunchPlan p = qblock_plan(L);
+    // int8 in fp16 or bf16, a block of 2^p_log2 threads (32..256) on L.rows rows, every row a
+    // block's (grid-stride past the limit), K unsplit, x read in place, nothing staged.
+    if (L.bits != 8 || (L.dtype != GEMV_DTYPE_F16 && L.dtype != GEMV_DTYPE_BF16) || (L.unroll != 1 && L.unroll != 2))
+        violation(world(), "qblock: int8 in fp16 or bf16, unroll 1 or 2");
+    if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || p.block.x != 1u << L.args.p_log2 || L.splits != 1 || L.args.acc ||
+        p.dynamic_smem != 0 || (int64_t)p.grid.x * L.rows < std::min<int64_t>(L.args.m, (int64_t)0x7fffffff * L.rows))
+        violation(world(), "qblock: block not 2^p_log2 threads (32..256), K split, or the grid short of M");
+    if (L.args.incx != 1 || !aligned16(L.args.x) || L.args.perm)
+        violation(world(), "qblock: x read in place but strided, unaligned or permuted");
+    return check_quantized("qblock", L, p, libgemv::kQBlockMaxThreads, 0);
+}
+
 namespace {
 cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPlan &p, int max_threads, size_t x_bytes) {
     World &w = world();
