@@ -26,7 +26,8 @@ class Config:
         ``p``, a power of two within the variant's range.
     rows_per_block : int
         Rows one block computes; threads per block are ``p * rows_per_block``
-        (``q_mma_x_held``: tiles of 16 rows a block of ``p`` threads walks).
+        (``q_mma_x_held``: tiles of 16 rows a block of ``p`` threads walks;
+        ``q_block_rows``: rows a block of ``p`` threads owns).
     vector_loads : int
         How A and x are read (``gemv_loads_t``): 0 one element a load; 1 16-byte packs of
         16-byte aligned rows; 2 (op N) 16-byte packs of rows that start anywhere, realigned

@@ -55,7 +55,9 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
                 C("q_mma_x_held", 128, 8, True, 2, False, 8), C("q_mma_x_held", 128, 32, True, 2, False, 8),  # x held
                 C("q_mma_x_held", 128, 16, True, 2, False, 16), C("q_mma_x_held", 256, 16, True, 2, False, 1),  # (-s20-x-held-sweep)
                 C("q_mma_x_held", 128, 4, True, 1, False, 8), C("q_mma_x_held", 256, 2, True, 1, False, 4),  # smaller
-                C("q_mma_x_held", 256, 2, True, 2, False, 1)]
+                C("q_mma_x_held", 256, 2, True, 2, False, 1),
+                C("q_block_rows", 64, 2, True, 1, False, 1), C("q_block_rows", 128, 2, True, 1, False, 1),  # int8
+                C("q_block_rows", 128, 2, True, 2, False, 1), C("q_block_rows", 256, 2, True, 1, False, 1)]  # (-s27-sweep)
     if op == "T":
         v = int(vector_loads)
         return [C("t_columns", 4, 64, v, 4), C("t_columns", 16, 16, v, 4), C("t_splitm_twopass", 16, 16, v, 4, False, 16),
