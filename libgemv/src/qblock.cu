@@ -17,21 +17,7 @@ namespace libgemv {
 
 namespace {
 
-constexpr uint32_t kMagicBits = 0x4B000000u; // 2^23
-constexpr float kMagic = 8388608.f;
 constexpr int kCodes = 16; // int8 codes a 16-byte pack
-
-__device__ __forceinline__ uint4 load_codes(const uint4 *p) {
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
-    return v;
-}
-
-template <int J> __device__ __forceinline__ float byte_code(uint32_t u) { // the float 2^23 + byte J
-    return __uint_as_float(__byte_perm(u, kMagicBits, 0x7440 | J));
-}
 
 __device__ __forceinline__ float2 pair_f32(uint32_t u, __half) {
     return __half22float2(*reinterpret_cast<const __half2 *>(&u));
@@ -71,7 +57,7 @@ template <typename T, int ZMODE> struct Group {
         const float z = ZMODE == GEMV_QZERO_SYMMETRIC
                             ? 128.f
                             : to_f32(load_readonly(static_cast<const T *>(a.zeros) + row * a.ldz + g));
-        c = ZMODE == GEMV_QZERO_FLOAT ? z : kMagic + z;
+        c = ZMODE == GEMV_QZERO_FLOAT ? z : kCodeMagic + z;
     }
 };
 
@@ -85,7 +71,7 @@ __device__ __forceinline__ float pack_dot(const uint4 &w, const float (&x)[kCode
         const float f[4] = {byte_code<0>(u[i]), byte_code<1>(u[i]), byte_code<2>(u[i]), byte_code<3>(u[i])};
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-            if constexpr (ZMODE == GEMV_QZERO_FLOAT) d = fmaf(fmaf(f[j] - kMagic, g.s, g.c), x[4 * i + j], d);
+            if constexpr (ZMODE == GEMV_QZERO_FLOAT) d = fmaf(fmaf(f[j] - kCodeMagic, g.s, g.c), x[4 * i + j], d);
             else d = fmaf(f[j] - g.c, x[4 * i + j], d);
         }
     }
@@ -117,7 +103,7 @@ __global__ void __launch_bounds__(kQBlockMaxThreads) gemv_qblock_kernel(const QA
             for (int u = 0; u < U; ++u)
 #pragma unroll
                 for (int r = 0; r < R; ++r)
-                    w[u][r] = p0 + u * threads < packs ? load_codes(q[r] + p0 + u * threads) : make_uint4(0, 0, 0, 0);
+                    w[u][r] = p0 + u * threads < packs ? load_codes_past_l1(q[r] + p0 + u * threads) : make_uint4(0, 0, 0, 0);
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int64_t p = p0 + (int64_t)u * threads;

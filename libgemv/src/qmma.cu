@@ -228,16 +228,6 @@ __device__ __forceinline__ uint4 x_pack_at(const __half *x, int64_t c, int64_t k
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-// The codes bypass L1 (ld.global.nc.L1::no_allocate): streamed through it they would evict the
-// x that every warp of the SM rereads there.
-__device__ __forceinline__ uint4 load_codes_past_l1(const uint4 *p) {
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
-    return v;
-}
-
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     uint32_t d;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));

@@ -21,20 +21,14 @@ namespace libgemv {
 
 namespace {
 
-constexpr uint32_t kMagicBits = 0x4B000000u; // 2^23
-constexpr float kMagic = 8388608.f;
 
 __host__ __device__ constexpr int nibble_exp(int j) { return j < 5 ? j : j - 3; }
 __device__ __forceinline__ float pow16_neg(int e) { return __uint_as_float((uint32_t)(127 - 4 * e) << 23); }
 
 // The float 2^23 + q * 16^nibble_exp(j) for nibble j of u (h = u >> 12).
 template <int J> __device__ __forceinline__ float nibble(uint32_t u, uint32_t h) {
-    if constexpr (J < 5) return __uint_as_float((u & (0xFu << (4 * J))) | kMagicBits);
-    else return __uint_as_float((h & (0xFu << (4 * (J - 3)))) | kMagicBits);
-}
-// The float 2^23 + byte j of u.
-template <int J> __device__ __forceinline__ float byte_code(uint32_t u) {
-    return __uint_as_float(__byte_perm(u, kMagicBits, 0x7440 | J));
+    if constexpr (J < 5) return __uint_as_float((u & (0xFu << (4 * J))) | kCodeMagicBits);
+    else return __uint_as_float((h & (0xFu << (4 * (J - 3)))) | kCodeMagicBits);
 }
 
 // Stage columns [k0, k0 + n) of x (n: whole packs; columns past K are 0) as fp32, through
@@ -77,7 +71,7 @@ __device__ __forceinline__ GroupParams<BITS, ZMODE> group_params(const QArgs &a,
 #pragma unroll
     for (int e = 0; e < E; ++e) {
         if constexpr (ZMODE == GEMV_QZERO_FLOAT) p.c[e] = s * pow16_neg(e);
-        else p.c[e] = fmaf(z, __uint_as_float((uint32_t)(127 + 4 * e) << 23), kMagic); // exact: < 2^24
+        else p.c[e] = fmaf(z, __uint_as_float((uint32_t)(127 + 4 * e) << 23), kCodeMagic); // exact: < 2^24
     }
     return p;
 }
@@ -86,12 +80,12 @@ __device__ __forceinline__ GroupParams<BITS, ZMODE> group_params(const QArgs &a,
 // masked float 2^23 + q * 16^e.
 template <int ZMODE, int E>
 __device__ __forceinline__ float code_dot(float f, float x, const GroupParams<4, ZMODE> &p, float d) {
-    if constexpr (ZMODE == GEMV_QZERO_FLOAT) return fmaf(fmaf(f - kMagic, p.c[E], p.zf), x, d);
+    if constexpr (ZMODE == GEMV_QZERO_FLOAT) return fmaf(fmaf(f - kCodeMagic, p.c[E], p.zf), x, d);
     else return fmaf(f - p.c[E], x, d);
 }
 template <int ZMODE>
 __device__ __forceinline__ float byte_dot(float f, float x, const GroupParams<8, ZMODE> &p, float d) {
-    if constexpr (ZMODE == GEMV_QZERO_FLOAT) return fmaf(fmaf(f - kMagic, p.s, p.zf), x, d);
+    if constexpr (ZMODE == GEMV_QZERO_FLOAT) return fmaf(fmaf(f - kCodeMagic, p.s, p.zf), x, d);
     else return fmaf(f - p.c[0], x, d);
 }
 
