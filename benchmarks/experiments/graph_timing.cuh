@@ -1,6 +1,6 @@
 // The standalone experiments' timing (bulk_copy_gemv.cu, qskeleton.cu), as pygemv.timing
 // does it: one CUDA graph a method holding two calls per rotating input set, replays of the
-// methods interleaved, CUDA events, the median of 15.
+// methods interleaved, CUDA events, the median of 15 (GRAPH_REPS sets another count).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -37,7 +37,8 @@ std::vector<float> graph_medians_us(int methods, int sets, cudaStream_t s, Enque
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     std::vector<std::vector<float>> us(methods);
-    for (int rep = 0; rep < 15; ++rep)
+    const int reps = getenv("GRAPH_REPS") ? atoi(getenv("GRAPH_REPS")) : 15; // more: a longer run to watch
+    for (int rep = 0; rep < reps; ++rep)
         for (int mi = 0; mi < methods; ++mi) {
             CK(cudaEventRecord(e0, s));
             CK(cudaGraphLaunch(ex[mi], s));

@@ -20,6 +20,7 @@
 // fp16; the harness (qharness.cuh) checks each method against the contract's bound.
 //   nvcc -O3 -std=c++17 -arch=sm_90 benchmarks/experiments/qdense.cu -Ilibgemv/include \
 //        -L<libdir> -lgemv -Xlinker -rpath=<libdir> -o /tmp/qdense && [QSK_FORMATS=01] /tmp/qdense [MxK ...]
+#include "qdevice.cuh"
 #include "qharness.cuh"
 
 namespace {
@@ -28,13 +29,6 @@ constexpr uint32_t kMagicBits = 0x4B000000u; // 2^23
 constexpr float kMagic = 8388608.f;
 enum { FULL = 0, FLOOR = 1 };
 
-__device__ __forceinline__ uint4 ldg_codes(const uint4 *p) { // streamed: leaves L1 to x
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
-    return v;
-}
 __host__ __device__ constexpr int nibble_exp(int j) { return j < 5 ? j : j - 3; }
 __device__ __forceinline__ float pow16(int e) { return __uint_as_float((uint32_t)(127 + 4 * e) << 23); }
 

@@ -27,12 +27,10 @@
 // matrix (gemv_dequantize) on 64 sampled rows.
 //   nvcc -O3 -std=c++17 -arch=sm_90 benchmarks/experiments/qskeleton.cu -Ilibgemv/include \
 //        -L<libdir> -lgemv -Xlinker -rpath=<libdir> -o /tmp/qsk && [QSK_FORMATS=02] /tmp/qsk [MxK ...]
+#include "qdevice.cuh"
 #include "qharness.cuh"
 
 namespace {
-
-__device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
-__device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2 *>(&u); }
 
 __device__ __forceinline__ void mma_16816(float (&c)[4], uint32_t a0, uint32_t a2, uint32_t b0, uint32_t b1) {
     const uint32_t zero = 0; // A's rows 8..15 (a1, a3): x is row 0 alone
@@ -42,16 +40,6 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], uint32_t a0, uint32_t a
                  : "r"(a0), "r"(zero), "r"(a2), "r"(zero), "r"(b0), "r"(b1));
 }
 
-template <uint32_t MASK, uint32_t BITS> __device__ __forceinline__ uint32_t and_or(uint32_t u) {
-    uint32_t d;
-    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(u), "n"(MASK), "r"(BITS));
-    return d;
-}
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-    return d;
-}
 
 // Word u's pairs of codes (0, 4), (1, 5), (2, 6), (3, 7) minus the zero, exact fp16 (q_mma's
 // word_pairs: one LOP3 under 0x6400 and one HADD2 or HFMA2 a pair).
@@ -64,28 +52,6 @@ __device__ __forceinline__ void word_pairs(uint32_t u, __half2 zlow, __half2 zhi
     p[3] = as_u32(__hfma2(as_h2(and_or<0x00F000F0u, 0x64006400u>(h)), sixteenth, zhigh));
 }
 
-// word_pairs in program order (asm volatile keeps it beside its MMAs: the A16 kernel's
-// registers, s19).
-__device__ __forceinline__ void word_pairs_pinned(uint32_t u, uint32_t zlow, uint32_t zhigh, uint32_t (&p)[4]) {
-    asm volatile("{\n\t.reg .b32 t0, t1, t2, t3, h;\n\t"
-                 "shr.u32 h, %4, 8;\n\t"
-                 "lop3.b32 t0, %4, 0x000F000F, 0x64006400, 0xEA;\n\t"
-                 "lop3.b32 t1, %4, 0x00F000F0, 0x64006400, 0xEA;\n\t"
-                 "lop3.b32 t2, h, 0x000F000F, 0x64006400, 0xEA;\n\t"
-                 "lop3.b32 t3, h, 0x00F000F0, 0x64006400, 0xEA;\n\t"
-                 "add.rn.f16x2 %0, t0, %5;\n\t"
-                 "fma.rn.f16x2 %1, t1, %7, %6;\n\t"
-                 "add.rn.f16x2 %2, t2, %5;\n\t"
-                 "fma.rn.f16x2 %3, t3, %7, %6;\n\t}"
-                 : "=r"(p[0]), "=r"(p[1]), "=r"(p[2]), "=r"(p[3])
-                 : "r"(u), "r"(zlow), "r"(zhigh), "r"(0x2C002C00u)); // 1/16 in both halves
-}
-
-__device__ __forceinline__ uint4 ldg16_x(const uint4 *p) { // x: kept in L1, in program order
-    uint4 v;
-    asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-}
 
 __device__ __forceinline__ uint32_t prmt_pinned(uint32_t a, uint32_t b, uint32_t sel) {
     uint32_t d;
@@ -93,12 +59,6 @@ __device__ __forceinline__ uint32_t prmt_pinned(uint32_t a, uint32_t b, uint32_t
     return d;
 }
 
-__device__ __forceinline__ uint4 ldg16(const uint4 *p) {
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-}
 
 // int8: bytes (0, 1) or (2, 3) of u (SEL 0x4140 or 0x4342) under 0x64, minus the zero.
 template <uint32_t SEL> __device__ __forceinline__ uint32_t byte_pair(uint32_t u, __half2 zero_add) {
@@ -142,7 +102,7 @@ __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
     const uint4 zero4 = make_uint4(0, 0, 0, 0);
     uint4 ring[D];
 #pragma unroll
-    for (int i = 0; i < D; ++i) ring[i] = s0 + i < s1 ? ldg16(qp + 4 * (s0 + i)) : zero4;
+    for (int i = 0; i < D; ++i) ring[i] = s0 + i < s1 ? ldg_codes(qp + 4 * (s0 + i)) : zero4;
     uint4 X[2][XV] = {};
     float sc[2][2] = {};
     auto fetch_xs = [&](int b, int64_t s) { // x and scales of step s into buffer b (g = 0 alone)
@@ -160,7 +120,7 @@ __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
             if (s >= s1) break;
             const int b = i & 1;
             const uint4 c0 = ring[i];
-            ring[i] = s + D < s1 ? ldg16(qp + 4 * (s + D)) : zero4;
+            ring[i] = s + D < s1 ? ldg_codes(qp + 4 * (s + D)) : zero4;
             fetch_xs(b ^ 1, s + 1);
             if constexpr (MODE == LOADS) {
                 fold ^= c0.x ^ c0.y ^ c0.z ^ c0.w;
@@ -225,13 +185,6 @@ __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
     }
 }
 
-__device__ __forceinline__ void mma_16816_full(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
-                                               uint32_t b0, uint32_t b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
 
 // s19: W as the MMA's A operand (16 rows a warp: thread (g, t) reads rows g and g + 8), x its B
 // (column 0: lanes g = 0), so one MMA takes 256 codes (twice the B layout's) and a step's x
@@ -260,8 +213,8 @@ __global__ void __launch_bounds__(32 * KW, MINB) qsk16_kernel(const Args a) {
     uint4 ra[D], rb[D];
 #pragma unroll
     for (int i = 0; i < D; ++i) {
-        ra[i] = s0 + i < s1 ? ldg16(qa + 4 * (s0 + i)) : zero4;
-        rb[i] = s0 + i < s1 ? ldg16(qb + 4 * (s0 + i)) : zero4;
+        ra[i] = s0 + i < s1 ? ldg_codes(qa + 4 * (s0 + i)) : zero4;
+        rb[i] = s0 + i < s1 ? ldg_codes(qb + 4 * (s0 + i)) : zero4;
     }
     uint4 X[2][XV] = {};
     float sc[2][2] = {}, zz[2][2] = {};
@@ -269,7 +222,7 @@ __global__ void __launch_bounds__(32 * KW, MINB) qsk16_kernel(const Args a) {
         if (s >= s1) return;
         if (READ_X && g == 0) {
 #pragma unroll
-            for (int w = 0; w < XV; ++w) X[b][w] = ldg16_x(xp + 4 * XV * s + w);
+            for (int w = 0; w < XV; ++w) X[b][w] = ldg_x(xp + 4 * XV * s + w);
         }
         if (BITS == 4 && READ_X && t == 0) sc[b][0] = __half2float(sa[s]), sc[b][1] = __half2float(sb8[s]);
         if (BITS == 4 && INT_ZEROS && !RAW) zz[b][0] = __half2float(za[s]), zz[b][1] = __half2float(zb[s]);
@@ -285,8 +238,8 @@ __global__ void __launch_bounds__(32 * KW, MINB) qsk16_kernel(const Args a) {
             if (s >= s1) break;
             const int b = i & 1;
             const uint4 ca = ra[i], cb = rb[i];
-            ra[i] = s + D < s1 ? ldg16(qa + 4 * (s + D)) : zero4;
-            rb[i] = s + D < s1 ? ldg16(qb + 4 * (s + D)) : zero4;
+            ra[i] = s + D < s1 ? ldg_codes(qa + 4 * (s + D)) : zero4;
+            rb[i] = s + D < s1 ? ldg_codes(qb + 4 * (s + D)) : zero4;
             if (XPF) fetch(b ^ 1, s + 1);
             else fetch(b, s);
             if constexpr (MODE == LOADS) {
@@ -384,17 +337,17 @@ __global__ void __launch_bounds__(32 * KW) qsk_tiles_kernel(const Args a) {
 #pragma unroll
     for (int r = 0; r < RT; ++r)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) cur[r][h] = s0 < s1 ? ldg16(q[r][h] + 4 * s0) : zero4;
+        for (int h = 0; h < 2; ++h) cur[r][h] = s0 < s1 ? ldg_codes(q[r][h] + 4 * s0) : zero4;
 #pragma unroll 1
     for (int64_t s = s0; s < s1; ++s) {
 #pragma unroll
         for (int r = 0; r < RT; ++r)
 #pragma unroll
-            for (int h = 0; h < 2; ++h) nxt[r][h] = s + 1 < s1 ? ldg16(q[r][h] + 4 * (s + 1)) : zero4;
+            for (int h = 0; h < 2; ++h) nxt[r][h] = s + 1 < s1 ? ldg_codes(q[r][h] + 4 * (s + 1)) : zero4;
         uint4 X[4] = {};
         if (g == 0) {
 #pragma unroll
-            for (int w = 0; w < 4; ++w) X[w] = ldg16_x(xp + 16 * s + w);
+            for (int w = 0; w < 4; ++w) X[w] = ldg_x(xp + 16 * s + w);
         }
         uint32_t b[4][4]; // word w's two B fragments (x pairs in the codes' order), shared by the tiles
 #pragma unroll
@@ -466,14 +419,14 @@ __global__ void __launch_bounds__(32 * KW) qsk_xs_kernel(const Args a, float *ws
         const uint4 *xp = reinterpret_cast<const uint4 *>(a.x) + 16 * (s0 + i) + 4 * t;
 #pragma unroll
         for (int w = 0; w < 4; ++w) {
-            const uint4 X = g == 0 ? ldg16_x(xp + w) : make_uint4(0, 0, 0, 0);
+            const uint4 X = g == 0 ? ldg_x(xp + w) : make_uint4(0, 0, 0, 0);
             b[i][w][0] = prmt(X.x, X.z, 0x5410), b[i][w][1] = prmt(X.x, X.z, 0x7632);
             b[i][w][2] = prmt(X.y, X.w, 0x5410), b[i][w][3] = prmt(X.y, X.w, 0x7632);
         }
     }
     auto codes = [&](int64_t tile, int i, int h) { // step s0 + i of row g + 8 h of the tile
         const int64_t row = tile * 16 + g + 8 * h;
-        return ldg16(reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + 4 * (s0 + i) + t);
+        return ldg_codes(reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + 4 * (s0 + i) + t);
     };
     const uint4 zero4 = make_uint4(0, 0, 0, 0);
     uint4 ring[D][S][2];

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build and run a standalone quantized experiment (qskeleton.cu, NOTES 31; PROG=qdense for
-# qdense.cu, NOTES 41) against the installed pygemv's libgemv:
-#   OUT=dir [PROG=qskeleton|qdense] [QSK_FORMATS=02] bash benchmarks/experiments/qskeleton.sh [MxK ...]
+# qdense.cu, NOTES 41; PROG=qdmma for qdmma.cu, NOTES 42) against the installed pygemv's libgemv:
+#   OUT=dir [PROG=qskeleton|qdense|qdmma] [QSK_FORMATS=02] bash benchmarks/experiments/qskeleton.sh [MxK ...]
 # (run from the repository root)
 set -eu
 OUT=${OUT:-.}
