@@ -1,9 +1,12 @@
 // Device helpers the standalone quantized experiments share (qskeleton.cu, qdense.cu,
-// qdmma.cu): the loads, and q_mma's int4 pair arithmetic and MMA as inline PTX.
+// qdmma.cu): the loads, and q_mma's int4 pair arithmetic and MMA as inline PTX; the bit
+// helpers are the library's (qpairs.cuh).
 #pragma once
 #include <cuda_fp16.h>
 
 #include <cstdint>
+
+#include "../../libgemv/src/qpairs.cuh"
 
 __device__ __forceinline__ uint4 ldg_codes(const uint4 *p) { // streamed: leaves L1 to x
     uint4 v;
@@ -17,13 +20,10 @@ __device__ __forceinline__ uint4 ldg_x(const uint4 *p) { // x: kept in L1, in pr
     asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
 }
-__device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
-__device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2 *>(&u); }
-template <uint32_t MASK, uint32_t BITS> __device__ __forceinline__ uint32_t and_or(uint32_t u) {
-    uint32_t d;
-    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(u), "n"(MASK), "r"(BITS));
-    return d;
-}
+using libgemv::and_or; // the library's own (libgemv/src/qpairs.cuh)
+using libgemv::as_h2;
+using libgemv::as_u32;
+using libgemv::bf16_code_pairs;
 __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
     uint32_t d;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));

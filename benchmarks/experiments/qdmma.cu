@@ -16,15 +16,18 @@
 // Prediction: the LOADS floor within 5% of the dense kernel on the codes' bytes, and the full
 // kernel within 10% of its floor (the MMA path is ~1.5 instructions a code: not issue-bound).
 // Outcome (NOTES 42): the floor held (8192^2 13.2-13.9 us, the dense kernel 13.2-13.6); the
-// full kernel did not (16.5-16.8 at best, 22-27% over its floor in one wave, 8% over it on
+// full kernel did not (16.5-16.8 at best, 22% over its floor in one wave, 8% over it on
 // 128256 x 4096). Later forms tested what the gap is: L1 prefetches of x and the scales (PF,
 // run 2), every load of a round issued before any is used (qdm2_kernel, run 3), the codes
 // through a cp.async ring (qdm3_kernel, run 4), a warp's steps consecutive (CONTIG, run 5),
 // Nsight Compute (qdmma_ncu.sh) and the SM clock (qdmma_clocks.sh); x in the MMA's pair order
-// (PAIRED, run 6: 2-4% off, as the instruction stream predicts).
+// (PAIRED, run 6: 2-4% off, as the instruction stream predicts); float zeros (FZ, run 7: a
+// step's sum of x by MMAs of an all-ones A), where 8 warps a tile ran the small matrices
+// 1.1-1.35x faster than libgemv's dispatch; bf16 (BF, run 8: the same).
 //
-// int4 groups of 128, integer or symmetric zeros, fp16; M a multiple of 16, K of 128.
-//   OUT=dir PROG=qdmma [QDM_RUN=1..6 | QDM_ONLY=i,j,...] QSK_FORMATS=0 bash benchmarks/experiments/qskeleton.sh [MxK ...]
+// int4 groups of 128: fp16 integer, symmetric or float zeros (QSK_FORMATS 0, 1, 2), bf16 float
+// or integer zeros (3, 4); formats 2-4 take the qdmma2 methods only. M a multiple of 16, K of 128.
+//   OUT=dir PROG=qdmma [QDM_RUN=1..8 | QDM_ONLY=i,j,...] [QSK_FORMATS=0|2|34] bash benchmarks/experiments/qskeleton.sh [MxK ...]
 #include "qdevice.cuh"
 #include "qharness.cuh"
 
@@ -37,8 +40,11 @@ __device__ __forceinline__ void prefetch_l1(const void *p) { asm volatile("prefe
 // The 8 MMAs of a step: row g's pack ca and row g + 8's cb, their zeros fa and fb, word w's x
 // from xw(w) (zero in lanes g != 0); D's column 0 into c[0] and c[1] (words alternate).
 // PAIRED: x already in pair order (xpair_kernel): a word's 16 bytes are the B fragments.
-template <bool PAIRED = false, typename XW>
-__device__ __forceinline__ void step_mmas(const uint4 &ca, const uint4 &cb, float fa, float fb, XW xw, float (&c)[2][4]) {
+// SUMX (float zeros): also the step's sum of x, by MMAs of an all-ones A on the same B, into sx
+// (column 0 in lanes t = 0, every row).
+template <bool PAIRED = false, bool SUMX = false, typename XW>
+__device__ __forceinline__ void step_mmas(const uint4 &ca, const uint4 &cb, float fa, float fb, XW xw, float (&c)[2][4],
+                                          float *sx = nullptr) {
     const __half2 zla = __float2half2_rn(-(1024.f + fa)), zha = __float2half2_rn(-(64.f + fa));
     const __half2 zlb = __float2half2_rn(-(1024.f + fb)), zhb = __float2half2_rn(-(64.f + fb));
     const uint32_t ua[4] = {ca.x, ca.y, ca.z, ca.w}, ub[4] = {cb.x, cb.y, cb.z, cb.w};
@@ -51,9 +57,48 @@ __device__ __forceinline__ void step_mmas(const uint4 &ca, const uint4 &cb, floa
         if (PAIRED) {
             mma_16816_full(c[0], pa[0], pb[0], pa[1], pb[1], X.x, X.y);
             mma_16816_full(c[1], pa[2], pb[2], pa[3], pb[3], X.z, X.w);
+        } else if (SUMX) {
+            constexpr uint32_t one2 = 0x3C003C00u; // (1, 1) in fp16
+            const uint32_t b0 = prmt(X.x, X.z, 0x5410), b1 = prmt(X.x, X.z, 0x7632);
+            const uint32_t b2 = prmt(X.y, X.w, 0x5410), b3 = prmt(X.y, X.w, 0x7632);
+            mma_16816_full(c[0], pa[0], pb[0], pa[1], pb[1], b0, b1);
+            mma_16816_full(c[1], pa[2], pb[2], pa[3], pb[3], b2, b3);
+            mma_16816_full(*reinterpret_cast<float(*)[4]>(sx), one2, one2, one2, one2, b0, b1);
+            mma_16816_full(*reinterpret_cast<float(*)[4]>(sx), one2, one2, one2, one2, b2, b3);
         } else {
             mma_16816_full(c[0], pa[0], pb[0], pa[1], pb[1], prmt(X.x, X.z, 0x5410), prmt(X.x, X.z, 0x7632));
             mma_16816_full(c[1], pa[2], pb[2], pa[3], pb[3], prmt(X.y, X.w, 0x5410), prmt(X.y, X.w, 0x7632));
+        }
+    }
+}
+
+// step_mmas in bf16 (x held's pairs: each nibble shifted down under 0x4300, 128 + q, and one
+// HADD2 of -(128 + z); the bf16 MMA), with the float-zero sum of x (SUMX) as above.
+__device__ __forceinline__ void mma_bf16(float (&c)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0,
+                                         uint32_t b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+template <bool SUMX, typename XW>
+__device__ __forceinline__ void step_mmas_bf16(const uint4 &ca, const uint4 &cb, float fa, float fb, XW xw,
+                                               float (&c)[2][4], float (&sx)[4]) {
+    const uint32_t ua[4] = {ca.x, ca.y, ca.z, ca.w}, ub[4] = {cb.x, cb.y, cb.z, cb.w};
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+        const uint4 X = xw(w);
+        uint32_t pa[4], pb[4];
+        bf16_code_pairs(ua[w], fa, pa);
+        bf16_code_pairs(ub[w], fb, pb);
+        const uint32_t b0 = prmt(X.x, X.z, 0x5410), b1 = prmt(X.x, X.z, 0x7632);
+        const uint32_t b2 = prmt(X.y, X.w, 0x5410), b3 = prmt(X.y, X.w, 0x7632);
+        mma_bf16(c[0], pa[0], pb[0], pa[1], pb[1], b0, b1);
+        mma_bf16(c[1], pa[2], pb[2], pa[3], pb[3], b2, b3);
+        if (SUMX) {
+            constexpr uint32_t one2 = 0x3F803F80u; // (1, 1) in bf16
+            mma_bf16(sx, one2, one2, one2, one2, b0, b1);
+            mma_bf16(sx, one2, one2, one2, one2, b2, b3);
         }
     }
 }
@@ -68,7 +113,7 @@ __global__ void xpair_kernel(const __half *x, __half *xp, int64_t k) {
 
 // The tile's 16 sums: lanes t = 0 of each warp hold rows g (acc0) and g + 8 (acc1); the warps
 // are added in order (deterministic).
-template <int KW> __device__ __forceinline__ void write_tile(float acc0, float acc1, __half *y) {
+template <int KW, bool BF = false> __device__ __forceinline__ void write_tile(float acc0, float acc1, __half *y) {
     const int lane = threadIdx.x & 31, wi = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
     __shared__ float sums[KW][16];
     if (t == 0) sums[wi][g] = acc0, sums[wi][g + 8] = acc1;
@@ -77,7 +122,12 @@ template <int KW> __device__ __forceinline__ void write_tile(float acc0, float a
         float v = 0.f;
 #pragma unroll
         for (int i = 0; i < KW; ++i) v += sums[i][lane];
-        y[lane] = __float2half_rn(v);
+        if (BF) {
+            const unsigned short b = __bfloat16_as_ushort(__float2bfloat16_rn(v));
+            y[lane] = *reinterpret_cast<const __half *>(&b);
+        } else {
+            y[lane] = __float2half_rn(v);
+        }
     }
 }
 
@@ -178,8 +228,10 @@ template <int U> struct Round {
 // qdm_kernel with everything a round reads issued before any of it is used (s28's second
 // form: the first showed the full kernel 22% over its loads at 8192^2 in one wave, and its x,
 // scale and zero loads went out only after the codes had come). DB: two rounds in flight.
-template <bool IZ, int KW, int U, bool DB, int MINB, bool CONTIG, bool PAIRED = false>
+template <bool IZ, int KW, int U, bool DB, int MINB, bool CONTIG, bool PAIRED = false, bool FZ = false, bool BF = false>
 __global__ void __launch_bounds__(32 * KW, MINB) qdm2_kernel(const Args a) {
+    // BF: bf16 x, scales, zeros and output (step_mmas_bf16).
+    // FZ: float zeros (w = q s + z; IZ loads the zeros): pairs of q, and z times the step's sum of x.
     // CONTIG: warp w's U steps of a round are consecutive (U 64-byte runs of a row in one
     // piece) instead of every KW-th.
     constexpr int64_t SU = CONTIG ? 1 : KW;
@@ -219,9 +271,25 @@ __global__ void __launch_bounds__(32 * KW, MINB) qdm2_kernel(const Args a) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             if (s0 + (int64_t)u * SU >= steps) break;
-            const float fa = IZ ? h2f(r.zz[u][0]) : 8.f, fb = IZ ? h2f(r.zz[u][1]) : 8.f;
             float c[2][4] = {};
-            step_mmas<PAIRED>(r.ca[u], r.cb[u], fa, fb, [&](int w) { return r.X[u][w]; }, c);
+            if constexpr (BF) {
+                const float fa = IZ ? __uint_as_float(r.zz[u][0] << 16) : 8.f, fb = IZ ? __uint_as_float(r.zz[u][1] << 16) : 8.f;
+                float sx[4] = {};
+                step_mmas_bf16<FZ>(r.ca[u], r.cb[u], FZ ? 0.f : fa, FZ ? 0.f : fb, [&](int w) { return r.X[u][w]; }, c, sx);
+                if (FZ) acc0 = fmaf(fa, sx[0], acc0), acc1 = fmaf(fb, sx[0], acc1);
+                acc0 = fmaf(__uint_as_float(r.sc[u][0] << 16), c[0][0] + c[1][0], acc0);
+                acc1 = fmaf(__uint_as_float(r.sc[u][1] << 16), c[0][2] + c[1][2], acc1);
+                continue;
+            }
+            const float fa = IZ ? h2f(r.zz[u][0]) : 8.f, fb = IZ ? h2f(r.zz[u][1]) : 8.f;
+            if constexpr (FZ) {
+                float sx[4] = {};
+                step_mmas<false, true>(r.ca[u], r.cb[u], 0.f, 0.f, [&](int w) { return r.X[u][w]; }, c, sx);
+                acc0 = fmaf(fa, sx[0], acc0); // lanes t != 0: sums of zero columns, never stored
+                acc1 = fmaf(fb, sx[0], acc1);
+            } else {
+                step_mmas<PAIRED>(r.ca[u], r.cb[u], fa, fb, [&](int w) { return r.X[u][w]; }, c);
+            }
             acc0 = fmaf(h2f(r.sc[u][0]), c[0][0] + c[1][0], acc0); // lanes t != 0: scale 0
             acc1 = fmaf(h2f(r.sc[u][1]), c[0][2] + c[1][2], acc1);
         }
@@ -246,7 +314,7 @@ __global__ void __launch_bounds__(32 * KW, MINB) qdm2_kernel(const Args a) {
             process(r0, s0);
         }
     }
-    write_tile<KW>(acc0, acc1, a.y + row0);
+    write_tile<KW, BF>(acc0, acc1, a.y + row0);
 }
 
 // PAIRED: the kernel reads x in pair order from a copy made once, at the first (checked,
@@ -254,6 +322,28 @@ __global__ void __launch_bounds__(32 * KW, MINB) qdm2_kernel(const Args a) {
 // without its PRMTs, not the pre-pass that would make the copy.
 template <int KW, int U, bool DB, int MINB = 1, bool CONTIG = false, bool PAIRED = false>
 void qdmma2(const Set &st, cudaStream_t s) {
+    if (st.W.dtype == GEMV_DTYPE_BF16) { // x in natural order; float zeros' sum of x by MMA
+        const gemv_qmatrix_t &W = st.W;
+        const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
+                     static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+        const dim3 grid((unsigned)(W.m / 16)), block(32 * KW);
+        if (W.zero_mode == GEMV_QZERO_FLOAT)
+            qdm2_kernel<true, KW, U, DB, MINB, CONTIG, false, true, true><<<grid, block, 0, s>>>(a);
+        else if (W.zero_mode == GEMV_QZERO_INT)
+            qdm2_kernel<true, KW, U, DB, MINB, CONTIG, false, false, true><<<grid, block, 0, s>>>(a);
+        else
+            qdm2_kernel<false, KW, U, DB, MINB, CONTIG, false, false, true><<<grid, block, 0, s>>>(a);
+        CK(cudaGetLastError());
+        return;
+    }
+    if (st.W.zero_mode == GEMV_QZERO_FLOAT) { // float zeros: x in natural order, the sum of x by MMA
+        const gemv_qmatrix_t &W = st.W;
+        const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
+                     static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+        qdm2_kernel<true, KW, U, DB, MINB, CONTIG, false, true><<<(unsigned)(W.m / 16), 32 * KW, 0, s>>>(a);
+        CK(cudaGetLastError());
+        return;
+    }
     const gemv_qmatrix_t &W = st.W;
     static __half *xpaired = nullptr;
     static int64_t xpaired_k = 0;
@@ -420,11 +510,17 @@ int main(int argc, char **argv) {
                           "0,1,3,7,26,27,28,29,30,31,32,33,34,35,57,53",
                           "0,1,3,27,31,36,37,38,39,40,41,42,43,44,57,53",
                           "0,1,3,27,31,40,45,46,47,48,49,50,51,57,53",
-                          "0,1,3,27,31,26,45,58,59,60,61,57,53"};
-    const Format formats[] = {{4, 128, GEMV_QZERO_INT, "int4 g128 int"}, {4, 128, GEMV_QZERO_SYMMETRIC, "int4 g128 sym"}};
+                          "0,1,3,27,31,26,45,58,59,60,61,57,53",
+                          "0,1,27,31,26,45,47,57,53",
+                          "0,1,27,31,26,45,47"};
+    const Format formats[] = {{4, 128, GEMV_QZERO_INT, "int4 g128 int"},
+                              {4, 128, GEMV_QZERO_SYMMETRIC, "int4 g128 sym"},
+                              {4, 128, GEMV_QZERO_FLOAT, "int4 g128 float"},  // 2..4: qdmma2 methods only
+                              {4, 128, GEMV_QZERO_FLOAT, "int4 g128 float", GEMV_DTYPE_BF16},
+                              {4, 128, GEMV_QZERO_INT, "int4 g128 int", GEMV_DTYPE_BF16}};
     std::vector<Method> picked(methods, methods + sizeof(methods) / sizeof(methods[0]));
     const char *only = getenv("QDM_ONLY");
-    if (!only && getenv("QDM_RUN")) only = runs[std::min(5, std::max(0, atoi(getenv("QDM_RUN")) - 1))];
+    if (!only && getenv("QDM_RUN")) only = runs[std::min(7, std::max(0, atoi(getenv("QDM_RUN")) - 1))];
     if (only) {
         picked.clear();
         for (const char *p = only; *p;) {
@@ -433,5 +529,5 @@ int main(int argc, char **argv) {
             if (*p) ++p;
         }
     }
-    return run_harness(argc, argv, picked.data(), (int)picked.size(), formats, 2, 16, 128);
+    return run_harness(argc, argv, picked.data(), (int)picked.size(), formats, 5, 16, 128);
 }

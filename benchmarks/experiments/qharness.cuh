@@ -1,10 +1,12 @@
-// The quantized experiments' harness (qskeleton.cu, qdense.cu): random fp16 weights quantized
-// by libgemv (gemv_quantize) into the packed layout of docs/quantized.md, copied into enough
+// The quantized experiments' harness (qskeleton.cu, qdense.cu, qdmma.cu): random fp16 (or, by
+// a format's dtype, bf16) weights quantized by libgemv (gemv_quantize) into the packed layout
+// of docs/quantized.md, copied into enough
 // input sets for a cold L2; each method checked first (y poisoned with NaN, the contract's
 // bound against a float64 reference of the exactly dequantized matrix on 64 sampled rows),
 // then all timed in one process by graph_timing.cuh, beside libgemv's quantized dispatch and
-// libgemv's dense fp16 kernel on the codes' bytes.
+// libgemv's dense kernel (the format's dtype) on the codes' bytes.
 #pragma once
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -33,7 +35,7 @@
 
 struct Set {
     gemv_qmatrix_t W;
-    __half *x, *y, *dense; // dense: M x (K bits / 16) fp16, the codes' bytes, for the dense kernel
+    __half *x, *y, *dense; // 16-bit words of W.dtype; dense: M x (K bits / 16), the codes' bytes, for the dense kernel
 };
 
 using Launch = void (*)(const Set &, cudaStream_t);
@@ -48,7 +50,23 @@ struct Format {
     int bits, group;
     gemv_qzero_t zmode;
     const char *name;
+    gemv_dtype_t dtype = GEMV_DTYPE_F16; // x, y, scales, zeros; GEMV_DTYPE_BF16 too
 };
+
+// A 16-bit word of dtype to float and back.
+inline float word_to_float(__half v, gemv_dtype_t dtype) {
+    if (dtype == GEMV_DTYPE_F16) return __half2float(v);
+    uint16_t u;
+    memcpy(&u, &v, 2);
+    return __bfloat162float(__ushort_as_bfloat16(u));
+}
+inline __half float_to_word(float f, gemv_dtype_t dtype) {
+    if (dtype == GEMV_DTYPE_F16) return __float2half(f);
+    const uint16_t u = __bfloat16_as_ushort(__float2bfloat16(f));
+    __half v;
+    memcpy(&v, &u, 2);
+    return v;
+}
 
 inline void libgemv_quantized(const Set &st, cudaStream_t s) {
     static void *ws = nullptr;
@@ -57,8 +75,8 @@ inline void libgemv_quantized(const Set &st, cudaStream_t s) {
 }
 
 inline void libgemv_dense(const Set &st, cudaStream_t s) {
-    const int64_t cols = st.W.k * st.W.bits / 16; // fp16 elements of a row's codes
-    GK(gemv(GEMV_OP_N, GEMV_DTYPE_F16, st.W.m, cols, 1.0, st.dense, cols, st.x, 1, 0.0, st.y, 1, nullptr, 0, s));
+    const int64_t cols = st.W.k * st.W.bits / 16; // 16-bit elements of a row's codes
+    GK(gemv(GEMV_OP_N, (gemv_dtype_t)st.W.dtype, st.W.m, cols, 1.0, st.dense, cols, st.x, 1, 0.0, st.y, 1, nullptr, 0, s));
 }
 
 // Shapes from argv (MxK ...) or the defaults; formats picked by index with QSK_FORMATS
@@ -91,14 +109,14 @@ inline int run_harness(int argc, char **argv, const Method *methods, int nm, con
                 continue;
             }
             gemv_qmatrix_t W0;
-            GK(gemv_qmatrix_init(&W0, f.bits, f.group, zmode, GEMV_DTYPE_F16, m, k));
+            GK(gemv_qmatrix_init(&W0, f.bits, f.group, zmode, f.dtype, m, k));
             const size_t qbytes = (size_t)m * W0.ldq, sbytes = (size_t)m * W0.lds * 2, zbytes = (size_t)m * W0.ldz * 2;
             const size_t bytes = qbytes + sbytes + zbytes;
             const int sets = (int)std::max<size_t>(2, (4 * 50ull * 1024 * 1024 + bytes - 1) / bytes + 1);
             // One random matrix, quantized once, copied into every set.
             std::vector<__half> hA((size_t)m * k), hx(k);
-            for (auto &v : hA) v = __float2half(N(rng));
-            for (auto &v : hx) v = __float2half(N(rng));
+            for (auto &v : hA) v = float_to_word(N(rng), f.dtype);
+            for (auto &v : hx) v = float_to_word(N(rng), f.dtype);
             __half *dA;
             CK(cudaMalloc(&dA, hA.size() * 2));
             CK(cudaMemcpy(dA, hA.data(), hA.size() * 2, cudaMemcpyHostToDevice));
@@ -145,16 +163,17 @@ inline int run_harness(int argc, char **argv, const Method *methods, int nm, con
                 CK(cudaStreamSynchronize(s));
                 CK(cudaMemcpy(hy.data(), st[0].y, m * 2, cudaMemcpyDeviceToHost));
                 int bad = 0;
-                for (int64_t i = 0; i < m; ++i) bad += !std::isfinite(__half2float(hy[i]));
+                for (int64_t i = 0; i < m; ++i) bad += !std::isfinite(word_to_float(hy[i], f.dtype));
                 for (int i = 0; i < 64; ++i) {
                     double ref = 0, mag = 0;
                     for (int64_t j = 0; j < k; ++j) {
-                        const double p = (double)hD[(size_t)i * k + j] * __half2float(hx[j]);
+                        const double p = (double)hD[(size_t)i * k + j] * word_to_float(hx[j], f.dtype);
                         ref += p, mag += std::fabs(p);
                     }
-                    const double bound =
-                        std::ldexp(std::fabs(ref), -11) + 2.0 * k * std::ldexp(mag, -24) + std::ldexp(1.0, -25);
-                    bad += !(std::fabs(__half2float(hy[rows[i]]) - ref) <= bound);
+                    const bool f16 = f.dtype == GEMV_DTYPE_F16; // the output's rounding and subnormal spacing
+                    const double bound = std::ldexp(std::fabs(ref), f16 ? -11 : -8) + 2.0 * k * std::ldexp(mag, -24) +
+                                         std::ldexp(1.0, f16 ? -25 : -134);
+                    bad += !(std::fabs(word_to_float(hy[rows[i]], f.dtype) - ref) <= bound);
                 }
                 if (bad) {
                     printf("WRONG %s %ldx%ld %s: %d outputs\n", methods[mi].name, (long)m, (long)k, f.name, bad);
@@ -163,7 +182,7 @@ inline int run_harness(int argc, char **argv, const Method *methods, int nm, con
             }
             const std::vector<float> med =
                 graph_medians_us(nm, sets, s, [&](int mi, int e, cudaStream_t str) { methods[mi].fn(st[e], str); });
-            printf("%s fp16 %ldx%ld (%.1f MB read)%s\n", f.name, (long)m, (long)k, bytes / 1e6, ok ? "" : " WRONG");
+            printf("%s %s %ldx%ld (%.1f MB read)%s\n", f.name, f.dtype == GEMV_DTYPE_F16 ? "fp16" : "bf16", (long)m, (long)k, bytes / 1e6, ok ? "" : " WRONG");
             for (int mi = 0; mi < nm; ++mi)
                 printf("  %-40s %8.2f us %6.2f TB/s\n", methods[mi].name, med[mi],
                        (mi ? bytes : qbytes) / (med[mi] * 1e6)); // the dense method reads the codes' bytes

@@ -17,6 +17,7 @@
 // slower everywhere (benchmarks/results/h100-2026-11-24-s9-qmma-kwarps.txt): the tuner
 // searches it, the heuristic keeps kw = 1.
 #include "common.cuh"
+#include "qpairs.cuh"
 
 namespace libgemv {
 
@@ -33,17 +34,6 @@ __device__ __forceinline__ void mma_16816(float (&c)[4], uint32_t a0, uint32_t a
 }
 
 constexpr int kPairsPadded = 18; // a pack's 16 x pairs, padded: the quad's 4 packs hit 4 bank pairs
-
-__device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
-__device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2 *>(&u); }
-
-// (u & mask) | bits in one LOP3: written in C, the two immediates split it into an AND
-// and an OR (a LOP3 takes one immediate; ptxas keeps `bits` in a register here).
-template <uint32_t MASK, uint32_t BITS> __device__ __forceinline__ uint32_t and_or(uint32_t u) {
-    uint32_t d;
-    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(u), "n"(MASK), "r"(BITS));
-    return d;
-}
 
 // int8: bytes (0, 1) or (2, 3) of u (SEL 0x4140 or 0x4342) under 0x64 (1024 + q, exact), plus
 // zero_add = -(1024 + z).
@@ -356,15 +346,7 @@ template <> struct MmaOf<__nv_bfloat16> {
                      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 #endif
     }
-    __device__ static void pairs(uint32_t u, float z, uint32_t (&p)[4]) {
-        const T2 minus = pair(-(128.f + z));
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const uint32_t v = and_or<0x000F000Fu, 0x43004300u>(u >> (4 * j)); // codes j and j + 4
-            const T2 d = __hadd2(*reinterpret_cast<const T2 *>(&v), minus);
-            p[j] = *reinterpret_cast<const uint32_t *>(&d);
-        }
-    }
+    __device__ static void pairs(uint32_t u, float z, uint32_t (&p)[4]) { bf16_code_pairs(u, z, p); }
 };
 
 // Groups of 32 or 64 (SUB): a step holds 4 or 2 groups, and B's columns keep them apart.
