@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(32 * KW) qd_kernel(const QdArgs a) {
 #pragma unroll
         for (int u = 0; u < U; ++u)
 #pragma unroll
-            for (int r = 0; r < R; ++r) w[u][r] = p0 + u * T < packs ? ldg_codes(qr[r] + p0 + u * T) : make_uint4(0, 0, 0, 0);
+            for (int r = 0; r < R; ++r) w[u][r] = p0 + u * T < packs ? load_codes_past_l1(qr[r] + p0 + u * T) : make_uint4(0, 0, 0, 0);
         if (!waited) { // x32 is the pre-pass's: the first codes are on their way already
             asm volatile("griddepcontrol.wait;" ::: "memory");
             waited = true;

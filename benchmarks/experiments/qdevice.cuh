@@ -1,6 +1,6 @@
 // Device helpers the standalone quantized experiments share (qskeleton.cu, qdense.cu,
-// qdmma.cu): the loads, and q_mma's int4 pair arithmetic and MMA as inline PTX; the bit
-// helpers are the library's (qpairs.cuh).
+// qdmma.cu): x's load, and q_mma's int4 pair arithmetic and MMA as inline PTX; the code load
+// and the bit helpers are the library's (qpairs.cuh).
 #pragma once
 #include <cuda_fp16.h>
 
@@ -8,13 +8,6 @@
 
 #include "../../libgemv/src/qpairs.cuh"
 
-__device__ __forceinline__ uint4 ldg_codes(const uint4 *p) { // streamed: leaves L1 to x
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
-    return v;
-}
 __device__ __forceinline__ uint4 ldg_x(const uint4 *p) { // x: kept in L1, in program order
     uint4 v;
     asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
@@ -24,11 +17,8 @@ using libgemv::and_or; // the library's own (libgemv/src/qpairs.cuh)
 using libgemv::as_h2;
 using libgemv::as_u32;
 using libgemv::bf16_code_pairs;
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-    return d;
-}
+using libgemv::load_codes_past_l1; // codes streamed past L1, leaving it to x
+using libgemv::prmt;
 // Word u's code pairs (0, 4), (1, 5), (2, 6), (3, 7) minus the zero, exact in fp16: one LOP3
 // under 0x6400 and one HADD2 (or HFMA2 by 1/16) a pair (zlow = -(1024 + z), zhigh = -(64 +
 // z) in both halves). asm volatile keeps it beside its MMAs (else the compiler computes every

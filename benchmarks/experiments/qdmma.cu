@@ -157,8 +157,8 @@ __global__ void __launch_bounds__(32 * KW, MINB) qdm_kernel(const Args a) {
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             const int64_t s = s0 + (int64_t)u * KW;
-            ca[u] = s < steps ? ldg_codes(qa + 4 * s) : zero4;
-            cb[u] = s < steps ? ldg_codes(qb + 4 * s) : zero4;
+            ca[u] = s < steps ? load_codes_past_l1(qa + 4 * s) : zero4;
+            cb[u] = s < steps ? load_codes_past_l1(qb + 4 * s) : zero4;
         }
         if (PF && MODE == FULL) { // the round's x, scales and zeros into L1 while the codes travel
 #pragma unroll
@@ -249,8 +249,8 @@ __global__ void __launch_bounds__(32 * KW, MINB) qdm2_kernel(const Args a) {
         for (int u = 0; u < U; ++u) {
             const int64_t s = s0 + (int64_t)u * SU;
             const bool in = s < steps;
-            r.ca[u] = in ? ldg_codes(qa + 4 * s) : zero4;
-            r.cb[u] = in ? ldg_codes(qa + qb + 4 * s) : zero4;
+            r.ca[u] = in ? load_codes_past_l1(qa + 4 * s) : zero4;
+            r.cb[u] = in ? load_codes_past_l1(qa + qb + 4 * s) : zero4;
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {

@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
     const uint4 zero4 = make_uint4(0, 0, 0, 0);
     uint4 ring[D];
 #pragma unroll
-    for (int i = 0; i < D; ++i) ring[i] = s0 + i < s1 ? ldg_codes(qp + 4 * (s0 + i)) : zero4;
+    for (int i = 0; i < D; ++i) ring[i] = s0 + i < s1 ? load_codes_past_l1(qp + 4 * (s0 + i)) : zero4;
     uint4 X[2][XV] = {};
     float sc[2][2] = {};
     auto fetch_xs = [&](int b, int64_t s) { // x and scales of step s into buffer b (g = 0 alone)
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(32 * KW) qsk_kernel(const Args a) {
             if (s >= s1) break;
             const int b = i & 1;
             const uint4 c0 = ring[i];
-            ring[i] = s + D < s1 ? ldg_codes(qp + 4 * (s + D)) : zero4;
+            ring[i] = s + D < s1 ? load_codes_past_l1(qp + 4 * (s + D)) : zero4;
             fetch_xs(b ^ 1, s + 1);
             if constexpr (MODE == LOADS) {
                 fold ^= c0.x ^ c0.y ^ c0.z ^ c0.w;
@@ -213,8 +213,8 @@ __global__ void __launch_bounds__(32 * KW, MINB) qsk16_kernel(const Args a) {
     uint4 ra[D], rb[D];
 #pragma unroll
     for (int i = 0; i < D; ++i) {
-        ra[i] = s0 + i < s1 ? ldg_codes(qa + 4 * (s0 + i)) : zero4;
-        rb[i] = s0 + i < s1 ? ldg_codes(qb + 4 * (s0 + i)) : zero4;
+        ra[i] = s0 + i < s1 ? load_codes_past_l1(qa + 4 * (s0 + i)) : zero4;
+        rb[i] = s0 + i < s1 ? load_codes_past_l1(qb + 4 * (s0 + i)) : zero4;
     }
     uint4 X[2][XV] = {};
     float sc[2][2] = {}, zz[2][2] = {};
@@ -238,8 +238,8 @@ __global__ void __launch_bounds__(32 * KW, MINB) qsk16_kernel(const Args a) {
             if (s >= s1) break;
             const int b = i & 1;
             const uint4 ca = ra[i], cb = rb[i];
-            ra[i] = s + D < s1 ? ldg_codes(qa + 4 * (s + D)) : zero4;
-            rb[i] = s + D < s1 ? ldg_codes(qb + 4 * (s + D)) : zero4;
+            ra[i] = s + D < s1 ? load_codes_past_l1(qa + 4 * (s + D)) : zero4;
+            rb[i] = s + D < s1 ? load_codes_past_l1(qb + 4 * (s + D)) : zero4;
             if (XPF) fetch(b ^ 1, s + 1);
             else fetch(b, s);
             if constexpr (MODE == LOADS) {
@@ -337,13 +337,13 @@ __global__ void __launch_bounds__(32 * KW) qsk_tiles_kernel(const Args a) {
 #pragma unroll
     for (int r = 0; r < RT; ++r)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) cur[r][h] = s0 < s1 ? ldg_codes(q[r][h] + 4 * s0) : zero4;
+        for (int h = 0; h < 2; ++h) cur[r][h] = s0 < s1 ? load_codes_past_l1(q[r][h] + 4 * s0) : zero4;
 #pragma unroll 1
     for (int64_t s = s0; s < s1; ++s) {
 #pragma unroll
         for (int r = 0; r < RT; ++r)
 #pragma unroll
-            for (int h = 0; h < 2; ++h) nxt[r][h] = s + 1 < s1 ? ldg_codes(q[r][h] + 4 * (s + 1)) : zero4;
+            for (int h = 0; h < 2; ++h) nxt[r][h] = s + 1 < s1 ? load_codes_past_l1(q[r][h] + 4 * (s + 1)) : zero4;
         uint4 X[4] = {};
         if (g == 0) {
 #pragma unroll
@@ -426,7 +426,7 @@ __global__ void __launch_bounds__(32 * KW) qsk_xs_kernel(const Args a, float *ws
     }
     auto codes = [&](int64_t tile, int i, int h) { // step s0 + i of row g + 8 h of the tile
         const int64_t row = tile * 16 + g + 8 * h;
-        return ldg_codes(reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + 4 * (s0 + i) + t);
+        return load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + row * a.ldq) + 4 * (s0 + i) + t);
     };
     const uint4 zero4 = make_uint4(0, 0, 0, 0);
     uint4 ring[D][S][2];

@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "launch_plan.h"
+#include "qpairs.cuh"
 
 namespace libgemv {
 
@@ -217,16 +218,6 @@ constexpr float kCodeMagic = 8388608.f;
 // The float 2^23 + byte J of u (an int8 code): PRMT moves it under the exponent byte.
 template <int J> __device__ __forceinline__ float byte_code(uint32_t u) {
     return __uint_as_float(__byte_perm(u, kCodeMagicBits, 0x7440 | J));
-}
-
-// A 16-byte pack of codes past L1 (ld.global.nc.L1::no_allocate; qmma.cu, qblock.cu): streamed
-// through it they would evict the x that every warp of the SM rereads there.
-__device__ __forceinline__ uint4 load_codes_past_l1(const uint4 *p) {
-    uint4 v;
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
-    return v;
 }
 
 // The quantized operations (qrows.cu, qmma.cu, qblock.cu): entry c of x through perm (act-order), and a

@@ -17,7 +17,6 @@
 // slower everywhere (benchmarks/results/h100-2026-11-24-s9-qmma-kwarps.txt): the tuner
 // searches it, the heuristic keeps kw = 1.
 #include "common.cuh"
-#include "qpairs.cuh"
 
 namespace libgemv {
 
@@ -216,12 +215,6 @@ __device__ __forceinline__ uint4 x_pack_at(const __half *x, int64_t c, int64_t k
         w[j] = as_u32(__halves2half2(lo, hi));
     }
     return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
-    uint32_t d;
-    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-    return d;
 }
 
 template <int ZMODE> __global__ void __launch_bounds__(kQmmaMaxThreads, 4) gemv_qmma_inplace_kernel(const QArgs a) {

@@ -1,6 +1,7 @@
-// Bit helpers of the tensor-core quantized kernels (qmma.cu), which the standalone experiments
-// include too (benchmarks/experiments/qdevice.cuh): 16-bit pairs as words, a mask and an OR in
-// one LOP3, and a word's int4 code pairs in bf16.
+// Device helpers of the quantized kernels (qmma.cu, qblock.cu, through common.cuh), which the
+// standalone experiments include too (benchmarks/experiments/qdevice.cuh): the code loads past
+// L1, 16-bit pairs as words, a mask and an OR in one LOP3, PRMT, and a word's int4 code pairs
+// in bf16.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -8,6 +9,16 @@
 #include <cstdint>
 
 namespace libgemv {
+
+// A 16-byte pack of codes past L1 (ld.global.nc.L1::no_allocate): streamed through it they
+// would evict the x that every warp of the SM rereads there.
+__device__ __forceinline__ uint4 load_codes_past_l1(const uint4 *p) {
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+}
 
 __device__ __forceinline__ uint32_t as_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
 __device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<__half2 *>(&u); }
@@ -17,6 +28,12 @@ __device__ __forceinline__ __half2 as_h2(uint32_t u) { return *reinterpret_cast<
 template <uint32_t MASK, uint32_t BITS> __device__ __forceinline__ uint32_t and_or(uint32_t u) {
     uint32_t d;
     asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(d) : "r"(u), "n"(MASK), "r"(BITS));
+    return d;
+}
+
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+    uint32_t d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
     return d;
 }
 
