@@ -27,7 +27,8 @@ class Config:
     rows_per_block : int
         Rows one block computes; threads per block are ``p * rows_per_block``
         (``q_mma_x_held``: tiles of 16 rows a block of ``p`` threads walks;
-        ``q_block_rows``: rows a block of ``p`` threads owns).
+        ``q_block_rows``: rows a block of ``p`` threads owns; ``q_mma_rounds``: 1, a
+        16-row tile a block of ``p`` threads).
     vector_loads : int
         How A and x are read (``gemv_loads_t``): 0 one element a load; 1 16-byte packs of
         16-byte aligned rows; 2 (op N) 16-byte packs of rows that start anywhere, realigned

@@ -346,9 +346,9 @@ def test_heuristic_lanes_rows_and_splits():
     """The fitted rule (dispatch.cpp, heuristic_quantized) on the stand-in H100 (132 SMs)."""
     run(textwrap.dedent("""
     lib = _lib.load()
-    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES, dtype=2, mode=1, incx=1, perm=None):
+    def pick(bits, m, k, ws=_lib.WORKSPACE_RECOMMENDED_BYTES, dtype=2, mode=1, incx=1, perm=None, group=128):
         q = _lib.QMatrix()
-        assert lib.gemv_qmatrix_init(ctypes.byref(q), bits, 128, mode, dtype, m, k) == 0
+        assert lib.gemv_qmatrix_init(ctypes.byref(q), bits, group, mode, dtype, m, k) == 0
         q.perm = perm
         a = _lib.Args(0, dtype, m, k, 1.0, 0.0, None, k, 256, incx, 512, 1, None, ws, None, 0, 1, 0, 0, 0,
                       ctypes.addressof(q))
@@ -385,6 +385,32 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(8, 63577, 1058, dtype=1)[0] != "q_block_rows" and pick(8, 54814, 1536, dtype=1)[0] == "q_block_rows"
     assert pick(8, 8191, 1264, dtype=1)[0] == "q_block_rows" and pick(8, 8192, 1264, dtype=1)[0] != "q_block_rows"
     expect(("q_mma_x_held", 128), 8, 11097, 1264, dtype=1)   # there, up to 12288 rows, x held as before
+    # int4 in groups of 128 up or one a row (fp16 or bf16, any zeros), x in place, 2048 to 4096
+    # rows and 2048 columns up to 2^24 codes: q_mma_rounds, a tile a block of 8 warps, 2 steps
+    # a round, unsplit (tiles of 16 rows: threads_per_row * rows_per_block is 256 here). Past
+    # 4096 rows it lost (8192 x 2048 0.86x, 5120 x 3072 0.93x, s29).
+    assert pick(4, 4096, 4096) == ("q_mma_rounds", 256, 256, 2, 1)            # bf16, integer zeros
+    assert pick(4, 4096, 4096, mode=2) == ("q_mma_rounds", 256, 256, 2, 1)    # bf16, float zeros (tinygemm's)
+    assert pick(4, 4096, 4096, dtype=1, mode=0) == ("q_mma_rounds", 256, 256, 2, 1)
+    assert pick(4, 3072, 2560, dtype=1, mode=2) == ("q_mma_rounds", 256, 256, 2, 1)
+    assert pick(4, 2048, 8192, group=0)[0] == pick(4, 4096, 4096, group=1024)[0] == "q_mma_rounds"  # 2^24
+    assert pick(4, 4097, 2048)[0] != "q_mma_rounds" and pick(4, 8192, 2048, group=1024)[0] != "q_mma_rounds"
+    assert pick(4, 5120, 3072)[0] != "q_mma_rounds" and pick(4, 5120, 3072, dtype=1, mode=2)[0] != "q_mma_rounds"
+    # Not where the tiles just pass one an SM (133 to 165 of them) on rows over 2560 columns:
+    # the SMs with two tiles set the time (2130 x 7000 0.84x, s29); 2048 columns still gain.
+    assert pick(4, 2130, 7000)[0] != "q_mma_rounds" and pick(4, 2640, 4000)[0] != "q_mma_rounds"
+    assert pick(4, 2130, 2048)[0] == pick(4, 2656, 4000)[0] == pick(4, 2112, 7000)[0] == "q_mma_rounds"
+    # fp16 with symmetric or integer zeros, 2.25 to 4 tiles an SM (297 to 528 tiles), 1024 to
+    # 4096 columns: one step a round (three blocks an SM). Not bf16 or float zeros there.
+    for m, k in [(4768, 2048), (8448, 2048), (8192, 1024), (6144, 4096), (7392, 4096)]:
+        assert pick(4, m, k, dtype=1) == pick(4, m, k, dtype=1, mode=0) == ("q_mma_rounds", 256, 256, 1, 1), (m, k)
+    assert pick(4, 4752, 2048, dtype=1)[0] != "q_mma_rounds" and pick(4, 8449, 2048, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 8192, 2048)[0] != "q_mma_rounds" and pick(4, 8192, 2048, dtype=1, mode=2)[0] != "q_mma_rounds"
+    assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
+    assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 2047, 4096)[0] != "q_mma_rounds"
+    assert pick(4, 8192, 2047)[0] != "q_mma_rounds" and pick(4, 4096, 4096, group=64)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 4096, incx=2)[0] != "q_mma_rounds" and pick(8, 4096, 4096)[0] != "q_mma_rounds"
     assert pick(8, 14336, 4096, dtype=1, incx=2)[0] == "q_rows"             # more rows: q_rows
     # Under 1024 rows, int8 in fp16 keeps x held's rule for smaller matrices.
     expect(("q_mma_x_held", 256, 2, 1, 9), 8, 1000, 4100, dtype=1)          # 65 steps of 64 columns, 9 slices
@@ -394,8 +420,8 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 400, 4096, dtype=1, mode=2)[0] == "q_rows"   # under 512 rows
     # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from
     # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
-    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4096, 4096)                   # bf16 4096^2: 256 tiles
-    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4096, 4096, dtype=1, mode=2)  # fp16, float zeros
+    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4112, 4096)                   # bf16 past 2^24 codes: 257 tiles
+    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4112, 4096, dtype=1, mode=2)  # fp16, float zeros
     expect(("q_mma_x_held", 128, 3, 2, 11), 4, 2048, 11008, mode=2)     # 128 tiles over 48 blocks
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
@@ -405,10 +431,10 @@ def test_heuristic_lanes_rows_and_splits():
     # of 8 steps (up to 2^23 codes, not q_mma's formats), the tiles shared out over a wave of
     # 3 blocks an SM at one step, 2 at two.
     expect(("q_mma_x_held", 256, 1, 1, 5), 4, 1000, 4100)                 # 33 steps: 5 slices, 315 blocks
-    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 2048, 2048)                 # 16 steps: one slice
+    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 2048, 2048, incx=1, perm=None, group=32)  # groups of 32, 16 steps: one slice
     expect(("q_mma_x_held", 256, 2, 2, 1), 4, 6397, 1219, dtype=1, mode=2)  # 400 tiles over 264 blocks
-    expect(("q_mma_x_held", 256, 2, 1, 4), 4, 2048, 4096, mode=2)         # 128 tiles x 4 slices: 2 a block
-    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024, dtype=1)        # q_mma's format, 8 steps
+    expect(("q_mma_x_held", 256, 2, 1, 4), 4, 2048, 4096, mode=2, group=64)  # 128 tiles x 4 slices: 2 a block
+    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024)                 # 8 steps (fp16: q_mma_rounds)
     expect(("q_mma_x_held", 256, 5, 2, 1), 4, 16960, 1152, dtype=1)       # 9 steps, 1060 tiles
     expect(("q_mma_x_held", 256, 4, 2, 1), 4, 16384, 2048, mode=2)        # 16 steps, 2^25 codes
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16384, 1024, mode=2)        # 8 steps past 2^23 codes: below
@@ -423,7 +449,7 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 256, 4096)[:4] == ("q_rows", 8, 128, 2)            # fewer rows: the rule above
     assert pick(4, 4096, 2048, incx=2) == ("q_rows", 4, 128, 1, 4)     # 4 MB of codes
     assert pick(4, 4096, 4224, incx=2)[:2] == ("q_rows", 8)            # over 4 MB: the rule above
-    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 4096, 2048)               # x contiguous: held (16 steps)
+    expect(("q_mma_rounds", 256, 256, 2, 1), 4, 4096, 2048)             # x contiguous: rounds (16 steps)
     assert pick(4, 8192, 28672, incx=2)[4] >= 3         # x in slices a block stages at once
     assert pick(4, 8192, 28672, ws=0) == ("q_rows", 8, 512, 4, 1)  # no workspace: one slice, staged in chunks
     # fp16 int4, groups of 128 up, symmetric or integer zeros, x contiguous and aligned, 4096
@@ -443,12 +469,12 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma", 256, 256, 1, 1, False), 4, 8192, 8192, dtype=1, ws=0)
     # Under 2^25 codes, K up to 14336, tiles in near-equal shares (an SM's, or waves): tensor
     # cores reading x in place, a 16-row tile a block, 8 K warps (4 from 24576 rows), unsplit.
-    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 4096, dtype=1)
-    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 4096, dtype=1, mode=0)
-    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 2048, dtype=1)        # one wave of tiles: in place
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 6144, dtype=1)        # past 2^24 codes (q_mma_rounds below)
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 6144, 5120, dtype=1, mode=0)
+    expect(("q_mma_rounds", 256, 256, 2, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
     expect(("q_mma", 128, 128, 1, 1, False), 4, 4096, 1024, dtype=1)        # 8 steps: 4 K warps
     expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
-    expect(("q_mma", 32, 128, 1, 16, True), 4, 2048, 4096, dtype=1)         # fewer rows: staged
+    expect(("q_mma", 32, 128, 1, 16, True), 4, 1536, 4096, dtype=1)         # fewer rows: staged
     expect(("q_rows",), 4, 2048, 16384, dtype=1)                             # longer rows: q_rows
     # x strided (or unaligned, or act-order): staged tensor cores up to 12288 rows, 4 warps
     # (64 rows a block), K split into about 512 blocks in all.

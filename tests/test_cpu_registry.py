@@ -21,20 +21,25 @@ def test_registry_is_complete_and_consistent():
         lo, hi = v.threads_per_row
         assert lo & (lo - 1) == 0 and hi & (hi - 1) == 0 and lo <= hi
         # q_mma: a warp per 16 rows; q_mma_x_held: steps of x held a warp
-        assert v.unrolls == {"q_mma": (1,), "q_mma_x_held": (1, 2), "q_block_rows": (1, 2)}.get(v.name, (1, 2, 4))
+        assert v.unrolls == {"q_mma": (1,), "q_mma_x_held": (1, 2), "q_block_rows": (1, 2),
+                             "q_mma_rounds": (1, 2)}.get(v.name, (1, 2, 4))
         assert v.needs_workspace == (v.split_k[1] > 1)  # every operation that splits takes a workspace
         # Quantized weights: fp16/bf16 activations (the scales' type), int4 and int8.
         assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",),
-                            "q_mma_x_held": ("float16", "bfloat16"), "q_block_rows": ("float16", "bfloat16")}.get(
+                            "q_mma_x_held": ("float16", "bfloat16"), "q_block_rows": ("float16", "bfloat16"),
+                            "q_mma_rounds": ("float16", "bfloat16")}.get(
             v.name, ("float32", "float16", "bfloat16"))
-        assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,), "q_mma_x_held": (4, 8), "q_block_rows": (8,)}.get(v.name, ())
-        assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers", "q_mma_x_held", "q_block_rows"))
+        assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,), "q_mma_x_held": (4, 8), "q_block_rows": (8,),
+                                 "q_mma_rounds": (4,)}.get(v.name, ())
+        assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers", "q_mma_x_held", "q_block_rows",
+                                            "q_mma_rounds"))
         # op T reads x as a broadcast, row tiles as packs, q_mma_x_held into registers,
-        # q_block_rows in place
-        assert v.stages_x == (v.op == "N" and v.name not in ("rows_in_registers", "q_mma_x_held", "q_block_rows"))
+        # q_block_rows and q_mma_rounds in place
+        assert v.stages_x == (v.op == "N" and v.name not in ("rows_in_registers", "q_mma_x_held", "q_block_rows", "q_mma_rounds"))
     # Each op has its operations; filtering by op and weights partitions the registry.
     assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass", "t_stream"}
-    assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma", "q_mma_x_held", "q_block_rows"}
+    assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma", "q_mma_x_held", "q_block_rows",
+                                                                      "q_mma_rounds"}
     assert len(pygemv.variants("N")) + len(pygemv.variants("T")) + len(pygemv.variants("N", quantized=True)) == len(vs)
     with pytest.raises(ValueError, match="op: expected 'N' or 'T'"):
         pygemv.variants("C")

@@ -478,8 +478,8 @@ def test_the_gpu_measure_of_op_t_and_batches_launches_within_its_operands():
 
 
 
-@pytest.mark.parametrize("weights, dtype, ops", [((4, 128, "int"), "float16", {"q_rows", "q_mma", "q_mma_x_held"}),
-                                                 ((4, 128, "float"), "bfloat16", {"q_rows", "q_mma_x_held"}),
+@pytest.mark.parametrize("weights, dtype, ops", [((4, 128, "int"), "float16", {"q_rows", "q_mma", "q_mma_x_held", "q_mma_rounds"}),
+                                                 ((4, 128, "float"), "bfloat16", {"q_rows", "q_mma_x_held", "q_mma_rounds"}),
                                                  ((8, None, "symmetric"), "float16", {"q_rows", "q_mma_x_held", "q_block_rows"}),
                                                  ((8, 64, "float"), "bfloat16", {"q_rows", "q_mma_x_held", "q_block_rows"}),
                                                  ((4, 32, "int"), "bfloat16", {"q_rows", "q_mma_x_held"})])
@@ -488,7 +488,7 @@ def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, d
     # q_rows always stages x; q_mma stages it or reads it in place (x_in_smem drawn); q_mma_x_held
     # never stages it, and walks 1..64 tiles of 16 rows whatever its threads.
     assert set(space.variants) == ops and space.packs_only == {"q_rows"} and space.weights == weights
-    assert space.no_staging == ops & {"q_mma_x_held", "q_block_rows"}
+    assert space.no_staging == ops & {"q_mma_x_held", "q_block_rows", "q_mma_rounds"}
     if "q_mma_x_held" in ops:
         assert space.threads_per_row["q_mma_x_held"] == [32, 64, 128, 256]
         assert all(space.rows_per_block[("q_mma_x_held", p)] == [1, 2, 4, 8, 16, 32, 64] for p in (32, 256))
@@ -502,8 +502,14 @@ def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, d
         block = [c for c in space.configs() if c.variant == "q_block_rows" and validate(c)]
         assert {c.unroll for c in block} == {1, 2} and not any(c.x_in_smem for c in block)
         assert build_space(4096, 512, dtype, weights=weights).threads_per_row["q_block_rows"] == [32]  # 32 packs a row
+    if "q_mma_rounds" in ops:  # a 16-row tile a block of 1 to 8 warps, unroll 1 or 2, K unsplit
+        assert space.threads_per_row["q_mma_rounds"] == [32, 64, 128, 256] and space.split_k["q_mma_rounds"] == [1]
+        assert all(space.rows_per_block[("q_mma_rounds", p)] == [1] for p in (32, 256))
+        rounds = [c for c in space.configs() if c.variant == "q_mma_rounds" and validate(c)]
+        assert {c.unroll for c in rounds} == {1, 2} and not any(c.x_in_smem for c in rounds)
+        assert build_space(4096, 256, dtype, weights=weights).threads_per_row["q_mma_rounds"] == [32, 64]  # 2 steps
     assert space.vector_loads == [pygemv.LOADS_ALIGNED]
-    for v in ops - {"q_block_rows"}:
+    for v in ops - {"q_block_rows", "q_mma_rounds"}:
         assert 1 in space.split_k[v] and max(space.split_k[v]) == 32  # 64 slices of 4096 are under a 128-column step
     configs = [c for c in space.configs() if validate(c)]
     assert configs and all(c.vector_loads == pygemv.LOADS_ALIGNED for c in configs)
@@ -521,18 +527,21 @@ def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, d
 def test_quantized_tune_finds_the_optimum_and_writes_entries_keyed_by_bits_and_group(tmp_path):
     from pygemv.tuning.cli import entry_of, plan_jobs, study_name
     best = C("q_rows", 16, 32, True, 2, True, 4)
-    m = FakeMeasure(4096, 4096, "float16", best, weights=(4, 128, "int"))
+    m = FakeMeasure(1024, 4096, "float16", best, weights=(4, 128, "int"))  # not q_mma_rounds' shape
     r = tune(m, 40, seeds=[best])
     assert r.config == best and r.weights == (4, 128, "int")
     assert all(m.can_run(c)[0] for c in m.timed)
     from pygemv.tuning.tuner import ShapeResult
     assert ShapeResult.from_dict(r.as_dict()) == r
     e = entry_of(r)
-    assert (e.op, e.bits, e.group) == ("N", 4, 128) and e.line().startswith("W4G128 float16 1 4096 4096 q_rows ")
+    assert (e.op, e.bits, e.group) == ("N", 4, 128) and e.line().startswith("W4G128 float16 1 1024 4096 q_rows ")
     fp = Fingerprint("Fake GPU", 4, 9, 0, 13000, pygemv.library_version())
     path = write_table(tmp_path / "q.gemvtable", fp, [e])
     with pygemv.Table(path) as t:
-        assert t.lookup(4096, 4096, "float16", weights=(4, 128, 1))[0] == best
+        assert t.lookup(1024, 4096, "float16", weights=(4, 128, 1))[0] == best
+        # Where the heuristic runs q_mma_rounds (int4 of 2048 to 4096 rows, 2048 columns up, to 2^24 codes), other
+        # operations' entries serve no shape (they were tuned before it).
+        assert t.lookup(2048, 4096, "float16", weights=(4, 128, 1)) is None
     # The quantized grid: opt-in, each format its own table key, names apart from the dense ones.
     jobs = plan_jobs(["float16", "bfloat16"], quantized=True)
     q = [j for j in jobs if j[5] is not None]
@@ -571,7 +580,7 @@ def test_merge_later_tables_win_and_the_result_parses(tmp_path):
     faster = C("block_per_row", 128, 1, True, 2)
     part = [Entry("float16", 1024, 1024, faster, 2.5, 3.5),                                       # replaces
             Entry("float16", 4096, 4096, C("t_splitm_twopass", 16, 16, True, 4, False, 16), 13.6, 14.0, "T"),
-            Entry("float16", 4096, 4096, C("q_mma", 32, 4, True, 1, True, 16), 5.0, 5.4, bits=4, group=128)]
+            Entry("float16", 1024, 4096, C("q_mma", 32, 4, True, 1, True, 16), 5.0, 5.4, bits=4, group=128)]
     new = write_table(tmp_path / "part.gemvtable", H100, part, info={"tool": "pygemv-tune part"})
     text = new.read_text().replace("# libgemv tuned", "# part two\n# libgemv tuned")
     new.write_text(text)
@@ -584,7 +593,7 @@ def test_merge_later_tables_win_and_the_result_parses(tmp_path):
         assert t.lookup(1024, 1024, "float16") == (faster, 0.0)
         assert t.lookup(1024, 1024, "float16", trans=True)[0] == C("t_columns", 32, 8, True, 4)
         assert t.lookup(4096, 4096, "float16", trans=True)[0].variant == "t_splitm_twopass"
-        assert t.lookup(4096, 4096, "float16", weights=(4, 128, 1))[0].variant == "q_mma"
+        assert t.lookup(1024, 4096, "float16", weights=(4, 128, 1))[0].variant == "q_mma"
         assert t.lookup(16, 17, "float32")[0] == C("rows_per_warp", 4, 16, False, 2)
     other = write_table(tmp_path / "other.gemvtable", Fingerprint("NVIDIA H200", 132, 9, 0, 13000,
                                                                    pygemv.library_version()), part)

@@ -57,7 +57,8 @@ def generic_seeds(vector_loads: int, op: str = "N", weights: tuple | None = None
                 C("q_mma_x_held", 128, 4, True, 1, False, 8), C("q_mma_x_held", 256, 2, True, 1, False, 4),  # smaller
                 C("q_mma_x_held", 256, 2, True, 2, False, 1),
                 C("q_block_rows", 64, 2, True, 1, False, 1), C("q_block_rows", 128, 2, True, 1, False, 1),  # int8
-                C("q_block_rows", 128, 2, True, 2, False, 1), C("q_block_rows", 256, 2, True, 1, False, 1)]  # (-s27-sweep)
+                C("q_block_rows", 128, 2, True, 2, False, 1), C("q_block_rows", 256, 2, True, 1, False, 1),  # (-s27-sweep)
+                C("q_mma_rounds", 256, 1, True, 2, False, 1), C("q_mma_rounds", 128, 1, True, 2, False, 1)]  # (-s28-qdmma-*)
     if op == "T":
         v = int(vector_loads)
         return [C("t_columns", 4, 64, v, 4), C("t_columns", 16, 16, v, 4), C("t_splitm_twopass", 16, 16, v, 4, False, 16),

@@ -258,8 +258,8 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
     to its 128-column steps), K slices of one to
     64 (at least a 128-column step each). x is staged for q_rows (fixed); q_mma stages it or
     reads it in place, drawn (x_in_smem); q_mma_x_held reads it in place (fixed) and draws
-    the tiles a block walks (rows_per_block); q_block_rows reads it in place and never splits
-    K."""
+    the tiles a block walks (rows_per_block); q_block_rows and q_mma_rounds (int4 in groups of
+    128 up) read it in place and never split K."""
     bits = weights[0]
     packs = -(-k * bits // 128)
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED], weights=tuple(weights))
@@ -269,11 +269,13 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
         lo, hi = var.threads_per_row
         # Lanes up to a row's packs; the tensor-core operations' warps (32 lanes) take steps
         # of 128 columns: up to a warp a step. q_mma's steps lie in one group (128 up).
-        if var.name == "q_mma" and weights[1] is not None and weights[1] < 128:
+        if var.name in ("q_mma", "q_mma_rounds") and weights[1] is not None and weights[1] < 128:
             continue
-        if var.split_k[1] == 1:  # q_block_rows: K unsplit, blocks of up to a row's packs, x in place
+        if var.split_k[1] == 1:  # q_block_rows, q_mma_rounds: K unsplit, x in place
             space.split_k[var.name] = [1]
-            if space.add(var.name, [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(packs))], m):
+            # Blocks of up to a row's packs (q_block_rows) or a warp a 128-column step (q_mma_rounds).
+            most = 32 * -(-k // 128) if var.name == "q_mma_rounds" else packs
+            if space.add(var.name, [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(most))], m):
                 space.no_staging.add(var.name)
             continue
         space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]

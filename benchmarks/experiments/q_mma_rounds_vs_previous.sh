@@ -1,15 +1,34 @@
 #!/usr/bin/env bash
-# int4 on q_mma_rounds (q-mma-rounds.patch, NOTES.md section 42) against the commit before it,
-# in one session: the rule's regime (int4 in groups of 128 up, x in place, 2048 rows and 2048
-# columns up to 2^24 codes), its edges, and shapes outside it (which must not move), in fp16
-# integer zeros (int4-g128), bf16 float zeros (int4-g128-float, tinygemm alongside) and groups
-# of 32 (int4-g32, outside by format). Both builds run this checkout's benchmark code.
-#   git archive --format=tar -o .carry/old-src.tar <commit> -- . ':!benchmarks/results'   (on the host)
-#   OUT=dir [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
+# int4 on q_mma_rounds (NOTES.md sections 42-43) against the commit before it (526cf53), in one
+# session: both builds run this checkout's benchmark code on int4-g128 (fp16 integer zeros) and
+# int4-g128-float (bf16 float zeros, tinygemm alongside). SET picks the shapes:
+#   final (default)  three sets: the rule's two regimes, their edges and shapes just outside;
+#                    26 random shapes (seed 2911: 18 of 2048-8448 rows, 1024-8192 columns up to
+#                    2^25 codes, 8 of 1024-32768 x 1024-16384 up to 2^27); the benchmark's 11
+#   first            s29's first run (2048 rows up to 2^24 codes), with int4-g32 as a second set
+#   to4096           the rule cut to 4096 rows: 14 random shapes of the regime (seed 29) and edges
+#   past-one-an-sm   133 to 143 tiles at 2048 to 7000 columns
+#   band             145 to 170 tiles at long rows
+#   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
+#   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
-INSIDE=2048x2048,2048x4096,3072x2560,4096x2048,4096x4096,2048x8192,8192x2048,2051x4099,3000x5000,2600x6100,5120x3072,2304x2304
-EDGES=4096x4224,2047x4096,8192x1024,1536x8192
-OUTSIDE=8192x8192,14336x4096,1000x4100,5003x7392
-BENCH_ARGS="--quantized --shapes $INSIDE,$EDGES,$OUTSIDE --formats int4-g128,int4-g128-float" \
-BENCH_ARGS2="--quantized --shapes 4096x4096,2048x4096,3072x2560 --formats int4-g32" PREFIX="" BENCH_FROM_THIS=1 \
-  exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"
+F="--formats int4-g128,int4-g128-float"
+case "${SET:-final}" in
+final)
+  REG=2048x2048,4096x4096,3072x2560,2130x7000,2130x2048,2500x6500,2640x4000,2656x4000,4768x2048,8448x2048,8192x1024,6144x4096,7392x4096,8192x4096,4752x2048,8449x2048,5120x3072,8192x2048,16384x2048,5003x7392
+  RAND=7960x1035,4171x7426,5300x2092,2488x4910,3893x2772,4190x2824,4685x5816,5655x1782,7184x4303,5824x5266,2388x4704,3681x4989,2818x2164,3157x2764,2329x4866,5154x2437,7429x1196,4458x3878,1198x2915,2158x1783,9263x7250,10965x1044,4042x3581,10816x7755,31898x2047,9816x5673
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $REG $F" BENCH_ARGS2="--quantized --shapes $RAND $F" BENCH_ARGS3="--quantized --shapes $SUITE $F" ;;
+first)
+  S=2048x2048,2048x4096,3072x2560,4096x2048,4096x4096,2048x8192,8192x2048,2051x4099,3000x5000,2600x6100,5120x3072,2304x2304,4096x4224,2047x4096,8192x1024,1536x8192,8192x8192,14336x4096,1000x4100,5003x7392
+  export BENCH_ARGS="--quantized --shapes $S $F" BENCH_ARGS2="--quantized --shapes 4096x4096,2048x4096,3072x2560 --formats int4-g32" ;;
+to4096)
+  export BENCH_ARGS="--quantized --shapes 2120x4132,2935x2958,2239x2107,2691x3469,2081x2849,3173x2652,3671x3672,2088x7668,3940x3199,2883x2989,3123x4795,2404x2969,2667x4506,3403x2186,8192x2048,5120x3072,4096x4096,4097x4095 $F" ;;
+past-one-an-sm)
+  S=""; for m in 2113 2130 2160 2200 2240 2280; do for k in 2048 3000 4132 5500 7000; do S="$S,${m}x${k}"; done; done
+  export BENCH_ARGS="--quantized --shapes ${S#,} $F" ;;
+band)
+  export BENCH_ARGS="--quantized --shapes 2350x4500,2400x6000,2450x5000,2500x6500,2560x6400,2300x3500,2500x3000,2700x6000,2048x2600 $F" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm or band" >&2; exit 2 ;;
+esac
+PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

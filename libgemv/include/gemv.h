@@ -144,9 +144,15 @@ typedef enum gemv_variant {
                                         * threads (32..256) owns rows_per_block rows (1, 2 or 4), its
                                         * threads taking the rows' 16-byte code packs in turn, `unroll`
                                         * (1 or 2) a row in flight; x read in place; K unsplit */
+    GEMV_VARIANT_Q_MMA_ROUNDS = 15,    /* op N, int4 weights (groups of 128 up or one a row, any zero
+                                        * mode) in fp16 or bf16, x contiguous and 16-byte aligned:
+                                        * tensor cores, a 16-row tile a block, its threads_per_row / 32
+                                        * warps (1..8) taking the steps of 128 columns in rounds of
+                                        * `unroll` (1 or 2), each round's codes, x, scales and zeros
+                                        * asked for at once; K unsplit */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 15
+#define GEMV_VARIANT_COUNT 16
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {

@@ -666,6 +666,43 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
     return true;
 }
 
+// int4 weights in groups of 128 up or one a row, x contiguous and aligned: q_mma_rounds, a
+// 16-row tile a block, K unsplit, in two regimes.
+// (a) Any dtype and zero mode, 2048 to 4096 rows and 2048 columns up to 2^24 codes: 8 warps of
+//     2 steps a round. Its standalone form (benchmarks/experiments/qdmma.cu's qdm2_kernel,
+//     benchmarks/NOTES.md section 42) ran bf16 float zeros 4096^2 in 6.35 us against the
+//     dispatch's 7.48, fp16 integer zeros 4096 x 2048 in 4.22 against 4.93. In the library
+//     (benchmarks/results/h100-2026-11-27-s29-q-mma-rounds-*) it won 1.01-1.38x there, except
+//     where the tiles just pass one an SM on long rows: up to 1.25 tiles an SM, the SMs with
+//     two tiles set the time (2130 x 7000 0.84x, 2500 x 6500 0.91x; K of 2048 still won
+//     1.11x). Past 4096 rows, 2 steps a round (110-118 registers: two blocks an SM) lost:
+//     8192 x 2048 0.86x.
+// (b) fp16 with symmetric or integer zeros, 2.25 to 4 tiles an SM and 1024 to 4096 columns: 8
+//     warps of one step a round (60-72 registers: three blocks an SM). The tuner's instrument
+//     against the dispatch then: 8192 x 4096 9.64 against 13.36 us, 6144 x 2730 7.32 against
+//     9.11, 8192 x 1024 3.63 against 4.50, 5120 x 2048 5.26 against 5.65; it lost at 2.2 tiles
+//     an SM (4608 x 3584 8.35 against 7.78), from 6 (16384 x 2048) and on 7392 columns (5003 x
+//     7392 15.6 against 12.8). bf16 float zeros lost from 4 tiles an SM (8192 x 2048) and are
+//     left out.
+bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    if (!pb.quantized() || pb.qw.bits != 4 || (pb.qw.group_size != 0 && pb.qw.group_size < 128) ||
+        !qmma_x_in_place_ok(pb))
+        return false;
+    const int64_t tiles = (pb.m + 15) / 16, sms = std::max(sm_count, 1);
+    const bool just_past_one_an_sm = tiles > sms && 4 * tiles <= 5 * sms && pb.k > 2560;
+    if (pb.m >= 2048 && pb.m <= 4096 && pb.k >= 2048 && mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) &&
+        !just_past_one_an_sm) {
+        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 2, 0, 1);
+        return true;
+    }
+    if (pb.dtype() == GEMV_DTYPE_F16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT && 4 * tiles > 9 * sms &&
+        tiles <= 4 * sms && pb.k >= 1024 && pb.k <= 4096) {
+        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
+        return true;
+    }
+    return false;
+}
+
 namespace {
 
 // Quantized weights (q_rows). Fit to a sweep of lanes, rows a thread, splits and block
@@ -678,8 +715,9 @@ namespace {
 // chunk are split further when the workspace allows; one slice always runs (x is then
 // staged a chunk at a time).
 gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
-    gemv_config_t block_rows;
+    gemv_config_t block_rows, rounds;
     if (q_block_rows_config(pb, sm_count, &block_rows)) return block_rows;
+    if (q_mma_rounds_config(pb, sm_count, &rounds)) return rounds;
     const XHeldShape xs = x_held_shape(pb);
     const bool mma_format = xs.mma_format;
     // The same formats with x contiguous, 16-byte aligned and in order, 4096 rows up and K up

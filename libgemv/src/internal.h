@@ -184,6 +184,8 @@ bool t_misaligned_regime(const Problem &pb, int sm_count);
 // Where the heuristic runs int8 weights on q_block_rows (dispatch.cpp), and its config
 // there; false elsewhere. The table does not stretch other operations' entries over it.
 bool q_block_rows_config(const Problem &pb, int sm_count, gemv_config_t *out);
+// ... int4 weights on q_mma_rounds (small and medium matrices), the same way.
+bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out);
 // ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
 // Tuned entries of another config do not apply there (tables tuned before the copies).
 bool phased_copies_regime(const Problem &pb);
@@ -386,7 +388,8 @@ struct QLaunch {
     int64_t blocks;
     bool x_staged = true; // q_mma with x_in_smem = 0: x read in place through L1
     bool x_held = false;  // q_mma_x_held: x in registers, teams = tiles a block, rows = steps a chunk
-    int unroll = 1;       // q_block_rows: packs a row in flight a thread (rows: rows a block)
+    bool rounds = false;  // q_mma_rounds: a tile a block, unroll steps a round
+    int unroll = 1;       // q_block_rows: packs a row in flight a thread (rows: rows a block); q_mma_rounds: steps a round
     QArgs args;
 };
 // q_block_rows: a block of at most this many threads owns rows_per_block rows.

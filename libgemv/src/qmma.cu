@@ -307,6 +307,7 @@ template <typename T> struct MmaOf;
 template <> struct MmaOf<__half> {
     using T2 = __half2;
     static constexpr uint32_t kMagic = 0x64006400u; // 1024 in both halves
+    static constexpr uint32_t kOnes = 0x3C003C00u;  // (1, 1)
     __device__ static T2 pair(float v) { return __float2half2_rn(v); }
     __device__ static float low(T2 v) { return __low2float(v); }
     __device__ static float high(T2 v) { return __high2float(v); }
@@ -324,6 +325,7 @@ template <> struct MmaOf<__half> {
 };
 template <> struct MmaOf<__nv_bfloat16> {
     using T2 = __nv_bfloat162;
+    static constexpr uint32_t kOnes = 0x3F803F80u; // (1, 1)
     __device__ static T2 pair(float v) { return __float2bfloat162_rn(v); }
     __device__ static float low(T2 v) { return __low2float(v); }
     __device__ static float high(T2 v) { return __high2float(v); }
@@ -537,10 +539,120 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
     return L.args.gs_log2 < 7 ? launch_x_held<T, S, true>(L, p, stream) : launch_x_held<T, S, false>(L, p, stream);
 }
 
+// Variant q_mma_rounds: a 16-row tile a block, its kw warps taking the steps of 128 columns
+// in rounds (warp w: steps w, w + kw, ... ; `unroll` of them a round), every load of a round
+// (codes, x, scales, zeros) asked for before any of it is used; K unsplit, no workspace. It
+// is q_mma's in-place arithmetic on x held's formats (int4, groups of 128 up or one a row,
+// every zero mode, fp16 or bf16) with the loop of benchmarks/experiments/qdmma.cu's
+// qdm2_kernel, which ran the small and medium matrices 1.1-1.35x faster than the kernels
+// here (bf16 float zeros 4096^2 6.35 us against x held's 7.48; NOTES.md section 42). Float
+// zeros: the pairs hold q, and a step's sum of x comes from two more MMAs a word of an
+// all-ones A on the same B fragments (it lands in D's column 0 of lanes t = 0, every row).
+template <typename T, int ZMODE, int U>
+__global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rounds_kernel(const QArgs a) {
+    using M = MmaOf<T>;
+    using T2 = typename M::T2;
+    constexpr int STEP = 128;
+    constexpr bool FLOAT_ZEROS = ZMODE == GEMV_QZERO_FLOAT;
+    __shared__ float warp_sums[kQmmaMaxThreads / 32][16];
+    pdl_prologue(a.pdl);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, kw = blockDim.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const int64_t row0 = (int64_t)blockIdx.x * 16;
+    const int64_t r0 = min(row0 + g, a.m - 1), r1 = min(row0 + g + 8, a.m - 1); // rows past M: never stored
+    const int64_t packs = (a.k + 31) / 32;
+    const int steps = (int)((a.k + STEP - 1) / STEP); // K up to 2^36 (can_implement)
+    const uint4 *q0 = reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + t;
+    const uint4 *q1 = reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + t;
+    const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
+    const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
+    const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
+    struct Round {
+        uint4 w0[U], w1[U], X[U][4]; // step u's packs of rows g and g + 8; x of this thread's pack (lanes g = 0)
+        T2 s[U], z[U];               // the step's group's scales and zeros, rows (g, g + 8)
+    };
+    auto load = [&](Round &r, int s0) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int s = s0 + u * kw;
+            const int64_t pack = (int64_t)s * 4;
+            const bool in = s < steps && pack + t < packs;
+            r.w0[u] = in ? load_codes_past_l1(q0 + pack) : make_uint4(0, 0, 0, 0);
+            r.w1[u] = in ? load_codes_past_l1(q1 + pack) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int s = s0 + u * kw;
+            const int64_t c = (int64_t)s * STEP;
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                r.X[u][j] = g == 0 && s < steps ? x_pack_at(x, c + 32 * t + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
+            const int64_t gi = min(c, a.k - 1) >> gshift;
+            r.s[u] = M::halves(sc + r0 * a.lds + gi, sc + r1 * a.lds + gi);
+            r.z[u] = ZMODE == GEMV_QZERO_SYMMETRIC ? M::pair(8.f) : M::halves(zc + r0 * a.ldz + gi, zc + r1 * a.ldz + gi);
+        }
+    };
+    float acc0 = 0.f, acc1 = 0.f;
+    Round r;
+    for (int s0 = warp; s0 < steps; s0 += kw * U) {
+        load(r, s0);
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (s0 + u * kw >= steps) break;
+            // Pairs hold q - z (integer zeros), q - 8 (symmetric) or q (float zeros).
+            const float za = FLOAT_ZEROS ? 0.f : M::low(r.z[u]), zb = FLOAT_ZEROS ? 0.f : M::high(r.z[u]);
+            const uint32_t u0[4] = {r.w0[u].x, r.w0[u].y, r.w0[u].z, r.w0[u].w};
+            const uint32_t u1[4] = {r.w1[u].x, r.w1[u].y, r.w1[u].z, r.w1[u].w};
+            float c[2][4] = {}, sx[4] = {};
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                uint32_t p0[4], p1[4]; // word j's pairs of rows g and g + 8
+                M::pairs(u0[j], za, p0);
+                M::pairs(u1[j], zb, p1);
+                const uint4 X = r.X[u][j];
+                const uint32_t b0 = prmt(X.x, X.z, 0x5410), b1 = prmt(X.x, X.z, 0x7632);
+                const uint32_t b2 = prmt(X.y, X.w, 0x5410), b3 = prmt(X.y, X.w, 0x7632);
+                M::mma(c[0], p0[0], p1[0], p0[1], p1[1], b0, b1);
+                M::mma(c[1], p0[2], p1[2], p0[3], p1[3], b2, b3);
+                if constexpr (FLOAT_ZEROS) {
+                    M::mma(sx, M::kOnes, M::kOnes, M::kOnes, M::kOnes, b0, b1);
+                    M::mma(sx, M::kOnes, M::kOnes, M::kOnes, M::kOnes, b2, b3);
+                }
+            }
+            if constexpr (FLOAT_ZEROS) {
+                acc0 = fmaf(M::low(r.z[u]), sx[0], acc0);
+                acc1 = fmaf(M::high(r.z[u]), sx[0], acc1);
+            }
+            acc0 = fmaf(M::low(r.s[u]), c[0][0] + c[1][0], acc0);
+            acc1 = fmaf(M::high(r.s[u]), c[0][2] + c[1][2], acc1);
+        }
+    }
+    // Lanes t = 0 of each warp hold rows g and g + 8; the warps are added in order.
+    if (t == 0) warp_sums[warp][g] = acc0, warp_sums[warp][g + 8] = acc1;
+    __syncthreads();
+    if (warp == 0 && lane < 16 && row0 + lane < a.m) {
+        float sum = 0.f;
+        for (int i = 0; i < kw; ++i) sum += warp_sums[i][lane];
+        q_store_row<T>(a, row0 + lane, sum);
+    }
+}
+
+template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U>
+                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U>;
+    return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
+}
+
 } // namespace
 
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream) {
     const LaunchPlan p = qmma_plan(L);
+    if (L.rounds) {
+        if (L.dtype == GEMV_DTYPE_BF16)
+            return L.unroll == 2 ? launch_rounds<__nv_bfloat16, 2>(L, p, stream) : launch_rounds<__nv_bfloat16, 1>(L, p, stream);
+        return L.unroll == 2 ? launch_rounds<__half, 2>(L, p, stream) : launch_rounds<__half, 1>(L, p, stream);
+    }
     if (L.x_held) {
         if (L.dtype == GEMV_DTYPE_BF16)
             return L.rows == 2 ? launch_x_held<__nv_bfloat16, 2>(L, p, stream) : launch_x_held<__nv_bfloat16, 1>(L, p, stream);

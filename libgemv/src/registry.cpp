@@ -607,6 +607,31 @@ gemv_status_t qmma_launch(const Operation &op, const gemv_config_t &c, const Pro
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 
+// Rounds (qmma.cu): int4 in groups of 128 up or one a row (a step in one group), x read in
+// place, a tile a block (grid.x: at most 2^31 - 1 tiles); no slices, so no workspace.
+gemv_status_t qmma_rounds_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
+    if (pb.qw.bits != 4 || (pb.qw.group_size != 0 && pb.qw.group_size < 128)) {
+        set_error("%s takes int4 weights in groups of 128 columns or more (or one a row); got int%d, group_size = "
+                  "%d: q_mma_x_held runs them",
+                  op.info.name, pb.qw.bits, pb.qw.group_size);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    if (pb.m > (int64_t)16 * 0x7fffffff) {
+        set_error("%s runs a block a 16-row tile: M up to 16 (2^31 - 1) (got %lld)", op.info.name, (long long)pb.m);
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return qmma_x_in_place_ok(pb) ? GEMV_STATUS_SUCCESS : refuse_x_in_place(op, pb, "");
+}
+
+gemv_status_t qmma_rounds_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    QLaunch L = q_plan(op, c, pb, 16);
+    L.x_staged = false;
+    L.rounds = true;
+    L.unroll = c.unroll;
+    L.blocks = (pb.m + 15) / 16;
+    return q_finish(op, L, launch_qmma(L, pb.stream), pb);
+}
+
 // Block rows (qblock.cu): int8 codes, x read in place; no slices, so no workspace.
 gemv_status_t qblock_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
     return qmma_x_in_place_ok(pb) ? GEMV_STATUS_SUCCESS : refuse_x_in_place(op, pb, "");
@@ -824,6 +849,9 @@ constexpr Operation quantized_mma_x_held(gemv_variant_info_t i) {
 constexpr Operation quantized_block_rows(gemv_variant_info_t i) {
     return {i, qblock_can_implement, q_workspace, qblock_launch, kNoSplit, 1u << kLoadsAligned, false};
 }
+constexpr Operation quantized_mma_rounds(gemv_variant_info_t i) {
+    return {i, qmma_rounds_can_implement, q_workspace, qmma_rounds_launch, kNoSplit, 1u << kLoadsAligned, false};
+}
 // Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
 // kTileMaxPacks packs in flight a thread.
 constexpr Operation tiles(gemv_variant_info_t i) {
@@ -876,6 +904,9 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_block_rows(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_BLOCK_ROWS, "q_block_rows", "op N, int8 weights (any zero mode and group size) in fp16 or bf16, x contiguous and 16-byte aligned: a block of threads_per_row threads owns rows_per_block rows, as many blocks as row groups, its threads taking the rows' 16-byte code packs in turn (unroll a row in flight) and reading x in place through L1; K unsplit",
                                   32, kQBlockMaxThreads, 1, 4, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 8)))),
+    quantized_mma_rounds(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_ROUNDS, "q_mma_rounds", "op N, int4 weights (groups of 128 up or one a row, any zero mode) in fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, a 16-row tile a block (rows_per_block 1), its threads_per_row / 32 warps taking the steps of 128 columns in rounds of unroll steps, each round's codes, x, scales and zeros asked for at once; K unsplit",
+                                  32, kQmmaMaxThreads, 1, 1, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0,
+                                  (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 4)))),
 };
 // clang-format on
 
