@@ -16,6 +16,9 @@ struct LaunchPlan {
     size_t static_smem;
 };
 
+// grid.x of n blocks: at least one, at most 2^31 - 1 (past it the kernels grid-stride, or can_implement refuses the problem).
+inline unsigned grid_x(int64_t n) { return (unsigned)std::max<int64_t>(1, std::min<int64_t>(n, 0x7fffffff)); }
+
 // Shared-memory bytes for staging a slice of x (16-byte multiple), 0 without staging.
 // Phased rows stage it shifted by up to one pack less an element.
 inline size_t staged_x_bytes(int64_t elements, size_t esz, int loads) {
@@ -51,7 +54,7 @@ inline LaunchPlan row_plan(const RowLaunch &L) {
 
 // Row stream: threads a block, blocks (at most a wave's worth, grid-stride over steps).
 inline LaunchPlan stream_plan(const StreamLaunch &L) {
-    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff))), dim3((unsigned)L.threads),
+    return {dim3(grid_x(L.blocks)), dim3((unsigned)L.threads),
             stream_smem_bytes(L.args.lda, dtype_size(L.dtype), L.threads, L.unroll), 0};
 }
 
@@ -67,7 +70,7 @@ inline LaunchPlan t_stream_plan(const TStreamLaunch &L) {
 // Row tiles: p threads a block (all on every row of the tile), row tiles (grid.x, grid-stride
 // past the limit) x K slices (grid.y); warp sums in static shared memory.
 inline LaunchPlan tile_plan(const TileLaunch &L) {
-    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.args.tiles, 0x7fffffff)), (unsigned)L.splits),
+    return {dim3(grid_x(L.args.tiles), (unsigned)L.splits),
             dim3((unsigned)L.threads), 0, (size_t)L.rows * kMaxWarpsPerBlock * sizeof(float)};
 }
 
@@ -76,7 +79,7 @@ inline LaunchPlan tile_plan(const TileLaunch &L) {
 inline LaunchPlan qrow_plan(const QLaunch &L) {
     const QArgs &a = L.args;
     const int64_t codes = q_pack_codes(L.bits), kpad = (a.k + codes - 1) / codes * codes;
-    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff)), (unsigned)L.splits),
+    return {dim3(grid_x(L.blocks), (unsigned)L.splits),
             dim3((unsigned)(a.teams << a.p_log2)), q_smem_bytes(std::min(a.slice, kpad)), 0};
 }
 
@@ -87,14 +90,14 @@ inline LaunchPlan qrow_plan(const QLaunch &L) {
 inline LaunchPlan qmma_plan(const QLaunch &L) {
     const QArgs &a = L.args;
     if (L.rounds) // q_mma_rounds: a tile a block, no split; the warps' row sums in static shared memory
-        return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff))), dim3(1u << a.p_log2), 0,
+        return {dim3(grid_x(L.blocks)), dim3(1u << a.p_log2), 0,
                 kQmmaMaxThreads / 32 * 16 * sizeof(float)};
     if (L.x_held) // q_mma_x_held: kw warps a block over its teams tiles, each warp a row of sums
-        return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff)), (unsigned)L.splits),
+        return {dim3(grid_x(L.blocks), (unsigned)L.splits),
                 dim3(1u << a.p_log2), (size_t)(1 << (a.p_log2 - 5)) * a.teams * 16 * sizeof(float), 0};
     const int64_t kpad = (a.k + 31) / 32 * 32;
     const size_t staged = L.x_staged ? (size_t)((std::min({a.slice, a.chunk, kpad}) / 32 + 3) / 4 * 4) * 18 * 4 : 0;
-    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff)), (unsigned)L.splits),
+    return {dim3(grid_x(L.blocks), (unsigned)L.splits),
             dim3((unsigned)(a.teams << a.p_log2)), staged,
             kQmmaMaxThreads / 32 * 16 * sizeof(float)}; // and the K warps' row sums
 }
@@ -102,7 +105,7 @@ inline LaunchPlan qmma_plan(const QLaunch &L) {
 // Quantized block rows: a block of 2^p_log2 threads a group of L.rows rows (grid-stride past
 // the limit); warp sums in static shared memory.
 inline LaunchPlan qblock_plan(const QLaunch &L) {
-    return {dim3((unsigned)std::max<int64_t>(1, std::min<int64_t>(L.blocks, 0x7fffffff))), dim3(1u << L.args.p_log2), 0,
+    return {dim3(grid_x(L.blocks)), dim3(1u << L.args.p_log2), 0,
             (size_t)(kQBlockMaxThreads / 32) * L.rows * sizeof(float)};
 }
 

@@ -83,13 +83,14 @@ __device__ __forceinline__ void stage_x_pairs(uint32_t *xs2, const QArgs &a, int
 // A 16-row tile's sums stored (acc0: row g, acc1: row g + 8, held by lanes t = 0 of each of
 // its kw K warps): one K warp stores its own; several are added in warp order (deterministic)
 // by the first. Every thread of the block calls it (it synchronizes when kw > 1).
+template <typename T = __half>
 __device__ __forceinline__ void store_tile_sums(const QArgs &a, float (*warp_sums)[16], int64_t row0, bool active,
                                                 int kw, float acc0, float acc1) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, kwi = warp & (kw - 1), g = lane >> 2, t = lane & 3;
     if (kw == 1) {
         if (active && t == 0) {
-            if (row0 + g < a.m) q_store_row<__half>(a, row0 + g, acc0);
-            if (row0 + g + 8 < a.m) q_store_row<__half>(a, row0 + g + 8, acc1);
+            if (row0 + g < a.m) q_store_row<T>(a, row0 + g, acc0);
+            if (row0 + g + 8 < a.m) q_store_row<T>(a, row0 + g + 8, acc1);
         }
         return;
     }
@@ -98,7 +99,7 @@ __device__ __forceinline__ void store_tile_sums(const QArgs &a, float (*warp_sum
     if (active && kwi == 0 && lane < 16 && row0 + lane < a.m) {
         float sum = 0.f;
         for (int j = 0; j < kw; ++j) sum += warp_sums[warp + j][lane];
-        q_store_row<__half>(a, row0 + lane, sum);
+        q_store_row<T>(a, row0 + lane, sum);
     }
     __syncthreads();
 }
@@ -627,14 +628,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
             acc1 = fmaf(M::high(r.s[u]), c[0][2] + c[1][2], acc1);
         }
     }
-    // Lanes t = 0 of each warp hold rows g and g + 8; the warps are added in order.
-    if (t == 0) warp_sums[warp][g] = acc0, warp_sums[warp][g + 8] = acc1;
-    __syncthreads();
-    if (warp == 0 && lane < 16 && row0 + lane < a.m) {
-        float sum = 0.f;
-        for (int i = 0; i < kw; ++i) sum += warp_sums[i][lane];
-        q_store_row<T>(a, row0 + lane, sum);
-    }
+    store_tile_sums<T>(a, warp_sums, row0, true, kw, acc0, acc1);
 }
 
 template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {

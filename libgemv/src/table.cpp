@@ -469,10 +469,10 @@ bool fits(const TableEntry &e, const Problem &pb, int sm_count) {
     if (c.variant == GEMV_VARIANT_Q_MMA_X_HELD && (pb.m != e.m || pb.k != e.k)) return false;
     // Entries of other operations were tuned before q_block_rows: where the heuristic runs
     // it (int8, NOTES.md section 41) they serve no shape, their own included.
-    gemv_config_t block_rows;
-    if (c.variant != GEMV_VARIANT_Q_BLOCK_ROWS && q_block_rows_config(pb, sm_count, &block_rows)) return false;
-    // Likewise q_mma_rounds for small and medium int4 matrices (NOTES.md section 42).
-    if (c.variant != GEMV_VARIANT_Q_MMA_ROUNDS && q_mma_rounds_config(pb, sm_count, &block_rows)) return false;
+    gemv_config_t heuristic;
+    if (c.variant != GEMV_VARIANT_Q_BLOCK_ROWS && q_block_rows_config(pb, sm_count, &heuristic)) return false;
+    // Likewise q_mma_rounds for small and medium int4 matrices (NOTES.md sections 42-43).
+    if (c.variant != GEMV_VARIANT_Q_MMA_ROUNDS && q_mma_rounds_config(pb, sm_count, &heuristic)) return false;
     // Nor do op T entries of other reads stretch over the regime of the stream and phased
     // rows (rows that do not start aligned): they were tuned on aligned rows (the element-load
     // entries at K of 1 and 8 among them), where neither is the heuristic's choice.
