@@ -25,9 +25,12 @@ SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192
 # (name, bits, group_size, zero_point, dtype)
 FORMATS = [("int4-g128", 4, 128, "int", "float16"), ("int4-g32", 4, 32, "int", "float16"),
            ("int8-row", 8, None, "symmetric", "float16"), ("int4-g128-float", 4, 128, "float", "bfloat16")]
-# More formats, timed when --formats names them: int8 in bf16, in groups, with float zeros.
+# More formats, timed when --formats names them: int8 in bf16, in groups, with float zeros;
+# int4 in groups of 128 in the other dtype and zero modes.
 MORE_FORMATS = [("int8-row-bf16", 8, None, "symmetric", "bfloat16"), ("int8-g128", 8, 128, "int", "float16"),
-                ("int8-g64-float-bf16", 8, 64, "float", "bfloat16")]
+                ("int8-g64-float-bf16", 8, 64, "float", "bfloat16"), ("int4-g128-bf16", 4, 128, "int", "bfloat16"),
+                ("int4-g128-sym", 4, 128, "symmetric", "float16"), ("int4-g128-sym-bf16", 4, 128, "symmetric", "bfloat16"),
+                ("int4-g128-float-fp16", 4, 128, "float", "float16")]
 
 
 def _tinygemm(torch, codes, scales, zeros, group_size):

@@ -394,22 +394,29 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4096, 4096, dtype=1, mode=0) == ("q_mma_rounds", 256, 256, 2, 1)
     assert pick(4, 3072, 2560, dtype=1, mode=2) == ("q_mma_rounds", 256, 256, 2, 1)
     assert pick(4, 2048, 8192, group=0)[0] == pick(4, 4096, 4096, group=1024)[0] == "q_mma_rounds"  # 2^24
-    assert pick(4, 4097, 2048)[0] != "q_mma_rounds" and pick(4, 8192, 2048, group=1024)[0] != "q_mma_rounds"
-    assert pick(4, 5120, 3072)[0] != "q_mma_rounds" and pick(4, 5120, 3072, dtype=1, mode=2)[0] != "q_mma_rounds"
+    assert pick(4, 4097, 2048)[0] != "q_mma_rounds"
+    two_steps = ("q_mma_rounds", 256, 256, 2, 1)   # past 4096 rows only the one-step regime below
+    assert pick(4, 8192, 2048, group=1024) != two_steps and pick(4, 5120, 3072) != two_steps
+    assert pick(4, 5120, 3072, dtype=1, mode=2) != two_steps
     # Not where the tiles just pass one an SM (133 to 165 of them) on rows over 2560 columns:
     # the SMs with two tiles set the time (2130 x 7000 0.84x, s29); 2048 columns still gain.
     assert pick(4, 2130, 7000)[0] != "q_mma_rounds" and pick(4, 2640, 4000)[0] != "q_mma_rounds"
     assert pick(4, 2130, 2048)[0] == pick(4, 2656, 4000)[0] == pick(4, 2112, 7000)[0] == "q_mma_rounds"
-    # fp16 with symmetric or integer zeros, 2.25 to 4 tiles an SM (297 to 528 tiles), 1024 to
-    # 4096 columns: one step a round (three blocks an SM). Not bf16 or float zeros there.
+    # Symmetric or integer zeros (fp16 or bf16), 2.25 to 4 tiles an SM (297 to 528 tiles), 1024
+    # to 4096 columns: one step a round (three blocks an SM). Float zeros only to 3 tiles an SM
+    # (396): they lost at 8192 rows (s29).
     for m, k in [(4768, 2048), (8448, 2048), (8192, 1024), (6144, 4096), (7392, 4096)]:
         assert pick(4, m, k, dtype=1) == pick(4, m, k, dtype=1, mode=0) == ("q_mma_rounds", 256, 256, 1, 1), (m, k)
-    assert pick(4, 4752, 2048, dtype=1)[0] != "q_mma_rounds" and pick(4, 8449, 2048, dtype=1)[0] != "q_mma_rounds"
+        assert pick(4, m, k) == pick(4, m, k, mode=0) == ("q_mma_rounds", 256, 256, 1, 1), (m, k)   # bf16
+    for dtype in (1, 2):
+        assert pick(4, 6336, 2048, dtype=dtype, mode=2) == ("q_mma_rounds", 256, 256, 1, 1)   # 396 tiles
+        assert pick(4, 6352, 2048, dtype=dtype, mode=2)[0] != "q_mma_rounds"                  # 397
+        assert pick(4, 8192, 2048, dtype=dtype, mode=2)[0] != "q_mma_rounds"
+        assert pick(4, 4752, 2048, dtype=dtype)[0] != "q_mma_rounds" and pick(4, 8449, 2048, dtype=dtype)[0] != "q_mma_rounds"
     assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1)[0] != "q_mma_rounds"
-    assert pick(4, 8192, 2048)[0] != "q_mma_rounds" and pick(4, 8192, 2048, dtype=1, mode=2)[0] != "q_mma_rounds"
     assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
     assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 2047, 4096)[0] != "q_mma_rounds"
-    assert pick(4, 8192, 2047)[0] != "q_mma_rounds" and pick(4, 4096, 4096, group=64)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 2047)[0] != "q_mma_rounds" and pick(4, 4096, 4096, group=64)[0] != "q_mma_rounds"
     assert pick(4, 4096, 4096, incx=2)[0] != "q_mma_rounds" and pick(8, 4096, 4096)[0] != "q_mma_rounds"
     assert pick(8, 14336, 4096, dtype=1, incx=2)[0] == "q_rows"             # more rows: q_rows
     # Under 1024 rows, int8 in fp16 keeps x held's rule for smaller matrices.
@@ -434,7 +441,7 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_x_held", 256, 1, 2, 1), 4, 2048, 2048, incx=1, perm=None, group=32)  # groups of 32, 16 steps: one slice
     expect(("q_mma_x_held", 256, 2, 2, 1), 4, 6397, 1219, dtype=1, mode=2)  # 400 tiles over 264 blocks
     expect(("q_mma_x_held", 256, 2, 1, 4), 4, 2048, 4096, mode=2, group=64)  # 128 tiles x 4 slices: 2 a block
-    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024)                 # 8 steps (fp16: q_mma_rounds)
+    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024, mode=2)         # 8 steps (other zeros: q_mma_rounds)
     expect(("q_mma_x_held", 256, 5, 2, 1), 4, 16960, 1152, dtype=1)       # 9 steps, 1060 tiles
     expect(("q_mma_x_held", 256, 4, 2, 1), 4, 16384, 2048, mode=2)        # 16 steps, 2^25 codes
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16384, 1024, mode=2)        # 8 steps past 2^23 codes: below

@@ -9,6 +9,10 @@
 #   to4096           the rule cut to 4096 rows: 14 random shapes of the regime (seed 29) and edges
 #   past-one-an-sm   133 to 143 tiles at 2048 to 7000 columns
 #   band             145 to 170 tiles at long rows
+#   widen            s30: the one-step regime widened to bf16 and to float zeros up to 3 tiles an
+#                    SM; its shapes and edges and 20 random shapes (seed 3030: 14 of 4700-8500 x
+#                    1024-4096, 6 of 2048-16384 x 1024-8192) in bf16 integer and symmetric zeros,
+#                    fp16 and bf16 float zeros
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -29,6 +33,11 @@ past-one-an-sm)
   export BENCH_ARGS="--quantized --shapes ${S#,} $F" ;;
 band)
   export BENCH_ARGS="--quantized --shapes 2350x4500,2400x6000,2450x5000,2500x6500,2560x6400,2300x3500,2500x3000,2700x6000,2048x2600 $F" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm or band" >&2; exit 2 ;;
+widen)
+  W="--formats int4-g128-bf16,int4-g128-sym-bf16,int4-g128-float-fp16,int4-g128-float"
+  REG=4608x3584,4752x2048,4768x2048,5120x2048,5300x2092,6144x2730,6336x2048,6352x2048,7392x4096,8192x1024,8192x2048,8192x4096,8448x2048,8449x2048,8192x4097
+  RAND=5632x2292,7788x3490,5042x1131,5992x2933,8023x2418,8267x2882,5960x2239,5859x2186,7404x2362,6996x1281,5339x1058,6262x2608,7251x2304,6006x2577,3261x2853,9418x3203,5107x3852,14182x3750,3034x4441,12990x2662
+  export BENCH_ARGS="--quantized --shapes $REG $W" BENCH_ARGS2="--quantized --shapes $RAND $W" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band or widen" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -677,13 +677,14 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     two tiles set the time (2130 x 7000 0.84x, 2500 x 6500 0.91x; K of 2048 still won
 //     1.11x). Past 4096 rows, 2 steps a round (110-118 registers: two blocks an SM) lost:
 //     8192 x 2048 0.86x.
-// (b) fp16 with symmetric or integer zeros, 2.25 to 4 tiles an SM and 1024 to 4096 columns: 8
-//     warps of one step a round (60-72 registers: three blocks an SM). The tuner's instrument
-//     against the dispatch then: 8192 x 4096 9.64 against 13.36 us, 6144 x 2730 7.32 against
-//     9.11, 8192 x 1024 3.63 against 4.50, 5120 x 2048 5.26 against 5.65; it lost at 2.2 tiles
-//     an SM (4608 x 3584 8.35 against 7.78), from 6 (16384 x 2048) and on 7392 columns (5003 x
-//     7392 15.6 against 12.8). bf16 float zeros lost from 4 tiles an SM (8192 x 2048) and are
-//     left out.
+// (b) 2.25 to 4 tiles an SM (float zeros: to 3) and 1024 to 4096 columns: 8 warps of one step
+//     a round (60-72 registers: three blocks an SM). The tuner's instrument against the
+//     dispatch then: fp16 integer zeros 8192 x 4096 9.64 against 13.36 us, 6144 x 2730 7.32
+//     against 9.11, 8192 x 1024 3.63 against 4.50; bf16 integer zeros 8192 x 4096 9.78 against
+//     11.25, 5300 x 2092 6.22 against 7.61; fp16 float zeros 5300 x 2092 5.73 against 7.65. It
+//     lost at 2.2 tiles an SM (4608 x 3584 8.35 against 7.78), from 6 (16384 x 2048), on 7392
+//     columns (5003 x 7392 15.6 against 12.8) and, with float zeros, from 3.5 tiles an SM
+//     (8192 x 2048 7.18 against 6.41; -s29-q-mma-rounds-bf16-int-fp16-float-configs.txt).
 bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized() || pb.qw.bits != 4 || (pb.qw.group_size != 0 && pb.qw.group_size < 128) ||
         !qmma_x_in_place_ok(pb))
@@ -695,8 +696,8 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 2, 0, 1);
         return true;
     }
-    if (pb.dtype() == GEMV_DTYPE_F16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT && 4 * tiles > 9 * sms &&
-        tiles <= 4 * sms && pb.k >= 1024 && pb.k <= 4096) {
+    const int64_t most_tiles = pb.qw.zero_mode == GEMV_QZERO_FLOAT ? 3 * sms : 4 * sms;
+    if (4 * tiles > 9 * sms && tiles <= most_tiles && pb.k >= 1024 && pb.k <= 4096) {
         *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
         return true;
     }
