@@ -276,6 +276,23 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     """)
 
 
+def test_heuristic_doubles_the_threads_of_rows_that_just_pass_one_wave():
+    """Aligned 16-bit rows given 64 threads (4 sqrt(packs) a row) that make 1 to 1.5 waves of
+    132 x 2048 take 128 (each keeping two loads or more): fp16 5003 x 3696 ran 64 threads a row
+    (1.18 waves) at 16.46 us, 128 at 14.96."""
+    run("""
+    def p(m, k, dtype="float16"):
+        return pygemv.select_config(m, k, dtype, use_table=False).threads_per_row
+    assert p(5003, 3696) == p(5003, 3696, "bfloat16") == 128     # 462 packs: 64 a row, 1.18 waves
+    assert p(6000, 3000) == 128                                    # 375 packs, 1.42 waves
+    assert p(4096, 3696) == 64                                     # 0.97 of a wave
+    assert p(7000, 3000) == 64                                     # 1.66 waves: the last wave is full enough
+    assert p(2500, 8192) == 128                                    # 128 a row stays 128 (mixed: NOTES 45)
+    assert p(5003, 1848, "float32") == 128                         # fp32: two loads a thread already
+    assert p(10000, 512) == 32                                     # 64 packs: 32 a row would leave one load
+    """)
+
+
 def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
     """op T: realigned packs on up to 48 long rows beyond 256 KiB (wider tiles when rows are
     fewer than the lanes), phased rows on large matrices of many rows, one element a load

@@ -118,6 +118,34 @@ def test_entries_of_unaligned_rows_reach_1_in_log2(tmp_path):
         assert t.lookup(10208, 640, "float16")[0] == es[1].config             # aligned rows: 1.5
 
 
+def test_a_one_wave_entry_does_not_serve_a_shape_that_needs_two(tmp_path):
+    """An aligned row-kernel entry whose blocks made one wave at its own shape (132 SMs) is
+    passed over where they would need a second, mostly empty one, if its blocks are coarse
+    (512 threads: 528 of them a wave) or the rows shorter than its own (fp16 4096^2's 64 x 8
+    ran 4800 x 4096 at 17.25 us, the heuristic 15.14; 4096 x 1024's 64 x 2 ran 6700 x 664 at
+    7.0, the heuristic 4.4). Finer blocks on rows as long stay (2048^2's 128 x 1 ran 2500 x
+    2048 at 5.3 us, the heuristic 6.0)."""
+    es = [Entry("float16", 4096, 4096, C("block_per_row", 64, 8, True, 1), 11.65, 12.99),     # 512 blocks of 512
+          Entry("float32", 4096, 4096, C("block_per_row", 128, 1, True, 2), 20.0, 23.0),      # 1.94 waves
+          Entry("bfloat16", 4096, 1024, C("block_per_row", 64, 2, True, 2), 4.0, 4.7),        # 2048 of 128
+          Entry("bfloat16", 2048, 2048, C("block_per_row", 128, 1, True, 2), 3.9, 5.3)]       # 2048 of 128
+    with pygemv.Table(write_table(tmp_path / "wave.gemvtable", H100, es)) as t:
+        assert t.lookup(4096, 4096, "float16")[0] == es[0].config
+        assert t.lookup(4096, 4608, "float16")[0] == es[0].config      # the same blocks
+        assert t.lookup(3600, 4096, "float16")[0] == es[0].config      # 450 blocks: still one wave
+        assert t.lookup(4224, 4096, "float16")[0] == es[0].config      # 528: exactly one
+        assert t.lookup(4232, 4096, "float16") is None                 # 529: a second wave
+        assert t.lookup(4800, 4096, "float16") is None
+        assert t.lookup(600, 4096, "float16", batch=8) is None          # 4800 rows in all
+        # Entries of more than one wave at their own shape are not gated by it.
+        assert t.lookup(3000, 5000, "float32")[0] == es[1].config
+        # 128-thread blocks: shorter rows past one wave are passed over, rows as long stay.
+        assert t.lookup(6700, 664, "bfloat16") is None
+        assert t.lookup(4000, 664, "bfloat16")[0] == es[2].config       # one wave still
+        assert t.lookup(4500, 1024, "bfloat16")[0] == es[2].config
+        assert t.lookup(2500, 2048, "bfloat16")[0] == es[3].config
+
+
 def test_entries_that_cannot_run_the_shape_are_skipped(table_file):
     with pygemv.Table(table_file) as t:
         # Rows of 16-byte multiples take entries tuned on such rows, other rows the others:

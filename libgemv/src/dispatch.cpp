@@ -360,6 +360,15 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             const int64_t want = target_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
+        // 64 threads a row whose rows just pass one full wave (up to 1.5): 128, so the last
+        // wave is not a fifth-full one, while each keeps two loads or more. On the H100, 16-bit
+        // rows of 375-480 packs at 5000-6000 rows: fp16 5003 x 3696 16.46 us at 64, 14.96 at
+        // 128; 6000 x 3000 14.80 against 13.27 (1.01-1.17x on six such shapes). Doubling 128
+        // to 256 the same way was mixed: 2500 x 8192 1.08x, 2200 x 7000 0.97x
+        // (benchmarks/NOTES.md section 45).
+        if (mode == kLoadsAligned && !small && p == 64 && mul_sat(rows, p) > target_threads &&
+            2 * mul_sat(rows, p) <= 3 * target_threads && loads >= 4 * (int64_t)p)
+            p *= 2;
         // Small matrices (small_matrix): lanes by small_matrix_lanes, unroll 1, x staged
         // only where it must be; element loads a lane an element (short_rows_by_element).
         if (small && vec) p = small_matrix_lanes(loads, rows, target_threads);

@@ -445,6 +445,18 @@ int64_t row_loads(const gemv_config_t &c, int64_t k, gemv_dtype_t dtype) {
     return std::max<int64_t>(1, (chunk + per_load - 1) / per_load);
 }
 
+// The waves a row kernel's blocks make on `rows` rows: its blocks over the slots resident at
+// once (2048 threads and 32 blocks an SM). 0 for other variants.
+double row_waves(const gemv_config_t &c, int64_t rows, int sm_count) {
+    if (c.variant != GEMV_VARIANT_THREAD_PER_ROW && c.variant != GEMV_VARIANT_ROWS_PER_WARP &&
+        c.variant != GEMV_VARIANT_WARP_PER_ROW && c.variant != GEMV_VARIANT_BLOCK_PER_ROW)
+        return 0.0;
+    const int64_t threads = std::max<int64_t>(1, (int64_t)c.threads_per_row * c.rows_per_block);
+    const int64_t per_sm = std::min<int64_t>(32, std::max<int64_t>(1, 2048 / threads));
+    const int64_t blocks = (rows + c.rows_per_block - 1) / std::max(1, c.rows_per_block) * std::max(1, c.split_k);
+    return (double)blocks / (double)(per_sm * std::max(sm_count, 1));
+}
+
 // Whether an entry's config, tuned at its own shape, fits pb: it runs pb within the
 // workspace, and a config of more than a warp a row that gave each thread of a row a load at
 // its own shape does so at pb's. A neighbour tuned on longer rows may give a row more threads than it has loads:
@@ -480,6 +492,18 @@ bool fits(const TableEntry &e, const Problem &pb, int sm_count) {
         c.vector_loads != kLoadsPhased && (pb.m != e.m || pb.k != e.k) && t_misaligned_regime(pb, sm_count))
         return false;
     if (pb.op != GEMV_OP_N || pb.quantized()) return true;
+    // A row-kernel grid of aligned 16-byte loads that ran in one wave at the entry's shape does
+    // not serve a shape where it needs a second, mostly empty one, when its blocks are coarse
+    // (512 threads up: 4 an SM or fewer) or its rows shorter (fewer loads a thread than it
+    // was tuned for). The fp16 4096^2 entry (512 blocks of 512 threads, 0.97 of a wave) ran
+    // 4800 x 4096 at 17.25 us, the heuristic's config 15.14; the 4096 x 1024 entry (64 threads
+    // a row, two rows a block) ran bf16 6700 x 664 at 7.05, the heuristic's warp a row 4.42.
+    // Finer blocks on rows as long stay: the 2048^2 entry ran 2500 x 2048 at 5.30 us in 1.18
+    // waves, the heuristic 6.01 (benchmarks/NOTES.md section 45).
+    if (c.vector_loads == kLoadsAligned && (pb.m != e.m || pb.k != e.k) && row_waves(c, e.m * e.batch, sm_count) <= 1.0 &&
+        row_waves(c, pb.m * pb.batch, sm_count) > 1.0 &&
+        ((int64_t)c.threads_per_row * c.rows_per_block >= 512 || pb.k < e.k))
+        return false;
     // A phased entry does not stretch to shorter rows outside the heuristic's phased regime
     // (fp16 50084 x 153 ran 0.97x cuBLAS with the 65536 x 257 entry's config).
     if (phased_loads(c.vector_loads) && pb.k < e.k && !phased_regime(pb)) return false;
