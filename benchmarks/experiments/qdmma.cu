@@ -131,12 +131,6 @@ template <int KW, bool BF = false> __device__ __forceinline__ void write_tile(fl
     }
 }
 
-struct Args {
-    const uint8_t *q;
-    const __half *scales, *zeros, *x;
-    __half *y;
-    int64_t m, k, ldq, lds, ldz;
-};
 
 // Block: KW warps on one 16-row tile; thread (g, t) reads rows g and g + 8, pack 4 s + t at
 // step s. Lanes t = 0 hold column 0 of D: row g in c[0], row g + 8 in c[2].
@@ -324,8 +318,7 @@ template <int KW, int U, bool DB, int MINB = 1, bool CONTIG = false, bool PAIRED
 void qdmma2(const Set &st, cudaStream_t s) {
     if (st.W.dtype == GEMV_DTYPE_BF16) { // x in natural order; float zeros' sum of x by MMA
         const gemv_qmatrix_t &W = st.W;
-        const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                     static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+        const Args a = args_of(st);
         const dim3 grid((unsigned)(W.m / 16)), block(32 * KW);
         if (W.zero_mode == GEMV_QZERO_FLOAT)
             qdm2_kernel<true, KW, U, DB, MINB, CONTIG, false, true, true><<<grid, block, 0, s>>>(a);
@@ -338,8 +331,7 @@ void qdmma2(const Set &st, cudaStream_t s) {
     }
     if (st.W.zero_mode == GEMV_QZERO_FLOAT) { // float zeros: x in natural order, the sum of x by MMA
         const gemv_qmatrix_t &W = st.W;
-        const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                     static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+        const Args a = args_of(st);
         qdm2_kernel<true, KW, U, DB, MINB, CONTIG, false, true><<<(unsigned)(W.m / 16), 32 * KW, 0, s>>>(a);
         CK(cudaGetLastError());
         return;
@@ -357,8 +349,7 @@ void qdmma2(const Set &st, cudaStream_t s) {
         }
         xpair_kernel<<<(unsigned)((W.k / 8 + 255) / 256), 256, 0, s>>>(st.x, xpaired, W.k);
     }
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), PAIRED ? xpaired : st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st, PAIRED ? xpaired : nullptr);
     const dim3 grid((unsigned)(W.m / 16)), block(32 * KW);
     if (W.zero_mode == GEMV_QZERO_INT) qdm2_kernel<true, KW, U, DB, MINB, CONTIG, PAIRED><<<grid, block, 0, s>>>(a);
     else qdm2_kernel<false, KW, U, DB, MINB, CONTIG, PAIRED><<<grid, block, 0, s>>>(a);
@@ -419,8 +410,7 @@ __global__ void __launch_bounds__(32 * KW, MINB) qdm3_kernel(const Args a) {
 
 template <int KW, int D, int MINB = 1> void qdmma3(const Set &st, cudaStream_t s) {
     const gemv_qmatrix_t &W = st.W;
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st);
     const dim3 grid((unsigned)(W.m / 16)), block(32 * KW);
     if (W.zero_mode == GEMV_QZERO_INT) qdm3_kernel<true, KW, D, MINB><<<grid, block, 0, s>>>(a);
     else qdm3_kernel<false, KW, D, MINB><<<grid, block, 0, s>>>(a);
@@ -429,8 +419,7 @@ template <int KW, int D, int MINB = 1> void qdmma3(const Set &st, cudaStream_t s
 
 template <int KW, int U, bool DB, bool XW = false, bool PF = false, int MODE = FULL, int MINB = 1> void qdmma(const Set &st, cudaStream_t s) {
     const gemv_qmatrix_t &W = st.W;
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st);
     const dim3 grid((unsigned)(W.m / 16)), block(32 * KW);
     if (W.zero_mode == GEMV_QZERO_INT) qdm_kernel<true, KW, U, DB, XW, PF, MODE, MINB><<<grid, block, 0, s>>>(a);
     else qdm_kernel<false, KW, U, DB, XW, PF, MODE, MINB><<<grid, block, 0, s>>>(a);
@@ -518,16 +507,8 @@ int main(int argc, char **argv) {
                               {4, 128, GEMV_QZERO_FLOAT, "int4 g128 float"},  // 2..4: qdmma2 methods only
                               {4, 128, GEMV_QZERO_FLOAT, "int4 g128 float", GEMV_DTYPE_BF16},
                               {4, 128, GEMV_QZERO_INT, "int4 g128 int", GEMV_DTYPE_BF16}};
-    std::vector<Method> picked(methods, methods + sizeof(methods) / sizeof(methods[0]));
     const char *only = getenv("QDM_ONLY");
     if (!only && getenv("QDM_RUN")) only = runs[std::min(7, std::max(0, atoi(getenv("QDM_RUN")) - 1))];
-    if (only) {
-        picked.clear();
-        for (const char *p = only; *p;) {
-            picked.push_back(methods[atoi(p)]);
-            while (*p && *p != ',') ++p;
-            if (*p) ++p;
-        }
-    }
+    const std::vector<Method> picked = pick_methods(methods, sizeof(methods) / sizeof(methods[0]), only);
     return run_harness(argc, argv, picked.data(), (int)picked.size(), formats, 5, 16, 128);
 }

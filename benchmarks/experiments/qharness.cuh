@@ -38,6 +38,19 @@ struct Set {
     __half *x, *y, *dense; // 16-bit words of W.dtype; dense: M x (K bits / 16), the codes' bytes, for the dense kernel
 };
 
+// A set as the experiments' kernels take it: raw pointers and leading dimensions.
+struct Args {
+    const uint8_t *q;
+    const __half *scales, *zeros, *x;
+    __half *y;
+    int64_t m, k, ldq, lds, ldz;
+};
+inline Args args_of(const Set &st, const __half *x = nullptr) { // x: another copy of it (qdmma's pair order)
+    const gemv_qmatrix_t &W = st.W;
+    return {static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
+            static_cast<const __half *>(W.zeros), x ? x : st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+}
+
 using Launch = void (*)(const Set &, cudaStream_t);
 
 struct Method {
@@ -77,6 +90,18 @@ inline void libgemv_quantized(const Set &st, cudaStream_t s) {
 inline void libgemv_dense(const Set &st, cudaStream_t s) {
     const int64_t cols = st.W.k * st.W.bits / 16; // 16-bit elements of a row's codes
     GK(gemv(GEMV_OP_N, (gemv_dtype_t)st.W.dtype, st.W.m, cols, 1.0, st.dense, cols, st.x, 1, 0.0, st.y, 1, nullptr, 0, s));
+}
+
+// The methods whose indices a comma list names ("0,3,7"), or all of them for nullptr.
+inline std::vector<Method> pick_methods(const Method *all, int n, const char *only) {
+    if (!only) return std::vector<Method>(all, all + n);
+    std::vector<Method> picked;
+    for (const char *p = only; *p;) {
+        picked.push_back(all[atoi(p)]);
+        while (*p && *p != ',') ++p;
+        if (*p) ++p;
+    }
+    return picked;
 }
 
 // Shapes from argv (MxK ...) or the defaults; formats picked by index with QSK_FORMATS

@@ -67,12 +67,6 @@ template <uint32_t SEL> __device__ __forceinline__ uint32_t byte_pair(uint32_t u
     return as_u32(__hadd2(as_h2(d), zero_add));
 }
 
-struct Args {
-    const uint8_t *q;
-    const __half *scales, *zeros, *x;
-    __half *y;
-    int64_t m, k, ldq, lds, ldz;
-};
 
 // Block: KW warps on one tile of 8 rows; thread (g, t) of a warp reads row g's pack 4s + t
 // at step s (a quad: 4 consecutive packs, 128 int4 or 64 int8 columns), each byte once.
@@ -498,8 +492,7 @@ __global__ void qsk_slices_kernel(const float *ws, int slices, int64_t m, __half
 
 template <int KW, int MODE, int D> void skeleton(const Set &st, cudaStream_t s) {
     const gemv_qmatrix_t &W = st.W;
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st);
     const dim3 grid((unsigned)(W.m / 8)), block(32 * KW);
     const bool iz = W.zero_mode == GEMV_QZERO_INT;
     if (W.bits == 8) {
@@ -514,8 +507,7 @@ template <int KW, int MODE, int D> void skeleton(const Set &st, cudaStream_t s) 
 
 template <int KW, int MODE, int D, bool XPF = false, int MINB = 1> void skeleton16(const Set &st, cudaStream_t s) {
     const gemv_qmatrix_t &W = st.W;
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st);
     const dim3 grid((unsigned)(W.m / 16)), block(32 * KW);
     const bool iz = W.zero_mode == GEMV_QZERO_INT;
     if (W.bits == 8) {
@@ -532,8 +524,7 @@ template <int KW, int MODE, int D, bool XPF = false, int MINB = 1> void skeleton
 template <int KW, int RT> void skeleton_tiles(const Set &st, cudaStream_t s) {
     const gemv_qmatrix_t &W = st.W;
     if (W.bits == 8 || W.m % (16 * RT)) return skeleton16<KW, FULL, 1>(st, s);
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st);
     const dim3 grid((unsigned)(W.m / (16 * RT))), block(32 * KW);
     if (W.zero_mode == GEMV_QZERO_INT) qsk_tiles_kernel<KW, RT, true><<<grid, block, 0, s>>>(a);
     else qsk_tiles_kernel<KW, RT, false><<<grid, block, 0, s>>>(a);
@@ -554,8 +545,7 @@ template <int KW, int S, int D> void skeleton_xs(const Set &st, cudaStream_t s) 
     }
     const int64_t row_blocks = std::min<int64_t>(tiles, std::max<int64_t>(1, (132 * 4 + slices - 1) / slices));
     const int64_t tpb = (tiles + row_blocks - 1) / row_blocks;
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st);
     const dim3 grid((unsigned)((tiles + tpb - 1) / tpb), (unsigned)slices), block(32 * KW);
     const size_t smem = (size_t)KW * tpb * 16 * 4;
     auto kern = W.zero_mode == GEMV_QZERO_INT ? qsk_xs_kernel<KW, S, D, true> : qsk_xs_kernel<KW, S, D, false>;

@@ -96,12 +96,6 @@ __device__ __forceinline__ void step_mmas(const uint4 &ca, const uint4 &cb, floa
     }
 }
 
-struct Args {
-    const uint8_t *q;
-    const __half *scales, *zeros, *x;
-    __half *y;
-    int64_t m, k, ldq, lds, ldz;
-};
 
 // A stage: C columns of the tile's 16 rows (a row's run padded by 64 bytes: rows g and g + 1
 // on other banks for the 16-byte reads of lanes (g, t)), the same C columns of x, then the 16
@@ -198,8 +192,7 @@ template <int KW, int C, int S, int MODE = FULL, int MINB = 1> void qtma(const S
         CK(cudaFuncSetAttribute(qtma_kernel<false, KW, C, S, MODE, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         sized = true;
     }
-    const Args a{static_cast<const uint8_t *>(W.qweight), static_cast<const __half *>(W.scales),
-                 static_cast<const __half *>(W.zeros), st.x, st.y, W.m, W.k, W.ldq, W.lds, W.ldz};
+    const Args a = args_of(st);
     const dim3 grid((unsigned)(W.m / 16)), block(32 * (KW + 1));
     if (W.zero_mode == GEMV_QZERO_INT) qtma_kernel<true, KW, C, S, MODE, MINB><<<grid, block, smem, s>>>(a);
     else qtma_kernel<false, KW, C, S, MODE, MINB><<<grid, block, smem, s>>>(a);
@@ -224,14 +217,6 @@ int main(int argc, char **argv) {
         {"tma loads KW4 C1024 S4", qtma<4, 1024, 4, LOADS>, false},
         {"tma loads KW8 C256 S16", qtma<8, 256, 16, LOADS>, false}};
     const Format formats[] = {{4, 128, GEMV_QZERO_INT, "int4 g128 int"}, {4, 128, GEMV_QZERO_SYMMETRIC, "int4 g128 sym"}};
-    std::vector<Method> picked(methods, methods + sizeof(methods) / sizeof(methods[0]));
-    if (const char *only = getenv("QTMA_ONLY")) {
-        picked.clear();
-        for (const char *p = only; *p;) {
-            picked.push_back(methods[atoi(p)]);
-            while (*p && *p != ',') ++p;
-            if (*p) ++p;
-        }
-    }
+    const std::vector<Method> picked = pick_methods(methods, sizeof(methods) / sizeof(methods[0]), getenv("QTMA_ONLY"));
     return run_harness(argc, argv, picked.data(), (int)picked.size(), formats, 2, 16, 256);
 }
