@@ -65,7 +65,6 @@ __device__ __forceinline__ uint32_t lds_u16(uint32_t addr) {
     asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr));
     return v;
 }
-__device__ __forceinline__ float h2f(uint32_t v) { return __half2float(__ushort_as_half((unsigned short)v)); }
 
 // A 16-byte shared-memory read that stays where it is written among the asm volatile pair
 // arithmetic and MMAs (a plain load is hoisted: every step's x and codes at once, 86-148
@@ -75,27 +74,6 @@ __device__ __forceinline__ uint4 lds16(uint32_t addr) {
     asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
     return v;
 }
-
-// q_mma's 8 MMAs of a step (qdmma.cu's step_mmas): rows g (ca) and g + 8 (cb), zeros fa and
-// fb, word w's 8 columns of x read from shared memory at xs + 16 w just before its pairs are
-// formed; D's column 0 into c[0][0] + c[1][0] (row g) and c[0][2] + c[1][2] (row g + 8) in
-// lanes t = 0. Every lane reads x (a broadcast): the other columns of D are never used.
-__device__ __forceinline__ void step_mmas(const uint4 &ca, const uint4 &cb, float fa, float fb, uint32_t xs,
-                                          float (&c)[2][4]) {
-    const __half2 zla = __float2half2_rn(-(1024.f + fa)), zha = __float2half2_rn(-(64.f + fa));
-    const __half2 zlb = __float2half2_rn(-(1024.f + fb)), zhb = __float2half2_rn(-(64.f + fb));
-    const uint32_t ua[4] = {ca.x, ca.y, ca.z, ca.w}, ub[4] = {cb.x, cb.y, cb.z, cb.w};
-#pragma unroll
-    for (int w = 0; w < 4; ++w) {
-        const uint4 X = lds16(xs + 16 * w);
-        uint32_t pa[4], pb[4];
-        word_pairs_pinned(ua[w], as_u32(zla), as_u32(zha), pa);
-        word_pairs_pinned(ub[w], as_u32(zlb), as_u32(zhb), pb);
-        mma_16816_full(c[0], pa[0], pb[0], pa[1], pb[1], prmt(X.x, X.z, 0x5410), prmt(X.x, X.z, 0x7632));
-        mma_16816_full(c[1], pa[2], pb[2], pa[3], pb[3], prmt(X.y, X.w, 0x5410), prmt(X.y, X.w, 0x7632));
-    }
-}
-
 
 // A stage: C columns of the tile's 16 rows (a row's run padded by 64 bytes: rows g and g + 1
 // on other banks for the 16-byte reads of lanes (g, t)), the same C columns of x, then the 16
@@ -164,7 +142,7 @@ __global__ void __launch_bounds__(32 * (KW + 1), MINB) qtma_kernel(const Args a)
                 if (j + 1 < St::STEPS) na = lds16(qa + 64 * (j + 1)), nb = lds16(qb + 64 * (j + 1));
                 const float fa = IZ ? h2f(lds_u16(za + 2 * j)) : 8.f, fb = IZ ? h2f(lds_u16(za + 16 * St::STEPS + 2 * j)) : 8.f;
                 float c[2][4] = {};
-                step_mmas(ca, cb, fa, fb, xs + 256 * j, c);
+                step_mmas(ca, cb, fa, fb, [&](int w) { return lds16(xs + 256 * j + 16 * w); }, c); // every lane reads x (a broadcast): D's other columns are never used
                 const float sca = h2f(lds_u16(sa + 2 * j)), scb = h2f(lds_u16(sa + 16 * St::STEPS + 2 * j));
                 acc0 = fmaf(sca, c[0][0] + c[1][0], acc0); // lanes t != 0: other columns, never stored
                 acc1 = fmaf(scb, c[0][2] + c[1][2], acc1);

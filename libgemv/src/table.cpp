@@ -453,7 +453,7 @@ double row_waves(const gemv_config_t &c, int64_t rows, int sm_count) {
         return 0.0;
     const int64_t threads = std::max<int64_t>(1, (int64_t)c.threads_per_row * c.rows_per_block);
     const int64_t per_sm = std::min<int64_t>(32, std::max<int64_t>(1, 2048 / threads));
-    const int64_t blocks = (rows + c.rows_per_block - 1) / std::max(1, c.rows_per_block) * std::max(1, c.split_k);
+    const int64_t blocks = (rows + c.rows_per_block - 1) / std::max(1, c.rows_per_block); // unsplit variants
     return (double)blocks / (double)(per_sm * std::max(sm_count, 1));
 }
 
