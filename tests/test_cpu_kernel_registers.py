@@ -146,3 +146,28 @@ def test_q_mma_keeps_six_blocks_of_128_an_sm():
     assert max(r for r, _ in staged) <= 80, f"staged q_mma kernels use {staged} (registers, spill bytes)"
     assert max(r for r, _ in in_place) <= 64 and max(s for _, s in in_place) <= 32, \
         f"in-place q_mma kernels use {in_place} (registers, spill bytes)"
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
+@pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
+def test_q_block_rows_fits_the_register_counts_its_prefetch_wave_assumes():
+    """q_block_rows' launch (registry.cpp qblock_launch) sizes the first wave, the blocks that
+    prefetch before the PDL wait, from 64 registers a thread for 1 or 2 rows a block, 80 for 4
+    rows at unroll 1 and 128 at unroll 2. A kernel over its count makes the wave smaller than
+    assumed, and blocks past it prefetch lines they then read again."""
+    out = subprocess.run(
+        [NVCC, "-std=c++17", "-O3", "-arch=sm_90", "-DGEMV_BUILDING_LIBRARY", "-Xptxas", "-v",
+         "-I", str(ROOT / "libgemv" / "include"), "-I", str(SRC), "-c", str(SRC / "qblock.cu"), "-o", "/dev/null"],
+        capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    name = re.compile(r"gemv_qblock_kernelI\w+?Li(\d)ELi(\d)ELi(\d)EE")  # <T, ZMODE, R, U>
+    found = {}
+    for block in out.stderr.split("Compiling entry function")[1:]:
+        zmode, rows, unroll = map(int, name.search(block).groups())
+        spill = re.search(r"(\d+) bytes spill stores", block)
+        found.setdefault((rows, unroll), []).append(
+            (int(re.search(r"Used (\d+) registers", block).group(1)), int(spill.group(1)) if spill else 0))
+    assert sorted(found) == [(r, u) for r in (1, 2, 4) for u in (1, 2)], sorted(found)
+    assert all(len(v) == 6 for v in found.values()), found  # 2 dtypes x 3 zero modes
+    bound = {(1, 1): 64, (1, 2): 64, (2, 1): 64, (2, 2): 64, (4, 1): 80, (4, 2): 128}
+    over = {k: v for k, v in found.items() if max(r for r, _ in v) > bound[k] or max(s for _, s in v) > 0}
+    assert not over, f"q_block_rows kernels over their assumed registers {bound} or spilling: {over}"

@@ -84,6 +84,10 @@ __global__ void __launch_bounds__(kQBlockMaxThreads) gemv_qblock_kernel(const QA
     const int threads = blockDim.x, warp = threadIdx.x >> 5;
     const int64_t packs = (a.k + kCodes - 1) / kCodes;
     const bool one_group = a.gs_log2 >= 62;
+    // The first wave asks L2 for its rows' first codes before the PDL wait, as the dense row
+    // kernels do (prefetch_first_rows: out of line, scalars only).
+    if (a.prefetch_lines > 0 && (int64_t)blockIdx.x < a.prefetch_blocks)
+        prefetch_first_rows(a.q, a.m, a.ldq, (int64_t)blockIdx.x * R, R, 1, packs * kCodes, a.prefetch_lines);
     pdl_prologue(a.pdl);
     // Block-uniform walk over groups of R rows (grid-stride past the grid's limit).
     for (int64_t row0 = (int64_t)blockIdx.x * R; row0 < a.m; row0 += (int64_t)gridDim.x * R) {

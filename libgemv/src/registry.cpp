@@ -643,6 +643,22 @@ gemv_status_t qblock_launch(const Operation &op, const gemv_config_t &c, const P
     L.unroll = c.unroll;
     L.x_staged = false;
     L.blocks = (pb.m + c.rows_per_block - 1) / c.rows_per_block;
+    if (q_prefetch_on(pb) && pb.qw.group_size == 0) {
+        // One group a row (int8 per channel): the first wave's blocks ask L2 for half of their
+        // first step (the dense kernels' rule, NOTES.md section 5), within 64 KiB an SM.
+        // Blocks past the first wave must not prefetch (they would read their lines twice),
+        // so the wave counts registers: at most 64 a thread for 1 or 2 rows, 80 for 4 rows at
+        // unroll 1, 128 at unroll 2 (test_cpu_kernel_registers.py holds the kernels to that).
+        // Measured (NOTES.md section 46): per-row int8 1.01-1.17x; a whole step or more lost up
+        // to 13% on small grouped matrices (scales and zeros a pack), which stay without it.
+        const int regs = c.rows_per_block <= 2 ? 64 : c.unroll == 1 ? 80 : 128;
+        const int per_sm = std::clamp(std::min(2048 / c.threads_per_row, 65536 / (c.threads_per_row * regs)), 1, 32);
+        const int64_t row_lines = ((pb.k + 15) / 16 * 16 + 127) / 128;
+        const int64_t step_lines = std::min<int64_t>(row_lines, (int64_t)c.threads_per_row * c.unroll * 16 / 128);
+        const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
+        L.args.prefetch_lines = (int)std::max<int64_t>(1, std::min(budget, c.rows_per_block * step_lines / 2));
+        L.args.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
+    }
     return q_finish(op, L, launch_qblock(L, pb.stream), pb);
 }
 
