@@ -13,6 +13,10 @@
 #                    SM; its shapes and edges and 20 random shapes (seed 3030: 14 of 4700-8500 x
 #                    1024-4096, 6 of 2048-16384 x 1024-8192) in bf16 integer and symmetric zeros,
 #                    fp16 and bf16 float zeros
+#   prefetch         s31: the first wave's prefetch of its first round, on both regimes' shapes
+#                    and edges and 16 random shapes (seed 3132: 8 of 2048-4096 x 2048-8192 up to
+#                    2^24 codes, 8 of 4752-8448 x 1024-4096) in fp16 and bf16 integer, fp16
+#                    symmetric and bf16 float zeros; the benchmark's 11 shapes as a third set
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -38,6 +42,12 @@ widen)
   REG=4608x3584,4752x2048,4768x2048,5120x2048,5300x2092,6144x2730,6336x2048,6352x2048,7392x4096,8192x1024,8192x2048,8192x4096,8448x2048,8449x2048,8192x4097
   RAND=5632x2292,7788x3490,5042x1131,5992x2933,8023x2418,8267x2882,5960x2239,5859x2186,7404x2362,6996x1281,5339x1058,6262x2608,7251x2304,6006x2577,3261x2853,9418x3203,5107x3852,14182x3750,3034x4441,12990x2662
   export BENCH_ARGS="--quantized --shapes $REG $W" BENCH_ARGS2="--quantized --shapes $RAND $W" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band or widen" >&2; exit 2 ;;
+prefetch)
+  P="--formats int4-g128,int4-g128-bf16,int4-g128-sym,int4-g128-float"
+  REG=2048x2048,2048x4096,2048x8192,3072x2560,4042x3581,4096x2048,4096x4096,2130x7000,4752x2048,5120x2048,5300x2092,6144x2730,7392x4096,8023x2418,8192x1024,8192x4096,8449x2048
+  RAND=3667x3668,2855x4669,4061x4042,3495x3606,3681x2064,2273x2509,2870x2168,3185x3305,8282x2131,8079x1071,5648x1109,8013x1360,8297x2272,7152x3033,8419x3770,6845x1218
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $REG $P" BENCH_ARGS2="--quantized --shapes $RAND $P" BENCH_ARGS3="--quantized --shapes $SUITE $F" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen or prefetch" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -379,7 +379,7 @@ struct QArgs {
     int64_t prefetch_blocks;
     int prefetch_tiles;
     int prefetch_rows; // q_rows: rows of the block's first tile whose first packs it prefetches
-    int prefetch_lines; // q_block_rows: 128-byte lines of its rows' first codes a block asks for
+    int prefetch_lines; // q_block_rows, q_mma_rounds: lines of its rows' first codes a block asks for
 };
 
 struct QLaunch {

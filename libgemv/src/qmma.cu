@@ -556,10 +556,21 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     constexpr int STEP = 128;
     constexpr bool FLOAT_ZEROS = ZMODE == GEMV_QZERO_FLOAT;
     __shared__ float warp_sums[kQmmaMaxThreads / 32][16];
+    const int64_t row0 = (int64_t)blockIdx.x * 16;
+    // Before the PDL wait, the first wave asks L2 for the start of its tile's first round
+    // (prefetch_lines over the 16 rows), inline as x held's prefetch (NOTES.md section 35).
+    if (a.prefetch_lines > 0 && (int64_t)blockIdx.x < a.prefetch_blocks) {
+        const int rows = (int)min((int64_t)16, a.m - row0);
+        const int64_t row_bytes = (a.k + 31) / 32 * 16;
+        for (int i = threadIdx.x; i < a.prefetch_lines; i += blockDim.x) {
+            const int64_t line = i / rows;
+            if (line * 128 < row_bytes)
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(a.q + (row0 + i % rows) * a.ldq + line * 128));
+        }
+    }
     pdl_prologue(a.pdl);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, kw = blockDim.x >> 5;
     const int g = lane >> 2, t = lane & 3;
-    const int64_t row0 = (int64_t)blockIdx.x * 16;
     const int64_t r0 = min(row0 + g, a.m - 1), r1 = min(row0 + g + 8, a.m - 1); // rows past M: never stored
     const int64_t packs = (a.k + 31) / 32;
     const int steps = (int)((a.k + STEP - 1) / STEP); // K up to 2^36 (can_implement)

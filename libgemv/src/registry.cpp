@@ -629,6 +629,19 @@ gemv_status_t qmma_rounds_launch(const Operation &op, const gemv_config_t &c, co
     L.rounds = true;
     L.unroll = c.unroll;
     L.blocks = (pb.m + 15) / 16;
+    if (q_prefetch_on(pb) && L.blocks > sm_count(pb.device)) {
+        // The first wave (3 blocks an SM at one step a round, 2 at two: the kernel's launch
+        // bounds) asks L2 for half of its first round (kw * unroll steps of 64 bytes a row), as
+        // q_block_rows does. Measured (NOTES.md section 47): a half or a third of the round 1.037x
+        // on 52 cases, none slower; the whole round lost up to 2.4% (2048 x 8192). A grid of
+        // at most a tile an SM lost with it (2048^2 3.00 -> 3.12 us), so it goes without.
+        const int per_sm = c.unroll == 1 ? 3 : 2;
+        const int64_t round_lines = 16 * std::min<int64_t>(((pb.k + 31) / 32 * 16 + 127) / 128,
+                                                           (int64_t)(c.threads_per_row / 32) * c.unroll * 64 / 128);
+        const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
+        L.args.prefetch_lines = (int)std::max<int64_t>(1, std::min(budget, round_lines / 2));
+        L.args.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
+    }
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 

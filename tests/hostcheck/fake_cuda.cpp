@@ -897,13 +897,16 @@ cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPl
     if (a.prefetch_tiles > 0 && (!L.x_held || a.prefetch_blocks < 1))
         violation(w, "%s: %d tiles prefetched by %lld blocks (x held alone)", kernel, a.prefetch_tiles,
                   (long long)a.prefetch_blocks);
-    // q_block_rows: one group a row alone, at most half of its rows' codes (half a first step).
+    // Lines of the block's rows: q_block_rows with one group a row, or q_mma_rounds (a 16-row
+    // tile), each at most half of its rows' codes (both ask for half a first step or round).
     const int64_t row_lines = (kpad * L.bits / 8 + 127) / 128;
+    const bool qblock = std::string(kernel) == "qblock";
+    const int64_t block_rows = qblock ? L.rows : 16;
     if (a.prefetch_lines < 0 ||
-        (a.prefetch_lines > 0 && (std::string(kernel) != "qblock" || !a.pdl || a.gs_log2 < 62 || a.prefetch_blocks < 1 ||
-                                  a.prefetch_lines > std::max<int64_t>(1, L.rows * row_lines / 2))))
+        (a.prefetch_lines > 0 && (!(qblock ? a.gs_log2 >= 62 : L.rounds) || !a.pdl || a.prefetch_blocks < 1 ||
+                                  a.prefetch_lines > std::max<int64_t>(1, block_rows * row_lines / 2))))
         violation(w, "%s: %d lines prefetched (%lld blocks, group log2 %d, rows of %lld lines): q_block_rows with "
-                  "PDL and one group a row alone, at most half of its rows",
+                  "one group a row or q_mma_rounds alone, with PDL, at most half of its rows",
                   kernel, a.prefetch_lines, (long long)a.prefetch_blocks, a.gs_log2, (long long)row_lines);
     if (a.prefetch_rows > 0 && (!qrows || a.prefetch_rows > (int64_t)a.teams * L.rows || L.splits != 1))
         violation(w, "%s: %d rows prefetched, tiles of %d rows, %d slices (q_rows unsplit alone)", kernel,
