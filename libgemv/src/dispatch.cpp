@@ -706,7 +706,12 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         return true;
     }
     const int64_t most_tiles = pb.qw.zero_mode == GEMV_QZERO_FLOAT ? 3 * sms : 4 * sms;
-    if (4 * tiles > 9 * sms && tiles <= most_tiles && pb.k >= 1024 && pb.k <= 4096) {
+    // (c) Between (a) and (b): past 4096 rows up to 2.25 tiles an SM, on 2048 to 3072 columns
+    //     (x held before: bf16 float zeros 4752 x 2048 6.11 -> 4.81 us, 4352 x 3072 7.69 ->
+    //     6.38; fp16 integer zeros 4200 x 2560 5.68 -> 4.82); at 3584 columns fp16 lost (4608
+    //     x 3584 8.07 against 7.74; NOTES.md section 47).
+    const bool below_b = pb.m > 4096 && pb.k >= 2048 && pb.k <= 3072;
+    if ((4 * tiles > 9 * sms || below_b) && tiles <= most_tiles && pb.k >= 1024 && pb.k <= 4096) {
         *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
         return true;
     }
