@@ -507,6 +507,17 @@ int q_prefetch_tiles() {
 // Whether a quantized launch of pb may prefetch before its PDL wait at all.
 bool q_prefetch_on(const Problem &pb) { return pb.pdl && prefetch_kb_per_sm() > 0 && q_prefetch_tiles() > 0; }
 
+// 128-byte lines of a packed row of codes.
+int64_t q_row_lines(const Problem &pb) { return (q_row_bytes(pb.qw.bits, pb.k) + 127) / 128; }
+
+// q_block_rows and q_mma_rounds: the first wave (per_sm blocks an SM) shares the per-SM
+// prefetch amount, each block asking for at most `wanted` lines of its rows' first codes.
+void plan_first_wave_prefetch(QArgs &a, const Problem &pb, int per_sm, int64_t wanted) {
+    const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
+    a.prefetch_lines = (int)std::max<int64_t>(1, std::min(budget, wanted));
+    a.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
+}
+
 gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * c.unroll);
     if (q_prefetch_on(pb) && L.splits == 1) {
@@ -635,12 +646,9 @@ gemv_status_t qmma_rounds_launch(const Operation &op, const gemv_config_t &c, co
         // q_block_rows does. Measured (NOTES.md section 47): a half or a third of the round 1.037x
         // on 52 cases, none slower; the whole round lost up to 2.4% (2048 x 8192). A grid of
         // at most a tile an SM lost with it (2048^2 3.00 -> 3.12 us), so it goes without.
-        const int per_sm = c.unroll == 1 ? 3 : 2;
-        const int64_t round_lines = 16 * std::min<int64_t>(((pb.k + 31) / 32 * 16 + 127) / 128,
+        const int64_t round_lines = 16 * std::min<int64_t>(q_row_lines(pb),
                                                            (int64_t)(c.threads_per_row / 32) * c.unroll * 64 / 128);
-        const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
-        L.args.prefetch_lines = (int)std::max<int64_t>(1, std::min(budget, round_lines / 2));
-        L.args.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
+        plan_first_wave_prefetch(L.args, pb, c.unroll == 1 ? 3 : 2, round_lines / 2);
     }
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
@@ -666,11 +674,8 @@ gemv_status_t qblock_launch(const Operation &op, const gemv_config_t &c, const P
         // to 13% on small grouped matrices (scales and zeros a pack), which stay without it.
         const int regs = c.rows_per_block <= 2 ? 64 : c.unroll == 1 ? 80 : 128;
         const int per_sm = std::clamp(std::min(2048 / c.threads_per_row, 65536 / (c.threads_per_row * regs)), 1, 32);
-        const int64_t row_lines = ((pb.k + 15) / 16 * 16 + 127) / 128;
-        const int64_t step_lines = std::min<int64_t>(row_lines, (int64_t)c.threads_per_row * c.unroll * 16 / 128);
-        const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
-        L.args.prefetch_lines = (int)std::max<int64_t>(1, std::min(budget, c.rows_per_block * step_lines / 2));
-        L.args.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
+        const int64_t step_lines = std::min<int64_t>(q_row_lines(pb), (int64_t)c.threads_per_row * c.unroll * 16 / 128);
+        plan_first_wave_prefetch(L.args, pb, per_sm, c.rows_per_block * step_lines / 2);
     }
     return q_finish(op, L, launch_qblock(L, pb.stream), pb);
 }
