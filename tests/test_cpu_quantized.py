@@ -386,22 +386,37 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(8, 8191, 1264, dtype=1)[0] == "q_block_rows" and pick(8, 8192, 1264, dtype=1)[0] != "q_block_rows"
     expect(("q_mma_x_held", 128), 8, 11097, 1264, dtype=1)   # there, up to 12288 rows, x held as before
     # int4 in groups of 128 up or one a row (fp16 or bf16, any zeros), x in place, 2048 to 4096
-    # rows and 2048 columns up to 2^24 codes: q_mma_rounds, a tile a block of 8 warps, 2 steps
-    # a round, unsplit (tiles of 16 rows: threads_per_row * rows_per_block is 256 here). Past
-    # 4096 rows it lost (8192 x 2048 0.86x, 5120 x 3072 0.93x, s29).
-    assert pick(4, 4096, 4096) == ("q_mma_rounds", 256, 256, 2, 1)            # bf16, integer zeros
+    # rows and 2048 columns (1024 past a tile an SM) up to 2^24 codes: q_mma_rounds, a tile a
+    # block of 8 warps, unsplit (tiles of 16 rows: threads_per_row * rows_per_block is 256
+    # here). Steps a round by tiles (132 SMs): 2 up to one an SM, 1 up to 1.5 an SM (symmetric
+    # zeros 1.3), up to 2 an SM 2 for float or symmetric zeros or rows over 3072 columns (else
+    # 1), 1 past 2 (s32).
+    assert pick(4, 4096, 4096) == ("q_mma_rounds", 256, 256, 2, 1)            # bf16, integer zeros, 256 tiles
     assert pick(4, 4096, 4096, mode=2) == ("q_mma_rounds", 256, 256, 2, 1)    # bf16, float zeros (tinygemm's)
     assert pick(4, 4096, 4096, dtype=1, mode=0) == ("q_mma_rounds", 256, 256, 2, 1)
-    assert pick(4, 3072, 2560, dtype=1, mode=2) == ("q_mma_rounds", 256, 256, 2, 1)
+    assert pick(4, 3072, 2560, dtype=1, mode=2) == ("q_mma_rounds", 256, 256, 1, 1)   # 192 tiles: 1.45 an SM
+    assert pick(4, 3168, 2560, mode=2) == ("q_mma_rounds", 256, 256, 1, 1)            # 198: 1.5 an SM
+    assert pick(4, 3184, 2560, mode=2) == ("q_mma_rounds", 256, 256, 2, 1)            # 199, float zeros
+    assert pick(4, 3184, 2560) == pick(4, 4096, 3072) == ("q_mma_rounds", 256, 256, 1, 1)  # integer zeros
+    assert pick(4, 4096, 3073) == ("q_mma_rounds", 256, 256, 2, 1)                     # over 3072 columns
+    assert pick(4, 2736, 3000, mode=0) == ("q_mma_rounds", 256, 256, 1, 1)            # symmetric: 171 tiles
+    assert pick(4, 2752, 3000, mode=0) == pick(4, 4096, 2048, mode=0) == ("q_mma_rounds", 256, 256, 2, 1)  # 172
+    assert pick(4, 2112, 4096) == ("q_mma_rounds", 256, 256, 2, 1)                     # 132 tiles
+    assert pick(4, 2128, 4096) == ("q_mma_rounds", 256, 256, 1, 1)                     # 133
+    assert pick(4, 2500, 1024) == pick(4, 4096, 1024, dtype=1) == ("q_mma_rounds", 256, 256, 1, 1)
+    assert pick(4, 2112, 2047)[0] != "q_mma_rounds" and pick(4, 2128, 2047)[0] == "q_mma_rounds"
+    assert pick(4, 4096, 1023)[0] != "q_mma_rounds"
     assert pick(4, 2048, 8192, group=0)[0] == pick(4, 4096, 4096, group=1024)[0] == "q_mma_rounds"  # 2^24
     assert pick(4, 4097, 2048) != ("q_mma_rounds", 256, 256, 2, 1)           # one step past 4096 rows (below)
     two_steps = ("q_mma_rounds", 256, 256, 2, 1)   # past 4096 rows only the one-step regime below
     assert pick(4, 8192, 2048, group=1024) != two_steps and pick(4, 5120, 3072) != two_steps
     assert pick(4, 5120, 3072, dtype=1, mode=2) != two_steps
-    # Not where the tiles just pass one an SM (133 to 165 of them) on rows over 2560 columns:
-    # the SMs with two tiles set the time (2130 x 7000 0.84x, s29); 2048 columns still gain.
-    assert pick(4, 2130, 7000)[0] != "q_mma_rounds" and pick(4, 2640, 4000)[0] != "q_mma_rounds"
-    assert pick(4, 2130, 2048)[0] == pick(4, 2656, 4000)[0] == pick(4, 2112, 7000)[0] == "q_mma_rounds"
+    # Not where the tiles just pass one an SM (133 to 165 of them) on rows over 4608 columns:
+    # the SMs with two tiles set the time (2130 x 7000 0.84x in s29, 0.88x at one step in s32);
+    # 4600 columns still gain.
+    assert pick(4, 2130, 7000)[0] != "q_mma_rounds" and pick(4, 2640, 4609)[0] != "q_mma_rounds"
+    assert pick(4, 2130, 2048)[0] == pick(4, 2656, 5000)[0] == pick(4, 2112, 7000)[0] == "q_mma_rounds"
+    assert pick(4, 2640, 4000)[0] == pick(4, 2300, 4600)[0] == "q_mma_rounds"
     # Symmetric or integer zeros (fp16 or bf16), 2.25 to 4 tiles an SM (297 to 528 tiles), 1024
     # to 4096 columns: one step a round (three blocks an SM). Float zeros only to 3 tiles an SM
     # (396): they lost at 8192 rows (s29).
@@ -413,20 +428,26 @@ def test_heuristic_lanes_rows_and_splits():
         assert pick(4, 6352, 2048, dtype=dtype, mode=2)[0] != "q_mma_rounds"                  # 397
         assert pick(4, 8192, 2048, dtype=dtype, mode=2)[0] != "q_mma_rounds"
         assert pick(4, 8449, 2048, dtype=dtype)[0] != "q_mma_rounds"
-    # Between the two: past 4096 rows up to 297 tiles, 2048 to 3072 columns, one step a round,
-    # every zero mode (x held ran bf16 float zeros 4752 x 2048 at 6.11 us against 4.81, s31);
-    # fp16 integer zeros lost at 4608 x 3584.
-    one_step = ("q_mma_rounds", 256, 256, 1, 1)
-    for m, k in [(4097, 2048), (4752, 2048), (4200, 2560), (4352, 3072)]:
+    # Between the two: past 4096 rows up to 297 tiles, 1024 to 4096 columns, every zero mode
+    # (x held ran bf16 float zeros 4752 x 2048 at 6.11 us against 4.81, s31); past 264 tiles
+    # over 3072 columns float zeros only (integer zeros lost at 4608 x 3584). Steps a round as
+    # above: up to 264 tiles 2 for float or symmetric zeros or rows over 3072 columns.
+    one_step, two_steps = ("q_mma_rounds", 256, 256, 1, 1), ("q_mma_rounds", 256, 256, 2, 1)
+    for m, k in [(4097, 2048), (4752, 2048), (4200, 2560), (4352, 3072), (4400, 1024), (4700, 2047)]:
         for dtype in (1, 2):
-            assert pick(4, m, k, dtype=dtype) == pick(4, m, k, dtype=dtype, mode=0) == one_step, (m, k, dtype)
-            assert pick(4, m, k, dtype=dtype, mode=2) == one_step, (m, k, dtype)
+            assert pick(4, m, k, dtype=dtype) == one_step, (m, k, dtype)
+            for mode in (0, 2):
+                assert pick(4, m, k, dtype=dtype, mode=mode) == (two_steps if m <= 4224 else one_step), (m, k, dtype)
+    for m, k in [(4224, 3584), (4112, 4096), (4200, 3073)]:
+        for mode in (0, 1, 2):
+            assert pick(4, m, k, mode=mode) == two_steps, (m, k, mode)
     assert pick(4, 4608, 3584, dtype=1)[0] != "q_mma_rounds" and pick(4, 4352, 3073, dtype=1)[0] != "q_mma_rounds"
-    assert pick(4, 4400, 2047, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 4608, 3584, dtype=1, mode=2) == pick(4, 4752, 4096, mode=2) == one_step
+    assert pick(4, 4400, 1023, dtype=1)[0] != "q_mma_rounds" and pick(4, 4240, 4097, mode=2)[0] != "q_mma_rounds"
     assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1)[0] != "q_mma_rounds"
     assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
     assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 2047, 4096)[0] != "q_mma_rounds"
-    assert pick(4, 4096, 2047)[0] != "q_mma_rounds" and pick(4, 4096, 4096, group=64)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 2047)[0] == "q_mma_rounds" and pick(4, 4096, 4096, group=64)[0] != "q_mma_rounds"
     assert pick(4, 4096, 4096, incx=2)[0] != "q_mma_rounds" and pick(8, 4096, 4096)[0] != "q_mma_rounds"
     assert pick(8, 14336, 4096, dtype=1, incx=2)[0] == "q_rows"             # more rows: q_rows
     # Under 1024 rows, int8 in fp16 keeps x held's rule for smaller matrices.
@@ -437,8 +458,8 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 400, 4096, dtype=1, mode=2)[0] == "q_rows"   # under 512 rows
     # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from
     # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
-    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4112, 4096)                   # bf16 past 2^24 codes: 257 tiles
-    expect(("q_mma_x_held", 128, 2, 2, 4), 4, 4112, 4096, dtype=1, mode=2)  # fp16, float zeros
+    expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224)                   # bf16 past 2^24 codes: 300 tiles
+    expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4112, 4224, dtype=1, mode=2)  # fp16, float zeros, past 4096 columns
     expect(("q_mma_x_held", 128, 3, 2, 11), 4, 2048, 11008, mode=2)     # 128 tiles over 48 blocks
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
@@ -466,7 +487,7 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 256, 4096)[:4] == ("q_rows", 8, 128, 2)            # fewer rows: the rule above
     assert pick(4, 4096, 2048, incx=2) == ("q_rows", 4, 128, 1, 4)     # 4 MB of codes
     assert pick(4, 4096, 4224, incx=2)[:2] == ("q_rows", 8)            # over 4 MB: the rule above
-    expect(("q_mma_rounds", 256, 256, 2, 1), 4, 4096, 2048)             # x contiguous: rounds (16 steps)
+    expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048)             # x contiguous: rounds (16 steps)
     assert pick(4, 8192, 28672, incx=2)[4] >= 3         # x in slices a block stages at once
     assert pick(4, 8192, 28672, ws=0) == ("q_rows", 8, 512, 4, 1)  # no workspace: one slice, staged in chunks
     # fp16 int4, groups of 128 up, symmetric or integer zeros, x contiguous and aligned, 4096
@@ -488,8 +509,9 @@ def test_heuristic_lanes_rows_and_splits():
     # cores reading x in place, a 16-row tile a block, 8 K warps (4 from 24576 rows), unsplit.
     expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 6144, dtype=1)        # past 2^24 codes (q_mma_rounds below)
     expect(("q_mma", 256, 256, 1, 1, False), 4, 6144, 5120, dtype=1, mode=0)
-    expect(("q_mma_rounds", 256, 256, 2, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
-    expect(("q_mma", 128, 128, 1, 1, False), 4, 4096, 1024, dtype=1)        # 8 steps: 4 K warps
+    expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
+    expect(("q_mma", 128, 128, 1, 1, False), 4, 9000, 1024, dtype=1)        # 8 steps: 4 K warps
+    expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 1024, dtype=1)        # (rounds up to 4096 rows)
     expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
     expect(("q_mma", 32, 128, 1, 16, True), 4, 1536, 4096, dtype=1)         # fewer rows: staged
     expect(("q_rows",), 4, 2048, 16384, dtype=1)                             # longer rows: q_rows

@@ -17,6 +17,11 @@
 #                    and edges and 16 random shapes (seed 3132: 8 of 2048-4096 x 2048-8192 up to
 #                    2^24 codes, 8 of 4752-8448 x 1024-4096) in fp16 and bf16 integer, fp16
 #                    symmetric and bf16 float zeros; the benchmark's 11 shapes as a third set
+#   unroll           s32: steps a round by tiles, 1024 columns up to 4096 rows, 1024 to 4096
+#                    columns past them up to 297 tiles, 4609 columns where tiles just pass one
+#                    an SM: the changed shapes and their edges, 24 random shapes (seed 3201:
+#                    2048-4752 x 1024-5000, up to 2^24 codes to 4096 rows) in the prefetch set's
+#                    four formats; the benchmark's 11 shapes as a third set
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -48,6 +53,12 @@ prefetch)
   RAND=3667x3668,2855x4669,4061x4042,3495x3606,3681x2064,2273x2509,2870x2168,3185x3305,8282x2131,8079x1071,5648x1109,8013x1360,8297x2272,7152x3033,8419x3770,6845x1218
   SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
   export BENCH_ARGS="--quantized --shapes $REG $P" BENCH_ARGS2="--quantized --shapes $RAND $P" BENCH_ARGS3="--quantized --shapes $SUITE $F" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen or prefetch" >&2; exit 2 ;;
+unroll)
+  P="--formats int4-g128,int4-g128-bf16,int4-g128-sym,int4-g128-float"
+  REG=2128x4096,2400x4096,2560x3072,2640x4000,2700x3000,2800x5000,3000x5000,3072x2560,3072x4096,2150x4400,2300x4600,2200x5000,2500x1024,3000x1500,3500x1800,4096x1024,4096x2047,2200x1536,3600x2600,4096x2048,4096x4096,3584x3584,2048x2048,2048x8192,4200x2560,4224x2048,4160x1800,4224x3584,4160x4096,4200x3300,4608x3584,4500x3500,4400x1024,4500x1536,4700x1200,4600x1900,4400x2000
+  RAND=4578x3509,3085x2202,4196x4393,3015x4006,2522x2249,2054x3074,2148x3431,3803x2967,3642x2720,4508x4142,3655x2173,3804x1408,4676x3727,3154x3388,2448x1024,4130x1851,3264x2935,4346x3680,2748x1537,4492x1414,3375x2835,3629x1046,3216x1440,2075x3811
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $REG $P" BENCH_ARGS2="--quantized --shapes $RAND $P" BENCH_ARGS3="--quantized --shapes $SUITE $F" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch or unroll" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -676,46 +676,52 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 }
 
 // int4 weights in groups of 128 up or one a row, x contiguous and aligned: q_mma_rounds, a
-// 16-row tile a block, K unsplit, in two regimes.
-// (a) Any dtype and zero mode, 2048 to 4096 rows and 2048 columns up to 2^24 codes: 8 warps of
-//     2 steps a round. Its standalone form (benchmarks/experiments/qdmma.cu's qdm2_kernel,
+// 16-row tile a block of 8 warps, K unsplit, in three regimes of tiles (T, the H100's S = 132
+// SMs). Steps a round: 2 (110-118 registers: two blocks an SM) or 1 (60-72: three).
+// (a) Any dtype and zero mode, 2048 to 4096 rows up to 2^24 codes, 2048 columns up (1024 past
+//     a tile an SM). Its standalone form (benchmarks/experiments/qdmma.cu's qdm2_kernel,
 //     benchmarks/NOTES.md section 42) ran bf16 float zeros 4096^2 in 6.35 us against the
-//     dispatch's 7.48, fp16 integer zeros 4096 x 2048 in 4.22 against 4.93. In the library
-//     (benchmarks/results/h100-2026-11-27-s29-q-mma-rounds-*) it won 1.01-1.38x there, except
-//     where the tiles just pass one an SM on long rows: up to 1.25 tiles an SM, the SMs with
-//     two tiles set the time (2130 x 7000 0.84x, 2500 x 6500 0.91x; K of 2048 still won
-//     1.11x). Past 4096 rows, 2 steps a round (110-118 registers: two blocks an SM) lost:
-//     8192 x 2048 0.86x.
-// (b) 2.25 to 4 tiles an SM (float zeros: to 3) and 1024 to 4096 columns: 8 warps of one step
-//     a round (60-72 registers: three blocks an SM). The tuner's instrument against the
-//     dispatch then: fp16 integer zeros 8192 x 4096 9.64 against 13.36 us, 6144 x 2730 7.32
-//     against 9.11, 8192 x 1024 3.63 against 4.50; bf16 integer zeros 8192 x 4096 9.78 against
-//     11.25, 5300 x 2092 6.22 against 7.61; fp16 float zeros 5300 x 2092 5.73 against 7.65. It
-//     lost at 2.2 tiles an SM (4608 x 3584 8.35 against 7.78), from 6 (16384 x 2048), on 7392
+//     dispatch's 7.48; in the library it won 1.01-1.38x (s29). Not where the tiles just pass
+//     one an SM (up to 1.25 S) on rows over 4608 columns: the SMs with two tiles set the time
+//     (2130 x 7000 7.98 against x held's 8.98 us, 2500 x 6500 8.37 against 9.11; 2150 x 4400
+//     and 2300 x 4600 still won 1.02-1.07x; NOTES.md section 48).
+// (b) 2.25 to 4 tiles an SM (float zeros: to 3), 1024 to 4096 columns. The tuner's instrument
+//     against the dispatch then: fp16 integer zeros 8192 x 4096 9.64 against 13.36 us, 8192 x
+//     1024 3.63 against 4.50; bf16 integer zeros 8192 x 4096 9.78 against 11.25; fp16 float
+//     zeros 5300 x 2092 5.73 against 7.65. It lost from 6 tiles an SM (16384 x 2048), on 7392
 //     columns (5003 x 7392 15.6 against 12.8) and, with float zeros, from 3.5 tiles an SM
 //     (8192 x 2048 7.18 against 6.41; -s29-q-mma-rounds-bf16-int-fp16-float-configs.txt).
+// (c) Between them: past 4096 rows up to 2.25 tiles an SM, 1024 to 4096 columns; past 2 tiles
+//     an SM over 3072 columns with float zeros only (integer zeros: 4608 x 3584 8.07-8.37 us
+//     against x held's 7.71-7.76). x held ran them before: bf16 float zeros 4752 x 2048 6.11
+//     -> 4.81 us, 4500 x 1536 5.65 -> 4.12, 4224 x 3584 8.07 -> 6.06 (NOTES.md sections 47-48).
+// Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
+// SM (2048 x 8192 7.77 against 8.82 us); 1 up to 1.5 (3072 x 2560 4.40 against 4.70, 2700 x
+// 3000 4.73 against 5.30), symmetric zeros up to 1.3 (3072 x 4096 5.45 against 5.06); up to 2
+// (one wave of two blocks an SM), 2 for float or symmetric zeros or rows over 3072 columns
+// (bf16 float zeros 3584^2 5.86 against 7.20, 4224 x 2048 4.27 against 4.79; fp16 integer
+// zeros 4200 x 3300 5.82 against 6.27), else 1 (3600 x 2600 4.87 against 5.19, 4150 x 3000
+// 5.24 against 5.47); past 2, 1 (4300 x 2500 5.97 against 8.94: a second wave).
 bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized() || pb.qw.bits != 4 || (pb.qw.group_size != 0 && pb.qw.group_size < 128) ||
-        !qmma_x_in_place_ok(pb))
+        !qmma_x_in_place_ok(pb) || pb.m < 2048 || pb.k < 1024)
         return false;
     const int64_t tiles = (pb.m + 15) / 16, sms = std::max(sm_count, 1);
-    const bool just_past_one_an_sm = tiles > sms && 4 * tiles <= 5 * sms && pb.k > 2560;
-    if (pb.m >= 2048 && pb.m <= 4096 && pb.k >= 2048 && mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) &&
-        !just_past_one_an_sm) {
-        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 2, 0, 1);
-        return true;
-    }
-    const int64_t most_tiles = pb.qw.zero_mode == GEMV_QZERO_FLOAT ? 3 * sms : 4 * sms;
-    // (c) Between (a) and (b): past 4096 rows up to 2.25 tiles an SM, on 2048 to 3072 columns
-    //     (x held before: bf16 float zeros 4752 x 2048 6.11 -> 4.81 us, 4352 x 3072 7.69 ->
-    //     6.38; fp16 integer zeros 4200 x 2560 5.68 -> 4.82); at 3584 columns fp16 lost (4608
-    //     x 3584 8.07 against 7.74; NOTES.md section 47).
-    const bool below_b = pb.m > 4096 && pb.k >= 2048 && pb.k <= 3072;
-    if ((4 * tiles > 9 * sms || below_b) && tiles <= most_tiles && pb.k >= 1024 && pb.k <= 4096) {
-        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
-        return true;
-    }
-    return false;
+    const bool float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
+    bool take;
+    if (pb.m <= 4096) // (a)
+        take = mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) && (pb.k >= 2048 || tiles > sms) &&
+               !(tiles > sms && 4 * tiles <= 5 * sms && pb.k > 4608);
+    else if (4 * tiles <= 9 * sms) // (c)
+        take = pb.k <= 4096 && (pb.k <= 3072 || tiles <= 2 * sms || float_zeros);
+    else // (b)
+        take = tiles <= (float_zeros ? 3 : 4) * sms && pb.k <= 4096;
+    if (!take) return false;
+    const bool symmetric = pb.qw.zero_mode == GEMV_QZERO_SYMMETRIC;
+    const bool one_step_band = symmetric ? 10 * tiles <= 13 * sms : 2 * tiles <= 3 * sms;
+    const bool two_steps = tiles <= sms || (!one_step_band && tiles <= 2 * sms && (float_zeros || symmetric || pb.k > 3072));
+    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, two_steps ? 2 : 1, 0, 1);
+    return true;
 }
 
 namespace {
