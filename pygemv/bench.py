@@ -499,7 +499,8 @@ def main(argv=None) -> int:
     print(f"# pygemv {info['pygemv']} (commit {info['commit'] or 'unknown'}), table: {info['table']['sources'] or 'none'}")
     if args.quantized:
         from . import bench_quantized
-        return bench_quantized.run(args, l2=l2, stream=stream, ws=ws, ceiling=ceiling, info=info, props=props)
+        return bench_quantized.run(args, l2=l2, stream=stream, ws=ws, ceiling=ceiling, info=info, props=props,
+                                   sink=sink.ptr)
     t0 = time.time()
     for n, (op, (group, (m, k), batch), dtype) in enumerate(jobs, 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,

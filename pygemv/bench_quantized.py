@@ -6,7 +6,10 @@ CUDA-graph replay with a cold L2 (rotating copies of the weights, x and y), besi
   - cuBLAS on the dense weights (``torch.mv``, same dtype), and
   - tinygemm (``torch._weight_int4pack_mm``, bf16, int4 with float zeros) where the
     installed torch has it and the shape suits it.
-Bandwidth is on the bytes actually read: codes, scales and zeros (plus x and y).
+Bandwidth is on the bytes actually read: codes, scales and zeros (plus x and y). Each case
+also times libgemv's streaming-read kernel over that many bytes in the same rotation (the
+read ceiling at its size: launch, ramp and tail count alike), so a figure can be set against
+what the memory system gives a pure read of the same size.
 """
 from __future__ import annotations
 
@@ -26,11 +29,13 @@ SHAPES = [(4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192
 FORMATS = [("int4-g128", 4, 128, "int", "float16"), ("int4-g32", 4, 32, "int", "float16"),
            ("int8-row", 8, None, "symmetric", "float16"), ("int4-g128-float", 4, 128, "float", "bfloat16")]
 # More formats, timed when --formats names them: int8 in bf16, in groups, with float zeros;
-# int4 in groups of 128 in the other dtype and zero modes.
+# int4 in groups of 128 in the other dtype and zero modes; tinygemm's format (bf16 float
+# zeros) in groups of 64 (HQQ's default) and 32, with tinygemm alongside.
 MORE_FORMATS = [("int8-row-bf16", 8, None, "symmetric", "bfloat16"), ("int8-g128", 8, 128, "int", "float16"),
                 ("int8-g64-float-bf16", 8, 64, "float", "bfloat16"), ("int4-g128-bf16", 4, 128, "int", "bfloat16"),
                 ("int4-g128-sym", 4, 128, "symmetric", "float16"), ("int4-g128-sym-bf16", 4, 128, "symmetric", "bfloat16"),
-                ("int4-g128-float-fp16", 4, 128, "float", "float16")]
+                ("int4-g128-float-fp16", 4, 128, "float", "float16"), ("int4-g64-float", 4, 64, "float", "bfloat16"),
+                ("int4-g32-float", 4, 32, "float", "bfloat16")]
 
 
 def _tinygemm(torch, codes, scales, zeros, group_size):
@@ -97,7 +102,9 @@ class QCase(Case):
         return bad == 0, f"{bad} of {rows} checked rows outside the error bound"
 
 
-def bench_format(torch, m, k, fmt, l2, stream, ws, repeats):
+def bench_format(torch, m, k, fmt, l2, stream, ws, repeats, sink=None):
+    """One case: pygemv checked then timed, the read ceiling at its size (with ``sink``, a
+    device float the read kernel may write), cuBLAS on the dense weights and tinygemm."""
     name, bits, gs, zp, dtype = fmt
     lib = _lib.load()
     case = QCase(torch, m, k, (bits, gs, zp, dtype), l2=l2, ws=ws, stream=stream)
@@ -114,6 +121,19 @@ def bench_format(torch, m, k, fmt, l2, stream, ws, repeats):
            "bytes": moved, "weight_bytes": Q0.nbytes, "sets": sets, "config": Config.from_c(cfg).as_dict()}
     row["pygemv"] = asdict(timing.time_graph(call, sets, stream, repeats=repeats))
     del case, call, args  # the weights' copies: free before the dense ones
+    if sink is not None:
+        # The read ceiling at this size: the streaming-read kernel over the case's bytes, one
+        # 256-byte aligned chunk a set, rotated over as many sets as pygemv's.
+        nb = moved // 16 * 16
+        stride = -(-nb // 256) * 256
+        R = torch.empty(sets * stride, dtype=torch.uint8, device="cuda")
+
+        def read(i, s):
+            _lib.check(lib.gemv_read_ceiling(R.data_ptr() + i * stride, nb, sink, s), "read_ceiling")
+
+        t = asdict(timing.time_graph(read, sets, stream, repeats=repeats))
+        row["ceiling_at_size"] = dict(t, bytes=nb, gbps=nb / (t["median_us"] * 1e3))
+        del R
 
     # cuBLAS on the dense weights (copies for a cold L2).
     dsets = timing.rotation_sets(m * k * 2, l2)
@@ -158,10 +178,15 @@ def _codes_of(torch, Q):
 
 
 def summarize(rows, ceiling_gbps):
+    """Per-case TB/s and ratios to the peers (added to each row), and per format: the least
+    TB/s from 32 MB of weights up, the median, the least ratios to cuBLAS and tinygemm, and
+    the least fraction of the read ceiling at the case's size from 32 MB up."""
     out = {}
     for r in rows:
         t = r["pygemv"]["median_us"]
         r["tbps"] = r["bytes"] / (t * 1e6)
+        if "ceiling_at_size" in r:
+            r["of_ceiling_at_size"] = r["ceiling_at_size"]["median_us"] / t
         r["vs_cublas_dense"] = r["cublas_dense"]["median_us"] / t
         if "tinygemm" in r:
             r["vs_tinygemm"] = r["tinygemm"]["median_us"] / t
@@ -171,13 +196,15 @@ def summarize(rows, ceiling_gbps):
         out[fmt] = {"cases": len(fr), "min_tbps_from_32MB": min((r["tbps"] for r in big), default=None),
                     "median_tbps": sorted(r["tbps"] for r in fr)[len(fr) // 2],
                     "min_vs_cublas_dense": min(r["vs_cublas_dense"] for r in fr),
-                    "min_vs_tinygemm": min((r["vs_tinygemm"] for r in fr if "vs_tinygemm" in r), default=None)}
+                    "min_vs_tinygemm": min((r["vs_tinygemm"] for r in fr if "vs_tinygemm" in r), default=None),
+                    "min_of_ceiling_at_size_from_32MB": min(
+                        (r["of_ceiling_at_size"] for r in big if "of_ceiling_at_size" in r), default=None)}
     if ceiling_gbps:
         out["read_ceiling_tbps"] = ceiling_gbps / 1000
     return out
 
 
-def run(argv_args, *, l2, stream, ws, ceiling, info, props) -> int:
+def run(argv_args, *, l2, stream, ws, ceiling, info, props, sink=None) -> int:
     """The --quantized mode of pygemv-bench (arguments already parsed)."""
     try:
         import torch
@@ -191,16 +218,20 @@ def run(argv_args, *, l2, stream, ws, ceiling, info, props) -> int:
     rows, t0 = [], time.time()
     jobs = [(s, f) for s in shapes for f in formats]
     for n, ((m, k), fmt) in enumerate(jobs, 1):
-        rows.append(bench_format(torch, m, k, fmt, l2, stream, ws, argv_args.repeats))
+        rows.append(bench_format(torch, m, k, fmt, l2, stream, ws, argv_args.repeats, sink))
         torch.cuda.empty_cache()
         print(f"\r[{n}/{len(jobs)}] {fmt[0]} {m}x{k} {time.time() - t0:.0f}s   ", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     summ = summarize(rows, ceiling["gbps"])
-    print(f"{'format':16} {'M':>7} {'K':>6} {'MB':>7} {'us':>8} {'TB/s':>6} {'dense':>6} {'tiny':>6}  config")
+    # ceil: the read ceiling at the case's size (TB/s), and pygemv's fraction of it.
+    print(f"{'format':16} {'M':>7} {'K':>6} {'MB':>7} {'us':>8} {'TB/s':>6} {'ceil':>5} {'of':>4} {'dense':>6} "
+          f"{'tiny':>6}  config")
     for r in rows:
         c = r["config"]
+        ceil = (f"{r['ceiling_at_size']['gbps'] / 1000:5.2f} {100 * r['of_ceiling_at_size']:3.0f}%"
+                if "ceiling_at_size" in r else f"{'-':>5} {'-':>4}")
         print(f"{r['format']:16} {r['m']:7} {r['k']:6} {r['weight_bytes'] / 2**20:7.1f} {r['pygemv']['median_us']:8.2f} "
-              f"{r['tbps']:6.2f} {r['vs_cublas_dense']:5.2f}x "
+              f"{r['tbps']:6.2f} {ceil} {r['vs_cublas_dense']:5.2f}x "
               f"{(str(round(r['vs_tinygemm'], 2)) + 'x') if 'vs_tinygemm' in r else '-':>6}  "
               f"p={c['threads_per_row']} r={c['rows_per_block']} u={c['unroll']} s={c['split_k']}")
     print("\nsummary: " + json.dumps(summ, default=float))
@@ -221,10 +252,14 @@ def plot(rows, ceiling, path, title):
     for fmt in sorted({r["format"] for r in rows}):
         fr = sorted((r for r in rows if r["format"] == fmt), key=lambda r: r["weight_bytes"])
         ax.plot([r["weight_bytes"] / 2**20 for r in fr], [r["tbps"] for r in fr], "o-", label=f"pygemv {fmt}")
-    tg = sorted((r for r in rows if "tinygemm" in r), key=lambda r: r["weight_bytes"])
-    if tg:
+    for fmt in sorted({r["format"] for r in rows if "tinygemm" in r}):  # its formats: bf16, float zeros
+        tg = sorted((r for r in rows if "tinygemm" in r and r["format"] == fmt), key=lambda r: r["weight_bytes"])
         ax.plot([r["weight_bytes"] / 2**20 for r in tg], [r["bytes"] / (r["tinygemm"]["median_us"] * 1e6) for r in tg],
-                "s--", label="tinygemm (int4 g128, bf16)")
+                "s--", label=f"tinygemm on {fmt}")
+    at = sorted((r for r in rows if "ceiling_at_size" in r), key=lambda r: r["weight_bytes"])
+    if at:
+        ax.plot([r["weight_bytes"] / 2**20 for r in at], [r["ceiling_at_size"]["gbps"] / 1000 for r in at],
+                color="gray", ls="--", lw=1, label="read ceiling at the case's size")
     ax.axhline(ceiling["gbps"] / 1000, color="gray", ls=":", label="read ceiling")
     ax.set_xscale("log")
     ax.set_xlabel("weight bytes read (codes, scales, zeros), MiB")

@@ -68,6 +68,33 @@ def test_summary_of_targets():
     assert math.isclose(bench.at_size(rows[0]), 1000 / 2950) and math.isnan(bench.at_size({"pygemv": {"gbps": 1}}))
 
 
+def test_quantized_summary_sets_each_case_against_the_read_ceiling_at_its_size():
+    from pygemv import bench_quantized
+
+    def qrow(fmt, wmb, us, dense_us, ceil_us=None, tiny_us=None):
+        r = {"format": fmt, "weight_bytes": wmb << 20, "bytes": (wmb << 20) + 4096, "pygemv": {"median_us": us},
+             "cublas_dense": {"median_us": dense_us}}
+        if ceil_us is not None:
+            r["ceiling_at_size"] = {"median_us": ceil_us}
+        if tiny_us is not None:
+            r["tinygemm"] = {"median_us": tiny_us}
+        return r
+
+    rows = [qrow("int8-row", 8, 5.0, 9.0, 3.0), qrow("int8-row", 32, 14.0, 26.0, 12.0),
+            qrow("int8-row", 64, 25.0, 48.0, 23.0), qrow("int4-g128-float", 34, 17.0, 50.0, 12.5, tiny_us=20.0),
+            qrow("int4-g32", 40, 20.0, 50.0)]
+    s = bench_quantized.summarize(rows, 3100.0)
+    assert math.isclose(rows[1]["tbps"], ((32 << 20) + 4096) / 14e6)
+    assert math.isclose(rows[1]["of_ceiling_at_size"], 12.0 / 14.0) and "of_ceiling_at_size" not in rows[4]
+    i8 = s["int8-row"]
+    assert i8["cases"] == 3 and math.isclose(i8["min_tbps_from_32MB"], rows[1]["tbps"])   # not the 8 MB case
+    assert math.isclose(i8["min_of_ceiling_at_size_from_32MB"], 12.0 / 14.0)              # not the 8 MB case's 0.6
+    assert math.isclose(i8["min_vs_cublas_dense"], 9.0 / 5.0) and i8["min_vs_tinygemm"] is None
+    assert math.isclose(s["int4-g128-float"]["min_vs_tinygemm"], 20.0 / 17.0)
+    assert s["int4-g32"]["min_of_ceiling_at_size_from_32MB"] is None   # no ceiling measured
+    assert s["read_ceiling_tbps"] == 3.1
+
+
 def test_suite_matches_the_issue():
     assert len(bench.SUITE["square"]) == 7 and len(bench.SUITE["llm"]) == 7 and len(bench.SUITE["skewed"]) == 5
     assert (128256, 4096) in bench.SUITE["llm"] and (1048576, 16) in bench.SUITE["skewed"]

@@ -39,3 +39,25 @@ def test_bench_case_against_cublas(torch):
         assert 0 < r["ceiling_at_size"]["median_us"] <= r["pygemv"]["median_us"] * 1.5
         assert r["pygemv"]["median_us"] > 0 and r["cublas"]["median_us"] > 0 and r["torch.mv"]["median_us"] > 0
         assert set(r["cublas_entries"]) == set(cublas.entry_points(dtype))
+
+
+def test_quantized_bench_case_with_its_read_ceiling_at_size(torch):
+    """pygemv-bench --quantized's case: checked, timed, the read ceiling over the same bytes
+    (faster than pygemv's GEMV, never absurdly), cuBLAS on the dense weights, and tinygemm
+    where torch has it (bf16 float zeros, K a multiple of the group)."""
+    from pygemv import bench_quantized
+    props = bench.device_props()
+    s = pygemv.Stream()
+    ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
+    sink = pygemv.empty((1,), "float32")
+    fmt = ("int4-g128-float", 4, 128, "float", "bfloat16")
+    r = bench_quantized.bench_format(torch, 2048, 4096, fmt, props["l2_bytes"], s.handle,
+                                     (ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES), 3, sink.ptr)
+    c = r["ceiling_at_size"]
+    assert c["bytes"] == r["bytes"] // 16 * 16 and c["sets"] == r["sets"]
+    assert 0 < c["median_us"] <= r["pygemv"]["median_us"] * 1.5 and 100 < c["gbps"] < 20000
+    summ = bench_quantized.summarize([r], 3000.0)
+    assert 0 < r["of_ceiling_at_size"] < 1.5 and summ["int4-g128-float"]["cases"] == 1
+    assert r["cublas_dense"]["median_us"] > 0
+    if hasattr(torch, "_weight_int4pack_mm"):
+        assert r["tinygemm"]["median_us"] > 0 and r["vs_tinygemm"] > 0
