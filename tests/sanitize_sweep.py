@@ -98,12 +98,12 @@ def main(argv) -> int:
     # Quantized weights: quantize, dequantize, q_rows (forced configs: lanes, rows a thread,
     # splits, and K past one staged chunk), q_mma (x staged or read in place), q_mma_x_held,
     # q_block_rows (int8; blocks of 32 to 256 threads on 1 to 4 rows, 1 or 2 packs in flight) and
-    # q_mma_rounds (int4 in groups of 128 up; 1 to 8 warps a tile, 1 or 2 steps a round).
+    # q_mma_rounds (int4, groups of 32 and 64 in B's columns; 1 to 8 warps a tile, 1 or 2 steps a round).
     qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
                          for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
     for dtype in ("float16", "bfloat16") if not only_t else ():
-        for bits, mode, gs in ((4, "symmetric", 32), (4, "int", 128), (4, "symmetric", 256), (4, "float", None), (8, "symmetric", None),
-                               (8, "int", 64), (8, "float", 32)):
+        for bits, mode, gs in ((4, "symmetric", 32), (4, "float", 64), (4, "int", 128), (4, "symmetric", 256), (4, "float", None),
+                               (8, "symmetric", None), (8, "int", 64), (8, "float", 32)):
             for m, k in ((7, 33), (33, 129), (5, 4097), (3, 13000)):
                 W = pygemv.to_device(rng.standard_normal((m, k)).astype(np.float32), dtype)
                 Q = pygemv.quantize(W, bits=bits, group_size=gs, zero_point=mode)
@@ -120,7 +120,7 @@ def main(argv) -> int:
                 block = [pygemv.Config("q_block_rows", p, r, 1, u, False, 1)
                          for p, r, u in ((32, 1, 1), (256, 4, 2), (64, 2, 2), (128, 2, 1))] if bits == 8 else []
                 rounds = [pygemv.Config("q_mma_rounds", p, 1, 1, u, False, 1)
-                          for p, u in ((32, 1), (256, 2), (64, 2), (128, 1))] if bits == 4 and (gs is None or gs >= 128) else []
+                          for p, u in ((32, 1), (256, 2), (64, 2), (128, 1))] if bits == 4 else []
                 for config in qconfigs + (mma if mma_runs else []) + (held if held_runs else []) + block + rounds:
                     dy = pygemv.to_device(np.full(m, np.nan, np.float32), dtype)
                     pygemv.gemv(Q, dx, dy, config=config, workspace=ws_arg)

@@ -447,7 +447,16 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1)[0] != "q_mma_rounds"
     assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
     assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 2047, 4096)[0] != "q_mma_rounds"
-    assert pick(4, 4096, 2047)[0] == "q_mma_rounds" and pick(4, 4096, 4096, group=64)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 2047)[0] == "q_mma_rounds"
+    # Groups of 32 and 64 (2 or 4 groups a step, in B's columns) take the same regimes up to 4096
+    # columns (2048 x 8192 lost 0-13%), integer zeros one step a round from 1.5 tiles an SM
+    # whatever the columns (s32).
+    assert pick(4, 4096, 4096, group=64) == pick(4, 4096, 4096, group=32, dtype=1) == ("q_mma_rounds", 256, 256, 1, 1)
+    assert pick(4, 4096, 4096, group=64, mode=2) == pick(4, 4224, 3584, group=32, mode=0) == ("q_mma_rounds", 256, 256, 2, 1)
+    assert pick(4, 2048, 4096, group=32) == ("q_mma_rounds", 256, 256, 2, 1)
+    assert pick(4, 6144, 4096, group=32, mode=2) == pick(4, 8192, 2048, group=64) == ("q_mma_rounds", 256, 256, 1, 1)
+    assert pick(4, 2048, 8192, group=32)[0] != "q_mma_rounds" and pick(4, 2048, 4097, group=64)[0] != "q_mma_rounds"
+    assert pick(4, 8192, 2048, group=64, mode=2)[0] != "q_mma_rounds"          # float zeros: to 396 tiles
     assert pick(4, 4096, 4096, incx=2)[0] != "q_mma_rounds" and pick(8, 4096, 4096)[0] != "q_mma_rounds"
     assert pick(8, 14336, 4096, dtype=1, incx=2)[0] == "q_rows"             # more rows: q_rows
     # Under 1024 rows, int8 in fp16 keeps x held's rule for smaller matrices.
@@ -469,9 +478,9 @@ def test_heuristic_lanes_rows_and_splits():
     # of 8 steps (up to 2^23 codes, not q_mma's formats), the tiles shared out over a wave of
     # 3 blocks an SM at one step, 2 at two.
     expect(("q_mma_x_held", 256, 1, 1, 5), 4, 1000, 4100)                 # 33 steps: 5 slices, 315 blocks
-    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 2048, 2048, incx=1, perm=None, group=32)  # groups of 32, 16 steps: one slice
+    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 1536, 2048, incx=1, perm=None, group=32)  # groups of 32, 16 steps: one slice
     expect(("q_mma_x_held", 256, 2, 2, 1), 4, 6397, 1219, dtype=1, mode=2)  # 400 tiles over 264 blocks
-    expect(("q_mma_x_held", 256, 2, 1, 4), 4, 2048, 4096, mode=2, group=64)  # 128 tiles x 4 slices: 2 a block
+    expect(("q_mma_x_held", 256, 2, 1, 4), 4, 2040, 4096, mode=2, group=64)  # 128 tiles x 4 slices: 2 a block
     expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024, mode=2)         # 8 steps (other zeros: q_mma_rounds)
     expect(("q_mma_x_held", 256, 5, 2, 1), 4, 16960, 1152, dtype=1)       # 9 steps, 1060 tiles
     expect(("q_mma_x_held", 256, 4, 2, 1), 4, 16384, 2048, mode=2)        # 16 steps, 2^25 codes
@@ -531,13 +540,15 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4096, 4096, dtype=1, incx=2, ws=0)[4] == 1
     assert pick(4, 4096, 4096, dtype=1, mode=2, incx=2)[0] == "q_rows"  # float zeros
     q32 = _lib.QMatrix()
-    assert lib.gemv_qmatrix_init(ctypes.byref(q32), 4, 32, 1, 1, 4096, 4096) == 0
-    a32 = _lib.Args(0, 1, 4096, 4096, 1.0, 0.0, None, 4096, 256, 1, 512, 1, None, 1 << 22, None, 0, 1, 0, 0, 0,
+    assert lib.gemv_qmatrix_init(ctypes.byref(q32), 4, 32, 1, 1, 16384, 4096) == 0
+    a32 = _lib.Args(0, 1, 16384, 4096, 1.0, 0.0, None, 4096, 256, 1, 512, 1, None, 1 << 22, None, 0, 1, 0, 0, 0,
                     ctypes.addressof(q32))
     c = _lib.Config()
     assert lib.gemv_select_config_ex(ctypes.byref(a32), ctypes.byref(c), None) == 0
-    # groups of 32 (several a step): x held, in B's columns; strided x: q_rows
-    assert pygemv.variant(c.variant).name == "q_mma_x_held" and (c.rows_per_block, c.unroll, c.split_k) == (2, 2, 4)
+    # groups of 32 (several a step) past q_mma_rounds' 4 tiles an SM: x held, in B's columns;
+    # strided x: q_rows
+    assert pygemv.variant(c.variant).name == "q_mma_x_held" and (c.rows_per_block, c.unroll, c.split_k) == (8, 2, 4), (
+        pygemv.variant(c.variant).name, c.rows_per_block, c.unroll, c.split_k)
     a32.incx = 2
     assert lib.gemv_select_config_ex(ctypes.byref(a32), ctypes.byref(c), None) == 0
     assert pygemv.variant(c.variant).name == "q_rows"

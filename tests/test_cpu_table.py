@@ -329,7 +329,8 @@ def test_quantized_entries_are_keyed_by_bits_and_group_size(tmp_path):
         assert t.lookup(4096, 4096, "float16", weights=(4, 128, 1), incx=2) == (q_mma, 0.0)
         assert t.lookup(4600, 4096, "float16", weights=(4, 128, 0))[0] == q_mma  # nearest; symmetric zeros too
         assert t.lookup(5000, 4096, "float16", weights=(4, 128, 0)) is None      # q_mma_rounds' fp16 regime
-        assert t.lookup(4096, 4096, "float16", weights=(4, 32, 1)) == (q_rows, 0.0)
+        assert t.lookup(4096, 4096, "float16", weights=(4, 32, 1)) is None        # groups of 32 too (s32)
+        assert t.lookup(4096, 4096, "float16", weights=(4, 32, 1), incx=2) == (q_rows, 0.0)
         assert t.lookup(4096, 4096, "float16", weights=(4, 64, 1)) is None      # no entry of that group size
         assert t.lookup(5800, 5800, "float16", weights=(4, 128, 1)) is None    # 0.71 away: beyond the reach
         # int8 with x in place from 2048 rows and 2^23 codes is q_block_rows' regime: other

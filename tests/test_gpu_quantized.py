@@ -145,12 +145,13 @@ def test_block_rows_every_zero_mode_group_and_dtype(torch, dtype, mode):
 @pytest.mark.parametrize("mode", qr.MODES)
 def test_rounds_every_zero_mode_group_and_dtype(torch, dtype, mode):
     """q_mma_rounds (int4): fp16 and bf16, symmetric, integer and float zeros (float: a step's
-    sum of x by MMAs of an all-ones A), groups of 128, 256 and one a row, K not a multiple of a
-    pack (the last pack's x read element by element, zero past K) nor of a step or a group,
+    sum of x by MMAs of an all-ones A), groups of 32 and 64 (several a step, in B's columns),
+    128, 256 and one a row, K not a multiple of a pack (the last pack's x read element by
+    element, zero past K) nor of a step or a group (a last step of fewer groups),
     M not a multiple of the 16-row tile, 1 to 8 warps a tile (more warps than steps included),
     1 or 2 steps a round; NaN-poisoned y, alpha and beta; and the dispatcher's own choice on a
     matrix of its regime."""
-    for (m, k), gs in itertools.product(((77, 13000), (301, 4100), (5, 70), (1000, 1667)), (128, 256, None)):
+    for (m, k), gs in itertools.product(((77, 13000), (301, 4100), (5, 70), (1000, 1667)), (32, 64, 128, 256, None)):
         W = weights(torch, m, k, dtype, seed=m + k + 2)
         Q = pygemv.quantize(W, bits=4, group_size=gs, zero_point=mode)
         D = dense(Q)

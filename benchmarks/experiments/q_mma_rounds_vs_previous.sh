@@ -22,6 +22,10 @@
 #                    an SM: the changed shapes and their edges, 24 random shapes (seed 3201:
 #                    2048-4752 x 1024-5000, up to 2^24 codes to 4096 rows) in the prefetch set's
 #                    four formats; the benchmark's 11 shapes as a third set
+#   groups           s32: groups of 32 and 64 on q_mma_rounds: the regimes' shapes and edges, 16
+#                    random shapes (seed 3202: 2048-8448 x 1024-4096) in fp16 integer and
+#                    symmetric zeros g32 and bf16 float zeros g64 and g32 (tinygemm alongside); the
+#                    benchmark's 11 shapes in those float formats and int4-g32 as a third set
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -59,6 +63,13 @@ unroll)
   RAND=4578x3509,3085x2202,4196x4393,3015x4006,2522x2249,2054x3074,2148x3431,3803x2967,3642x2720,4508x4142,3655x2173,3804x1408,4676x3727,3154x3388,2448x1024,4130x1851,3264x2935,4346x3680,2748x1537,4492x1414,3375x2835,3629x1046,3216x1440,2075x3811
   SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
   export BENCH_ARGS="--quantized --shapes $REG $P" BENCH_ARGS2="--quantized --shapes $RAND $P" BENCH_ARGS3="--quantized --shapes $SUITE $F" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch or unroll" >&2; exit 2 ;;
+groups)
+  G="--formats int4-g32,int4-g32-sym,int4-g64-float,int4-g32-float"
+  REG=2048x2048,2048x4096,2048x8192,2048x4097,2560x3072,3072x2560,4096x2048,4096x4096,4224x3584,4500x1536,2400x4096,3000x1500,4096x1024,6144x4096,6336x2048,8192x2048,8192x1024,8448x2048,5300x2092,1900x4096
+  RAND=4917x1790,5562x2417,7164x2616,6688x1206,8021x3153,6218x2457,2133x3673,6138x2586,3971x1145,8254x2246,3512x3520,6717x1121,8003x3352,5296x3780,7811x3971,4107x1337
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $REG $G" BENCH_ARGS2="--quantized --shapes $RAND $G" \
+    BENCH_ARGS3="--quantized --shapes $SUITE --formats int4-g32,int4-g64-float,int4-g32-float" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll or groups" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -675,9 +675,11 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
     return true;
 }
 
-// int4 weights in groups of 128 up or one a row, x contiguous and aligned: q_mma_rounds, a
-// 16-row tile a block of 8 warps, K unsplit, in three regimes of tiles (T, the H100's S = 132
-// SMs). Steps a round: 2 (110-118 registers: two blocks an SM) or 1 (60-72: three).
+// int4 weights, x contiguous and aligned: q_mma_rounds, a 16-row tile a block of 8 warps, K
+// unsplit, in three regimes of tiles (T, the H100's S = 132 SMs). Steps a round: 2 (110-118
+// registers: two blocks an SM) or 1 (60-78: three). Groups of 32 and 64 (s32, NOTES.md section
+// 49: x held or q_rows ran them before; bf16 float zeros g64 4096^2 9.63 -> 7.92 us, fp16
+// integer zeros g32 8192 x 2048 7.51 -> 6.26) take the same regimes to 4096 columns.
 // (a) Any dtype and zero mode, 2048 to 4096 rows up to 2^24 codes, 2048 columns up (1024 past
 //     a tile an SM). Its standalone form (benchmarks/experiments/qdmma.cu's qdm2_kernel,
 //     benchmarks/NOTES.md section 42) ran bf16 float zeros 4096^2 in 6.35 us against the
@@ -703,15 +705,14 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 // zeros 4200 x 3300 5.82 against 6.27), else 1 (3600 x 2600 4.87 against 5.19, 4150 x 3000
 // 5.24 against 5.47); past 2, 1 (4300 x 2500 5.97 against 8.94: a second wave).
 bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
-    if (!pb.quantized() || pb.qw.bits != 4 || (pb.qw.group_size != 0 && pb.qw.group_size < 128) ||
-        !qmma_x_in_place_ok(pb) || pb.m < 2048 || pb.k < 1024)
-        return false;
+    if (!pb.quantized() || pb.qw.bits != 4 || !qmma_x_in_place_ok(pb) || pb.m < 2048 || pb.k < 1024) return false;
     const int64_t tiles = (pb.m + 15) / 16, sms = std::max(sm_count, 1);
     const bool float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
+    const bool sub_groups = pb.qw.group_size != 0 && pb.qw.group_size < 128; // 2 or 4 groups a step
     bool take;
-    if (pb.m <= 4096) // (a)
+    if (pb.m <= 4096) // (a); groups of 32 and 64 up to 4096 columns (2048 x 8192 lost 0-13%)
         take = mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) && (pb.k >= 2048 || tiles > sms) &&
-               !(tiles > sms && 4 * tiles <= 5 * sms && pb.k > 4608);
+               !(tiles > sms && 4 * tiles <= 5 * sms && pb.k > 4608) && !(sub_groups && pb.k > 4096);
     else if (4 * tiles <= 9 * sms) // (c)
         take = pb.k <= 4096 && (pb.k <= 3072 || tiles <= 2 * sms || float_zeros);
     else // (b)
@@ -719,7 +720,8 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!take) return false;
     const bool symmetric = pb.qw.zero_mode == GEMV_QZERO_SYMMETRIC;
     const bool one_step_band = symmetric ? 10 * tiles <= 13 * sms : 2 * tiles <= 3 * sms;
-    const bool two_steps = tiles <= sms || (!one_step_band && tiles <= 2 * sms && (float_zeros || symmetric || pb.k > 3072));
+    const bool long_rows = pb.k > 3072 && !sub_groups; // groups of 32, 64: integer zeros ran 1 step 0-8% faster
+    const bool two_steps = tiles <= sms || (!one_step_band && tiles <= 2 * sms && (float_zeros || symmetric || long_rows));
     *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, two_steps ? 2 : 1, 0, 1);
     return true;
 }

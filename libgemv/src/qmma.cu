@@ -549,7 +549,11 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
 // here (bf16 float zeros 4096^2 6.35 us against x held's 7.48; NOTES.md section 42). Float
 // zeros: the pairs hold q, and a step's sum of x comes from two more MMAs a word of an
 // all-ones A on the same B fragments (it lands in D's column 0 of lanes t = 0, every row).
-template <typename T, int ZMODE, int U>
+// SUB (groups of 32 or 64, a step 4 or 2 groups): as x held, x of pack t goes to B's column
+// t >> (gs_log2 - 5), so D's column n sums the step's group n alone; lanes t = 0 and 1 scale
+// columns 2t and 2t + 1 by their groups' scales (and float zeros), and lane t = 1's sums join
+// lane t = 0's at the end.
+template <typename T, int ZMODE, int U, bool SUB>
 __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rounds_kernel(const QArgs a) {
     using M = MmaOf<T>;
     using T2 = typename M::T2;
@@ -579,9 +583,13 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
+    const int x_col = SUB ? t >> (a.gs_log2 - 5) : 0; // B's column of this thread's pack
+    const int groups = SUB ? 4 >> (a.gs_log2 - 5) : 1; // groups a step (SUB: 4 or 2)
+    const int64_t last_group = (a.k - 1) >> gshift;
     struct Round {
-        uint4 w0[U], w1[U], X[U][4]; // step u's packs of rows g and g + 8; x of this thread's pack (lanes g = 0)
-        T2 s[U], z[U];               // the step's group's scales and zeros, rows (g, g + 8)
+        uint4 w0[U], w1[U], X[U][4]; // step u's packs of rows g and g + 8; x of this thread's pack (lanes g = x_col)
+        T2 s[U], z[U];               // scales and zeros, rows (g, g + 8): the step's group's, or (SUB) D column 2t's
+        T2 s1[SUB ? U : 1], z1[SUB ? U : 1]; // SUB: D column 2t + 1's (z1: float zeros)
     };
     auto load = [&](Round &r, int s0) {
 #pragma unroll
@@ -598,10 +606,27 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
             const int64_t c = (int64_t)s * STEP;
 #pragma unroll
             for (int j = 0; j < 4; ++j)
-                r.X[u][j] = g == 0 && s < steps ? x_pack_at(x, c + 32 * t + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
+                r.X[u][j] = g == x_col && s < steps ? x_pack_at(x, c + 32 * t + 8 * j, a.k) : make_uint4(0, 0, 0, 0);
             const int64_t gi = min(c, a.k - 1) >> gshift;
-            r.s[u] = M::halves(sc + r0 * a.lds + gi, sc + r1 * a.lds + gi);
-            r.z[u] = ZMODE == GEMV_QZERO_SYMMETRIC ? M::pair(8.f) : M::halves(zc + r0 * a.ldz + gi, zc + r1 * a.ldz + gi);
+            if constexpr (SUB) {
+                // Groups past the row's last (columns of a short last step, or t's beyond the
+                // step's groups) clamp to it: their D columns are zero and never scaled.
+                const int64_t ga = min(gi + 2 * t, last_group), gb = min(gi + 2 * t + 1, last_group);
+                r.s[u] = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
+                r.s1[u] = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
+                if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
+                    r.z[u] = M::pair(8.f);
+                } else if constexpr (FLOAT_ZEROS) {
+                    r.z[u] = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
+                    r.z1[u] = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
+                } else { // integer zeros go into the pairs: this thread's pack's own group
+                    const int64_t own = min((min(c, a.k - 1) + 32 * t) >> gshift, last_group);
+                    r.z[u] = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
+                }
+            } else {
+                r.s[u] = M::halves(sc + r0 * a.lds + gi, sc + r1 * a.lds + gi);
+                r.z[u] = ZMODE == GEMV_QZERO_SYMMETRIC ? M::pair(8.f) : M::halves(zc + r0 * a.ldz + gi, zc + r1 * a.ldz + gi);
+            }
         }
     };
     float acc0 = 0.f, acc1 = 0.f;
@@ -631,22 +656,43 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
                     M::mma(sx, M::kOnes, M::kOnes, M::kOnes, M::kOnes, b2, b3);
                 }
             }
-            if constexpr (FLOAT_ZEROS) {
-                acc0 = fmaf(M::low(r.z[u]), sx[0], acc0);
-                acc1 = fmaf(M::high(r.z[u]), sx[0], acc1);
+            if (!SUB || 2 * t < groups) { // D column 2t (SUB: holds a group of this step)
+                if constexpr (FLOAT_ZEROS) {
+                    acc0 = fmaf(M::low(r.z[u]), sx[0], acc0);
+                    acc1 = fmaf(M::high(r.z[u]), sx[0], acc1);
+                }
+                acc0 = fmaf(M::low(r.s[u]), c[0][0] + c[1][0], acc0);
+                acc1 = fmaf(M::high(r.s[u]), c[0][2] + c[1][2], acc1);
             }
-            acc0 = fmaf(M::low(r.s[u]), c[0][0] + c[1][0], acc0);
-            acc1 = fmaf(M::high(r.s[u]), c[0][2] + c[1][2], acc1);
+            if constexpr (SUB) {
+                if (2 * t + 1 < groups) { // D column 2t + 1
+                    if constexpr (FLOAT_ZEROS) {
+                        acc0 = fmaf(M::low(r.z1[u]), sx[1], acc0);
+                        acc1 = fmaf(M::high(r.z1[u]), sx[1], acc1);
+                    }
+                    acc0 = fmaf(M::low(r.s1[u]), c[0][1] + c[1][1], acc0);
+                    acc1 = fmaf(M::high(r.s1[u]), c[0][3] + c[1][3], acc1);
+                }
+            }
         }
+    }
+    if constexpr (SUB) { // lanes t = 1 hold D columns 2 and 3 (groups of 32): to lane t = 0
+        acc0 += __shfl_down_sync(0xffffffffu, acc0, 1);
+        acc1 += __shfl_down_sync(0xffffffffu, acc1, 1);
     }
     store_tile_sums<T>(a, warp_sums, row0, true, kw, acc0, acc1);
 }
 
-template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U>
-                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U>;
+template <typename T, int U, bool SUB>
+cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U, SUB>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U, SUB>
+                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U, SUB>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
+}
+// Groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels.
+template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    return L.args.gs_log2 < 7 ? launch_rounds<T, U, true>(L, p, stream) : launch_rounds<T, U, false>(L, p, stream);
 }
 
 } // namespace

@@ -618,13 +618,12 @@ gemv_status_t qmma_launch(const Operation &op, const gemv_config_t &c, const Pro
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
 }
 
-// Rounds (qmma.cu): int4 in groups of 128 up or one a row (a step in one group), x read in
-// place, a tile a block (grid.x: at most 2^31 - 1 tiles); no slices, so no workspace.
+// Rounds (qmma.cu): int4 of any group size (groups of 32 and 64 in B's columns, as x held),
+// x read in place, a tile a block (grid.x: at most 2^31 - 1 tiles); no slices, so no workspace.
 gemv_status_t qmma_rounds_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
-    if (pb.qw.bits != 4 || (pb.qw.group_size != 0 && pb.qw.group_size < 128)) {
-        set_error("%s takes int4 weights in groups of 128 columns or more (or one a row); got int%d, group_size = "
-                  "%d: q_mma_x_held runs them",
-                  op.info.name, pb.qw.bits, pb.qw.group_size);
+    if (pb.qw.bits != 4) {
+        set_error("%s takes int4 weights; got int%d: q_block_rows and q_mma_x_held run int8", op.info.name,
+                  pb.qw.bits);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     if (pb.m > (int64_t)16 * 0x7fffffff) {
@@ -938,7 +937,7 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_block_rows(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_BLOCK_ROWS, "q_block_rows", "op N, int8 weights (any zero mode and group size) in fp16 or bf16, x contiguous and 16-byte aligned: a block of threads_per_row threads owns rows_per_block rows, as many blocks as row groups, its threads taking the rows' 16-byte code packs in turn (unroll a row in flight) and reading x in place through L1; K unsplit",
                                   32, kQBlockMaxThreads, 1, 4, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 8)))),
-    quantized_mma_rounds(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_ROUNDS, "q_mma_rounds", "op N, int4 weights (groups of 128 up or one a row, any zero mode) in fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, a 16-row tile a block (rows_per_block 1), its threads_per_row / 32 warps taking the steps of 128 columns in rounds of unroll steps, each round's codes, x, scales and zeros asked for at once; K unsplit",
+    quantized_mma_rounds(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_ROUNDS, "q_mma_rounds", "op N, int4 weights (any group size and zero mode) in fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, a 16-row tile a block (rows_per_block 1), its threads_per_row / 32 warps taking the steps of 128 columns in rounds of unroll steps, each round's codes, x, scales and zeros asked for at once; K unsplit",
                                   32, kQmmaMaxThreads, 1, 1, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 4)))),
 };

@@ -804,11 +804,12 @@ cudaError_t launch_qrows(const QLaunch &L, cudaStream_t) {
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
     const LaunchPlan p = qmma_plan(L);
     if (L.rounds) {
-        // q_mma_rounds: int4 in fp16 or bf16, a step in one group (128 up, or one a row), a
-        // block of 2^p_log2 threads (32..256) a 16-row tile, K unsplit, x read in place.
+        // q_mma_rounds: int4 in fp16 or bf16, groups of 32 up (a step 4, 2 or one group; the
+        // sub-step kernels from gs_log2 5), or one a row, a block of 2^p_log2 threads (32..256)
+        // a 16-row tile, K unsplit, x read in place.
         if (L.bits != 4 || (L.dtype != GEMV_DTYPE_F16 && L.dtype != GEMV_DTYPE_BF16) || (L.unroll != 1 && L.unroll != 2) ||
-            L.args.gs_log2 < 7 || L.x_held || L.x_staged)
-            violation(world(), "qmma: rounds: int4 in fp16 or bf16, groups of 128 up, unroll 1 or 2, x in place");
+            L.args.gs_log2 < 5 || L.x_held || L.x_staged)
+            violation(world(), "qmma: rounds: int4 in fp16 or bf16, groups of 32 up, unroll 1 or 2, x in place");
         if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || p.block.x != 1u << L.args.p_log2 || L.splits != 1 || L.args.acc ||
             p.dynamic_smem != 0 || (int64_t)p.grid.x != (L.args.m + 15) / 16)
             violation(world(), "qmma: rounds: block not 2^p_log2 threads (32..256), K split, or not a tile a block");
