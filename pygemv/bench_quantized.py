@@ -249,13 +249,15 @@ def plot(rows, ceiling, path, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 5))
+    color = {}
     for fmt in sorted({r["format"] for r in rows}):
         fr = sorted((r for r in rows if r["format"] == fmt), key=lambda r: r["weight_bytes"])
-        ax.plot([r["weight_bytes"] / 2**20 for r in fr], [r["tbps"] for r in fr], "o-", label=f"pygemv {fmt}")
+        line, = ax.plot([r["weight_bytes"] / 2**20 for r in fr], [r["tbps"] for r in fr], "o-", label=f"pygemv {fmt}")
+        color[fmt] = line.get_color()
     for fmt in sorted({r["format"] for r in rows if "tinygemm" in r}):  # its formats: bf16, float zeros
         tg = sorted((r for r in rows if "tinygemm" in r and r["format"] == fmt), key=lambda r: r["weight_bytes"])
         ax.plot([r["weight_bytes"] / 2**20 for r in tg], [r["bytes"] / (r["tinygemm"]["median_us"] * 1e6) for r in tg],
-                "s--", label=f"tinygemm on {fmt}")
+                "s--", color=color[fmt], mfc="none", label=f"tinygemm on {fmt}")
     at = sorted((r for r in rows if "ceiling_at_size" in r), key=lambda r: r["weight_bytes"])
     if at:
         ax.plot([r["weight_bytes"] / 2**20 for r in at], [r["ceiling_at_size"]["gbps"] / 1000 for r in at],
