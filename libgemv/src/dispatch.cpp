@@ -685,8 +685,8 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     benchmarks/NOTES.md section 42) ran bf16 float zeros 4096^2 in 6.35 us against the
 //     dispatch's 7.48; in the library it won 1.01-1.38x (s29). Not where the tiles just pass
 //     one an SM (up to 1.25 S) on rows over 4608 columns: the SMs with two tiles set the time
-//     (2130 x 7000 7.98 against x held's 8.98 us, 2500 x 6500 8.37 against 9.11; 2150 x 4400
-//     and 2300 x 4600 still won 1.02-1.07x; NOTES.md section 48).
+//     (bf16 float zeros 2130 x 7000 9.06 us against the dispatch's 7.98, 2500 x 6500 9.11
+//     against 8.37; 2150 x 4400 and 2300 x 4600 still won 1.02-1.07x; NOTES.md section 48).
 // (b) 2.25 to 4 tiles an SM (float zeros: to 3), 1024 to 4096 columns. The tuner's instrument
 //     against the dispatch then: fp16 integer zeros 8192 x 4096 9.64 against 13.36 us, 8192 x
 //     1024 3.63 against 4.50; bf16 integer zeros 8192 x 4096 9.78 against 11.25; fp16 float
