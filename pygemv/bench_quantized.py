@@ -35,7 +35,8 @@ MORE_FORMATS = [("int8-row-bf16", 8, None, "symmetric", "bfloat16"), ("int8-g128
                 ("int8-g64-float-bf16", 8, 64, "float", "bfloat16"), ("int4-g128-bf16", 4, 128, "int", "bfloat16"),
                 ("int4-g128-sym", 4, 128, "symmetric", "float16"), ("int4-g128-sym-bf16", 4, 128, "symmetric", "bfloat16"),
                 ("int4-g128-float-fp16", 4, 128, "float", "float16"), ("int4-g64-float", 4, 64, "float", "bfloat16"),
-                ("int4-g32-float", 4, 32, "float", "bfloat16"), ("int4-g32-sym", 4, 32, "symmetric", "float16")]
+                ("int4-g32-float", 4, 32, "float", "bfloat16"), ("int4-g32-sym", 4, 32, "symmetric", "float16"),
+                ("int4-g64", 4, 64, "int", "float16")]
 
 
 def _tinygemm(torch, codes, scales, zeros, group_size):

@@ -26,6 +26,10 @@
 #                    random shapes (seed 3202: 2048-8448 x 1024-4096) in fp16 integer and
 #                    symmetric zeros g32 and bf16 float zeros g64 and g32 (tinygemm alongside); the
 #                    benchmark's 11 shapes in those float formats and int4-g32 as a third set
+#   g64              s32: groups of 64 in D's columns 0 and 2 (a scale a lane) in x held and
+#                    rounds: their regimes and the benchmark's shapes in bf16 float zeros g64, fp16
+#                    integer zeros g64 and bf16 float zeros g32 (unchanged: the control); 16 random
+#                    shapes (seed 3203: 1024-16384 x 1024-16384 up to 2^27 codes) in both g64 formats
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -70,6 +74,11 @@ groups)
   SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
   export BENCH_ARGS="--quantized --shapes $REG $G" BENCH_ARGS2="--quantized --shapes $RAND $G" \
     BENCH_ARGS3="--quantized --shapes $SUITE --formats int4-g32,int4-g64-float,int4-g32-float" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll or groups" >&2; exit 2 ;;
+g64)
+  G="--formats int4-g64-float,int4-g64,int4-g32-float"
+  REG=2048x2048,2560x3072,3072x2560,4096x2048,4096x4096,2400x4096,4224x3584,6144x4096,6218x2457,8192x2048,8192x1024,14336x4096,4096x14336,8192x8192,28672x8192,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100,2048x8192
+  RAND=4395x10780,9523x2684,6091x4877,11536x2990,9313x9974,6829x13498,6973x15772,2894x12341,4926x12642,6201x11715,6012x3849,1300x8416,11449x5394,4672x10995,4315x1232,8138x15765
+  export BENCH_ARGS="--quantized --shapes $REG $G" BENCH_ARGS2="--quantized --shapes $RAND --formats int4-g64-float,int4-g64" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups or g64" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"
