@@ -7,12 +7,15 @@ sanitizer sees libgemv's kernels alone. Also checks results against float64.
 With the argument T, only op T (single products and batches) runs, with Q only the quantized
 weights: racecheck of the whole sweep takes longer than one device call allows.
 """
+import os
 import sys
 
 import numpy as np
 
 import pygemv
-from gpu_cases import sample_configs
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # gpu_cases beside it, under python -P too
+from gpu_cases import sample_configs  # noqa: E402
 
 SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 
