@@ -67,6 +67,27 @@ namespace {
 
 int slices(int64_t k, int64_t len) { return (int)((k + len - 1) / len); }
 
+// Blocks of `threads` threads resident on an SM at once at `regs` registers a thread (sm_90:
+// 2048 threads, 64K registers), at least one.
+int resident_blocks(int threads, int regs) { return std::max(1, std::min(2048 / threads, 65536 / (threads * regs))); }
+
+// 128-byte lines of prefetch each of per_sm blocks gets of kb KiB an SM.
+int64_t prefetch_lines_a_block(int64_t per_sm, int kb = prefetch_kb_per_sm()) {
+    return (int64_t)kb * 1024 / 128 / per_sm;
+}
+
+// Prefetch before the PDL wait: only the first wave's blocks (per_sm an SM) start early, so
+// only they ask (later blocks would fetch their lines twice); each asks for at most
+// `wanted` lines of its first step, within its share of kb KiB an SM, and at least one.
+struct FirstWavePrefetch {
+    int lines;
+    int64_t blocks;
+};
+FirstWavePrefetch first_wave_prefetch(const Problem &pb, int per_sm, int64_t wanted, int kb = prefetch_kb_per_sm()) {
+    return {(int)std::max<int64_t>(1, std::min(prefetch_lines_a_block(per_sm, kb), wanted)),
+            (int64_t)sm_count(pb.device) * per_sm};
+}
+
 // PDL (see common.cuh) pays where the grid is one wave or its blocks are long; with many
 // short blocks it was measured slower (fp16 65536x256, 2 KiB a block, 16384 blocks: 20.7 us
 // with PDL, 13.5 us without), so such grids launch without it.
@@ -223,7 +244,6 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
     L.splits = slices(pb.k, a.k_chunk);
     const int threads = a.rows_per_block << a.p_log2;
     const int blocks_per_sm = std::clamp(2048 / threads, 1, 32); // resident at most (sm_90)
-    const int64_t first_wave = (int64_t)sm_count(pb.device) * blocks_per_sm;
     a.period = c.vector_loads == kLoadsPhased ? phase_period(pb.lda, esz) : 1;
     if (c.x_in_smem && (c.vector_loads == kLoadsPhased || c.vector_loads == kLoadsScalar)) {
         // One wave of blocks (by threads and by the staged x, shared by the K slices), each
@@ -254,8 +274,9 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
                        : c.threads_per_row > 32            ? prefetch_kb_per_sm()
                                                            : prefetch_kb_per_sm() / 2;
         const int64_t step_lines = a.rows_per_block * ((a.k_chunk * (int64_t)esz + 127) / 128);
-        a.prefetch_lines = (int)std::max<int64_t>(1, std::min<int64_t>(kb * 1024 / 128 / blocks_per_sm, step_lines / 2));
-        a.prefetch_blocks = first_wave;
+        const FirstWavePrefetch f = first_wave_prefetch(pb, blocks_per_sm, step_lines / 2, kb);
+        a.prefetch_lines = f.lines;
+        a.prefetch_blocks = f.blocks;
     }
 
     const OutputMap ymap = output_map(pb);
@@ -510,12 +531,11 @@ bool q_prefetch_on(const Problem &pb) { return pb.pdl && prefetch_kb_per_sm() > 
 // 128-byte lines of a packed row of codes.
 int64_t q_row_lines(const Problem &pb) { return (q_row_bytes(pb.qw.bits, pb.k) + 127) / 128; }
 
-// q_block_rows and q_mma_rounds: the first wave (per_sm blocks an SM) shares the per-SM
-// prefetch amount, each block asking for at most `wanted` lines of its rows' first codes.
+// q_block_rows and q_mma_rounds: first_wave_prefetch of `wanted` lines of its rows' first codes.
 void plan_first_wave_prefetch(QArgs &a, const Problem &pb, int per_sm, int64_t wanted) {
-    const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
-    a.prefetch_lines = (int)std::max<int64_t>(1, std::min(budget, wanted));
-    a.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
+    const FirstWavePrefetch f = first_wave_prefetch(pb, per_sm, wanted);
+    a.prefetch_lines = f.lines;
+    a.prefetch_blocks = f.blocks;
 }
 
 gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -527,7 +547,7 @@ gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Proble
         // unsplit walks gained (int8 38347 x 1920 40.5 -> 37.5; NOTES.md section 35).
         const int64_t per_sm = std::max<int64_t>(1, L.blocks / sm_count(pb.device));
         const int64_t lines = (c.threads_per_row * 16 + 127) / 128;
-        const int64_t budget_rows = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm / lines;
+        const int64_t budget_rows = prefetch_lines_a_block(per_sm) / lines;
         L.args.prefetch_rows = (int)std::min<int64_t>((int64_t)c.rows_per_block * c.unroll, budget_rows);
     }
     return q_finish(op, L, launch_qrows(L, pb.stream), pb);
@@ -596,12 +616,11 @@ gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, co
         // prefetching at most its share of the per-SM amount.
         const bool sub = pb.qw.bits == 4 && pb.qw.group_size != 0 && pb.qw.group_size < 128;
         const int regs = c.unroll == 2 ? 128 : sub ? 80 : 64;
-        const int per_sm = std::max(1, std::min(2048 / c.threads_per_row, 65536 / (c.threads_per_row * regs)));
+        const int per_sm = resident_blocks(c.threads_per_row, regs);
         const int64_t chunk_bytes = std::min<int64_t>(L.args.slice, (int64_t)(c.threads_per_row / 32) * c.unroll *
                                                                         (512 / pb.qw.bits)) * pb.qw.bits / 8;
         const int64_t tile_lines = 16 * ((chunk_bytes + 127) / 128);
-        const int64_t budget = (int64_t)prefetch_kb_per_sm() * 1024 / 128 / per_sm;
-        L.args.prefetch_tiles = (int)std::clamp<int64_t>(budget / tile_lines, 0, q_prefetch_tiles());
+        L.args.prefetch_tiles = (int)std::clamp<int64_t>(prefetch_lines_a_block(per_sm) / tile_lines, 0, q_prefetch_tiles());
         L.args.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
     }
     return q_finish(op, L, launch_qmma(L, pb.stream), pb);
@@ -672,7 +691,7 @@ gemv_status_t qblock_launch(const Operation &op, const gemv_config_t &c, const P
         // Measured (NOTES.md section 46): per-row int8 1.01-1.17x; a whole step or more lost up
         // to 13% on small grouped matrices (scales and zeros a pack), which stay without it.
         const int regs = c.rows_per_block <= 2 ? 64 : c.unroll == 1 ? 80 : 128;
-        const int per_sm = std::clamp(std::min(2048 / c.threads_per_row, 65536 / (c.threads_per_row * regs)), 1, 32);
+        const int per_sm = resident_blocks(c.threads_per_row, regs);
         const int64_t step_lines = std::min<int64_t>(q_row_lines(pb), (int64_t)c.threads_per_row * c.unroll * 16 / 128);
         plan_first_wave_prefetch(L.args, pb, per_sm, c.rows_per_block * step_lines / 2);
     }
@@ -765,9 +784,9 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
         const int blocks_per_sm = std::clamp(2048 / threads, 1, 32);
         const int64_t tile_lines = (cols_per_tile * (int64_t)dtype_size(pb.dtype()) + 127) / 128;
         const int64_t step_lines = std::min<int64_t>((int64_t)c.rows_per_block * c.unroll, a.m_chunk) * tile_lines;
-        a.prefetch_lines = (int)std::max<int64_t>(
-            1, std::min<int64_t>(prefetch_kb_per_sm() * 1024 / 128 / blocks_per_sm, step_lines / 2));
-        a.prefetch_blocks = (int64_t)sm_count(pb.device) * blocks_per_sm;
+        const FirstWavePrefetch f = first_wave_prefetch(pb, blocks_per_sm, step_lines / 2);
+        a.prefetch_lines = f.lines;
+        a.prefetch_blocks = f.blocks;
     }
     return finish_partials(op, launch_columns(L, pb.stream), a.acc, L.splits, pb); // acc only when split-M
 }
