@@ -347,10 +347,12 @@ template <> struct MmaOf<__nv_bfloat16> {
 
 // Groups of 32 or 64 (SUB): a step holds 4 or 2 groups, and B's columns keep them apart.
 // Pack t of a step (thread t's 32 columns) is group t / ppg of it (ppg = 1 or 2 packs a
-// group); lanes g = t / ppg hold its x in B's column g, the others zero, so column n of D
-// sums group n alone, for the same MMAs: lanes t = 0 take columns 0 and 1 (c[0], c[1] of row
-// g, c[2], c[3] of row g + 8), lanes t = 1 columns 2 and 3, each scaled by its group. A lane's
-// codes are in one group: their zero is that group's.
+// group), and its x goes to B's column t (groups of 32) or 2 (t / 2) (groups of 64: PPG = 2,
+// a compile-time case), the other lanes' columns zero, so each column of D sums one group
+// alone, for the same MMAs. Lanes t = 0 hold columns 0 and 1 (c[0], c[1] of row g, c[2], c[3]
+// of row g + 8), lanes t = 1 columns 2 and 3: groups of 32 fill all four (each lane scales
+// two), groups of 64 columns 0 and 2 (each lane scales one, as a group of 128 does; NOTES.md
+// section 50). A lane's codes are in one group: their zero is that group's.
 //
 // int8 (BITS 8, fp16, groups of 64 up or one a row): a pack is 16 columns, a step 64; a word's
 // bytes (0, 1) and (2, 3) go under 0x64 with one PRMT (1024 + q, exact) and one HADD2 takes
@@ -361,9 +363,10 @@ template <> struct MmaOf<__nv_bfloat16> {
 // chunk and one or two tiles, so that round trip is most of the kernel. Inline: as an
 // out-of-line call (prefetch_first_rows' form) it cost the two-step kernels 5-10% on large
 // matrices (28672 x 8192 int4 g128 55.5 against 50.6 us; NOTES.md section 35).
-template <typename T, int ZMODE, int S, bool SUB, int BITS>
+template <typename T, int ZMODE, int S, bool SUB, int BITS, int PPG>
 __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) gemv_qmma_x_held_kernel(const QArgs a) {
     static_assert(BITS == 4 || (BITS == 8 && !SUB && std::is_same_v<T, __half>), "int8: fp16, a group a step");
+    static_assert(PPG == 0 || (SUB && PPG == 2), "packs a group: read from gs_log2 (0), or 2 (groups of 64)");
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     extern __shared__ float warp_rows[]; // [kw][teams * 16]: each K warp's sums of the block's rows
@@ -391,9 +394,10 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
-    const int ppg_log2 = SUB ? a.gs_log2 - 5 : 0; // packs a group (SUB: 0 or 1)
-    const int x_col = SUB ? t >> ppg_log2 : 0;    // B's column of this thread's pack
-    const int groups = SUB ? 4 >> ppg_log2 : 1;   // groups a step
+    const int ppg_log2 = SUB ? (PPG == 2 ? 1 : a.gs_log2 - 5) : 0; // packs a group (SUB: 0 or 1)
+    const int x_col = SUB ? (PPG == 2 ? t & 2 : t >> ppg_log2) : 0;  // B's column of this thread's pack
+    const int groups = SUB ? 4 >> ppg_log2 : 1;                      // groups a step
+    constexpr bool TWO = SUB && PPG != 2; // a lane may hold two groups (groups of 32; not of 64)
     const int64_t last_group = (a.k - 1) >> gshift;
     for (int cs = kwi * S; cs < steps; cs += kw * S) {
         // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
@@ -411,15 +415,15 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 const int64_t step_group = min(c, a.k - 1) >> gshift;
-                const int64_t ga = SUB ? min(step_group + 2 * t, last_group) : step_group;
+                const int64_t ga = SUB ? min(step_group + (PPG == 2 ? t : 2 * t), last_group) : step_group;
                 const int64_t gb = min(step_group + 2 * t + 1, last_group);
                 f[i].s0 = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
-                if constexpr (SUB) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
+                if constexpr (TWO) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
                 if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
                     f[i].z0 = M::pair(SYMMETRIC_ZERO);
                 } else if constexpr (FLOAT_ZEROS) {
                     f[i].z0 = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
-                    if constexpr (SUB) f[i].z1 = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
+                    if constexpr (TWO) f[i].z1 = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
                 } else {
                     const int64_t own = SUB ? min((min(c, a.k - 1) + 32 * t) >> gshift, last_group) : step_group;
                     f[i].z0 = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
@@ -496,7 +500,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 }
                 acc0 = fmaf(M::low(f[i].s0), c[0][0] + c[1][0], acc0);
                 acc1 = fmaf(M::high(f[i].s0), c[0][2] + c[1][2], acc1);
-                if constexpr (SUB) {
+                if constexpr (TWO) {
                     if (2 * t + 1 < groups) { // column 2t + 1 holds a group of this step
                         if constexpr (FLOAT_ZEROS) {
                             acc0 = fmaf(M::low(f[i].z1), xsum[i][1], acc0);
@@ -525,11 +529,11 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     }
 }
 
-template <typename T, int S, bool SUB, int BITS = 4>
+template <typename T, int S, bool SUB, int BITS = 4, int PPG = 0>
 cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S, SUB, BITS>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S, SUB, BITS>
-                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S, SUB, BITS>;
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S, SUB, BITS, PPG>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S, SUB, BITS, PPG>
+                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S, SUB, BITS, PPG>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
 }
 // int8: fp16, a group a step. int4 groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels.
@@ -537,7 +541,8 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
     if constexpr (std::is_same_v<T, __half>) {
         if (L.bits == 8) return launch_x_held<T, S, false, 8>(L, p, stream);
     }
-    return L.args.gs_log2 < 7 ? launch_x_held<T, S, true>(L, p, stream) : launch_x_held<T, S, false>(L, p, stream);
+    if (L.args.gs_log2 == 5) return launch_x_held<T, S, true>(L, p, stream);
+    return L.args.gs_log2 == 6 ? launch_x_held<T, S, true, 4, 2>(L, p, stream) : launch_x_held<T, S, false>(L, p, stream);
 }
 
 // Variant q_mma_rounds: a 16-row tile a block, its kw warps taking the steps of 128 columns
@@ -549,12 +554,13 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
 // here (bf16 float zeros 4096^2 6.35 us against x held's 7.48; NOTES.md section 42). Float
 // zeros: the pairs hold q, and a step's sum of x comes from two more MMAs a word of an
 // all-ones A on the same B fragments (it lands in D's column 0 of lanes t = 0, every row).
-// SUB (groups of 32 or 64, a step 4 or 2 groups): as x held, x of pack t goes to B's column
-// t >> (gs_log2 - 5), so D's column n sums the step's group n alone; lanes t = 0 and 1 scale
-// columns 2t and 2t + 1 by their groups' scales (and float zeros), and lane t = 1's sums join
-// lane t = 0's at the end.
-template <typename T, int ZMODE, int U, bool SUB>
+// SUB (groups of 32 or 64, a step 4 or 2 groups): as x held, x of pack t goes to B's column t
+// (groups of 32) or 2 (t / 2) (groups of 64, PPG = 2), so each of D's columns sums one group
+// alone; lanes t = 0 and 1 scale column 2t (and, groups of 32, 2t + 1) by its group's scale
+// (and float zero), and lane t = 1's sums join lane t = 0's at the end.
+template <typename T, int ZMODE, int U, bool SUB, int PPG>
 __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rounds_kernel(const QArgs a) {
+    static_assert(PPG == 0 || (SUB && PPG == 2), "packs a group: read from gs_log2 (0), or 2 (groups of 64)");
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     constexpr int STEP = 128;
@@ -583,13 +589,15 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
-    const int x_col = SUB ? t >> (a.gs_log2 - 5) : 0; // B's column of this thread's pack
-    const int groups = SUB ? 4 >> (a.gs_log2 - 5) : 1; // groups a step (SUB: 4 or 2)
+    const int ppg_log2 = SUB ? (PPG == 2 ? 1 : a.gs_log2 - 5) : 0; // packs a group (SUB: 0 or 1)
+    const int x_col = SUB ? (PPG == 2 ? t & 2 : t >> ppg_log2) : 0;  // B's column of this thread's pack
+    const int groups = SUB ? 4 >> ppg_log2 : 1;                      // groups a step
+    constexpr bool TWO = SUB && PPG != 2; // a lane may hold two groups (groups of 32; not of 64)
     const int64_t last_group = (a.k - 1) >> gshift;
     struct Round {
         uint4 w0[U], w1[U], X[U][4]; // step u's packs of rows g and g + 8; x of this thread's pack (lanes g = x_col)
         T2 s[U], z[U];               // scales and zeros, rows (g, g + 8): the step's group's, or (SUB) D column 2t's
-        T2 s1[SUB ? U : 1], z1[SUB ? U : 1]; // SUB: D column 2t + 1's (z1: float zeros)
+        T2 s1[TWO ? U : 1], z1[TWO ? U : 1]; // groups of 32: D column 2t + 1's (z1: float zeros)
     };
     auto load = [&](Round &r, int s0) {
 #pragma unroll
@@ -611,14 +619,14 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
             if constexpr (SUB) {
                 // Groups past the row's last (columns of a short last step, or t's beyond the
                 // step's groups) clamp to it: their D columns are zero and never scaled.
-                const int64_t ga = min(gi + 2 * t, last_group), gb = min(gi + 2 * t + 1, last_group);
+                const int64_t ga = min(gi + (PPG == 2 ? t : 2 * t), last_group), gb = min(gi + 2 * t + 1, last_group);
                 r.s[u] = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
-                r.s1[u] = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
+                if constexpr (TWO) r.s1[u] = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
                 if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
                     r.z[u] = M::pair(8.f);
                 } else if constexpr (FLOAT_ZEROS) {
                     r.z[u] = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
-                    r.z1[u] = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
+                    if constexpr (TWO) r.z1[u] = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
                 } else { // integer zeros go into the pairs: this thread's pack's own group
                     const int64_t own = min((min(c, a.k - 1) + 32 * t) >> gshift, last_group);
                     r.z[u] = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
@@ -656,7 +664,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
                     M::mma(sx, M::kOnes, M::kOnes, M::kOnes, M::kOnes, b2, b3);
                 }
             }
-            if (!SUB || 2 * t < groups) { // D column 2t (SUB: holds a group of this step)
+            if (!SUB || (PPG == 2 ? t < 2 : 2 * t < groups)) { // D column 2t (SUB: holds a group of this step)
                 if constexpr (FLOAT_ZEROS) {
                     acc0 = fmaf(M::low(r.z[u]), sx[0], acc0);
                     acc1 = fmaf(M::high(r.z[u]), sx[0], acc1);
@@ -664,7 +672,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
                 acc0 = fmaf(M::low(r.s[u]), c[0][0] + c[1][0], acc0);
                 acc1 = fmaf(M::high(r.s[u]), c[0][2] + c[1][2], acc1);
             }
-            if constexpr (SUB) {
+            if constexpr (TWO) {
                 if (2 * t + 1 < groups) { // D column 2t + 1
                     if constexpr (FLOAT_ZEROS) {
                         acc0 = fmaf(M::low(r.z1[u]), sx[1], acc0);
@@ -683,16 +691,20 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     store_tile_sums<T>(a, warp_sums, row0, true, kw, acc0, acc1);
 }
 
-template <typename T, int U, bool SUB>
+template <typename T, int U, bool SUB, int PPG = 0>
 cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U, SUB>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U, SUB>
-                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U, SUB>;
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U, SUB, PPG>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U, SUB, PPG>
+                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U, SUB, PPG>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
 }
-// Groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels.
+// Groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels. Groups of 64 a scale a lane
+// (PPG 2) except float zeros at one step a round: there it ran 0.90-0.97x the form groups of
+// 32 take (2560 x 3072 bf16 5.51 against 6.13 us; NOTES.md section 51).
 template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    return L.args.gs_log2 < 7 ? launch_rounds<T, U, true>(L, p, stream) : launch_rounds<T, U, false>(L, p, stream);
+    if (L.args.gs_log2 == 5 || (L.args.gs_log2 == 6 && U == 1 && L.zero_mode == GEMV_QZERO_FLOAT))
+        return launch_rounds<T, U, true>(L, p, stream);
+    return L.args.gs_log2 == 6 ? launch_rounds<T, U, true, 2>(L, p, stream) : launch_rounds<T, U, false>(L, p, stream);
 }
 
 } // namespace
