@@ -346,13 +346,14 @@ template <> struct MmaOf<__nv_bfloat16> {
 };
 
 // Groups of 32 or 64 (SUB): a step holds 4 or 2 groups, and B's columns keep them apart.
-// Pack t of a step (thread t's 32 columns) is group t / ppg of it (ppg = 1 or 2 packs a
-// group), and its x goes to B's column t (groups of 32) or 2 (t / 2) (groups of 64: PPG = 2,
-// a compile-time case), the other lanes' columns zero, so each column of D sums one group
-// alone, for the same MMAs. Lanes t = 0 hold columns 0 and 1 (c[0], c[1] of row g, c[2], c[3]
-// of row g + 8), lanes t = 1 columns 2 and 3: groups of 32 fill all four (each lane scales
-// two), groups of 64 columns 0 and 2 (each lane scales one, as a group of 128 does; NOTES.md
-// section 50). A lane's codes are in one group: their zero is that group's.
+// Pack t of a step (thread t's 32 columns) is group t / PPG of it (PPG = 1 or 2 packs a
+// group, a compile-time case), and its x goes to B's column 2 (t / PPG), the other lanes'
+// columns zero, so D's column 2n sums group n alone, for the same MMAs. Lane t holds D's
+// columns 2t and 2t + 1 (c[0], c[1] of row g, c[2], c[3] of row g + 8) and scales column 2t
+// by group t's scale, as a group of 128 is scaled; the lanes' sums join lane t = 0's at the
+// end (NOTES.md sections 50-51). PPG = 0, the form before: x of pack t in column t >> (gs_log2
+// - 5), lanes t = 0 and 1 scaling columns 2t and 2t + 1 (groups of 64 at one step a round,
+// float zeros, ran faster so). A lane's codes are in one group: their zero is that group's.
 //
 // int8 (BITS 8, fp16, groups of 64 up or one a row): a pack is 16 columns, a step 64; a word's
 // bytes (0, 1) and (2, 3) go under 0x64 with one PRMT (1024 + q, exact) and one HADD2 takes
@@ -366,7 +367,7 @@ template <> struct MmaOf<__nv_bfloat16> {
 template <typename T, int ZMODE, int S, bool SUB, int BITS, int PPG>
 __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) gemv_qmma_x_held_kernel(const QArgs a) {
     static_assert(BITS == 4 || (BITS == 8 && !SUB && std::is_same_v<T, __half>), "int8: fp16, a group a step");
-    static_assert(PPG == 0 || (SUB && PPG == 2), "packs a group: read from gs_log2 (0), or 2 (groups of 64)");
+    static_assert(PPG == 0 || (SUB && (PPG == 1 || PPG == 2)), "packs a group: from gs_log2 (0), 1 (groups of 32) or 2 (of 64)");
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     extern __shared__ float warp_rows[]; // [kw][teams * 16]: each K warp's sums of the block's rows
@@ -394,10 +395,10 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
-    const int ppg_log2 = SUB ? (PPG == 2 ? 1 : a.gs_log2 - 5) : 0; // packs a group (SUB: 0 or 1)
-    const int x_col = SUB ? (PPG == 2 ? t & 2 : t >> ppg_log2) : 0;  // B's column of this thread's pack
-    const int groups = SUB ? 4 >> ppg_log2 : 1;                      // groups a step
-    constexpr bool TWO = SUB && PPG != 2; // a lane may hold two groups (groups of 32; not of 64)
+    const int ppg_log2 = SUB ? (PPG ? PPG - 1 : a.gs_log2 - 5) : 0;        // packs a group (SUB: 0 or 1)
+    const int x_col = SUB ? (PPG ? 2 * (t >> ppg_log2) : t >> ppg_log2) : 0; // B's column of this thread's pack
+    const int groups = SUB ? 4 >> ppg_log2 : 1;                             // groups a step
+    constexpr bool TWO = SUB && PPG == 0; // a lane may hold two groups (D columns 2t and 2t + 1)
     const int64_t last_group = (a.k - 1) >> gshift;
     for (int cs = kwi * S; cs < steps; cs += kw * S) {
         // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
@@ -415,7 +416,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 const int64_t step_group = min(c, a.k - 1) >> gshift;
-                const int64_t ga = SUB ? min(step_group + (PPG == 2 ? t : 2 * t), last_group) : step_group;
+                const int64_t ga = SUB ? min(step_group + (PPG ? t : 2 * t), last_group) : step_group;
                 const int64_t gb = min(step_group + 2 * t + 1, last_group);
                 f[i].s0 = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
                 if constexpr (TWO) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
@@ -511,7 +512,11 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                     }
                 }
             }
-            if constexpr (SUB) { // lanes t = 1 hold columns 2 and 3 (groups of 32): to lane t = 0
+            if constexpr (PPG == 1) { // lanes t = 2, 3 hold groups 2, 3: to lanes t = 0, 1
+                acc0 += __shfl_down_sync(0xffffffffu, acc0, 2);
+                acc1 += __shfl_down_sync(0xffffffffu, acc1, 2);
+            }
+            if constexpr (SUB) { // lanes t = 1 hold D columns 2 (and 3): to lane t = 0
                 acc0 += __shfl_down_sync(0xffffffffu, acc0, 1);
                 acc1 += __shfl_down_sync(0xffffffffu, acc1, 1);
             }
@@ -541,7 +546,7 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
     if constexpr (std::is_same_v<T, __half>) {
         if (L.bits == 8) return launch_x_held<T, S, false, 8>(L, p, stream);
     }
-    if (L.args.gs_log2 == 5) return launch_x_held<T, S, true>(L, p, stream);
+    if (L.args.gs_log2 == 5) return launch_x_held<T, S, true, 4, 1>(L, p, stream);
     return L.args.gs_log2 == 6 ? launch_x_held<T, S, true, 4, 2>(L, p, stream) : launch_x_held<T, S, false>(L, p, stream);
 }
 
@@ -554,13 +559,13 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
 // here (bf16 float zeros 4096^2 6.35 us against x held's 7.48; NOTES.md section 42). Float
 // zeros: the pairs hold q, and a step's sum of x comes from two more MMAs a word of an
 // all-ones A on the same B fragments (it lands in D's column 0 of lanes t = 0, every row).
-// SUB (groups of 32 or 64, a step 4 or 2 groups): as x held, x of pack t goes to B's column t
-// (groups of 32) or 2 (t / 2) (groups of 64, PPG = 2), so each of D's columns sums one group
-// alone; lanes t = 0 and 1 scale column 2t (and, groups of 32, 2t + 1) by its group's scale
-// (and float zero), and lane t = 1's sums join lane t = 0's at the end.
+// SUB (groups of 32 or 64, a step 4 or 2 groups): as x held, x of pack t goes to B's column
+// 2 (t / PPG), so D's column 2n sums group n alone; lane t scales column 2t by group t's
+// scale (and float zero), and the lanes' sums join lane t = 0's at the end. PPG = 0: x held's
+// form before (lanes t = 0 and 1 scaling columns 2t and 2t + 1).
 template <typename T, int ZMODE, int U, bool SUB, int PPG>
 __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rounds_kernel(const QArgs a) {
-    static_assert(PPG == 0 || (SUB && PPG == 2), "packs a group: read from gs_log2 (0), or 2 (groups of 64)");
+    static_assert(PPG == 0 || (SUB && (PPG == 1 || PPG == 2)), "packs a group: from gs_log2 (0), 1 (groups of 32) or 2 (of 64)");
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     constexpr int STEP = 128;
@@ -589,10 +594,10 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
-    const int ppg_log2 = SUB ? (PPG == 2 ? 1 : a.gs_log2 - 5) : 0; // packs a group (SUB: 0 or 1)
-    const int x_col = SUB ? (PPG == 2 ? t & 2 : t >> ppg_log2) : 0;  // B's column of this thread's pack
-    const int groups = SUB ? 4 >> ppg_log2 : 1;                      // groups a step
-    constexpr bool TWO = SUB && PPG != 2; // a lane may hold two groups (groups of 32; not of 64)
+    const int ppg_log2 = SUB ? (PPG ? PPG - 1 : a.gs_log2 - 5) : 0;        // packs a group (SUB: 0 or 1)
+    const int x_col = SUB ? (PPG ? 2 * (t >> ppg_log2) : t >> ppg_log2) : 0; // B's column of this thread's pack
+    const int groups = SUB ? 4 >> ppg_log2 : 1;                             // groups a step
+    constexpr bool TWO = SUB && PPG == 0; // a lane may hold two groups (D columns 2t and 2t + 1)
     const int64_t last_group = (a.k - 1) >> gshift;
     struct Round {
         uint4 w0[U], w1[U], X[U][4]; // step u's packs of rows g and g + 8; x of this thread's pack (lanes g = x_col)
@@ -619,7 +624,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
             if constexpr (SUB) {
                 // Groups past the row's last (columns of a short last step, or t's beyond the
                 // step's groups) clamp to it: their D columns are zero and never scaled.
-                const int64_t ga = min(gi + (PPG == 2 ? t : 2 * t), last_group), gb = min(gi + 2 * t + 1, last_group);
+                const int64_t ga = min(gi + (PPG ? t : 2 * t), last_group), gb = min(gi + 2 * t + 1, last_group);
                 r.s[u] = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
                 if constexpr (TWO) r.s1[u] = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
                 if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
@@ -664,7 +669,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
                     M::mma(sx, M::kOnes, M::kOnes, M::kOnes, M::kOnes, b2, b3);
                 }
             }
-            if (!SUB || (PPG == 2 ? t < 2 : 2 * t < groups)) { // D column 2t (SUB: holds a group of this step)
+            if (!SUB || (PPG ? t < groups : 2 * t < groups)) { // D column 2t (SUB: holds a group of this step)
                 if constexpr (FLOAT_ZEROS) {
                     acc0 = fmaf(M::low(r.z[u]), sx[0], acc0);
                     acc1 = fmaf(M::high(r.z[u]), sx[0], acc1);
@@ -684,7 +689,11 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
             }
         }
     }
-    if constexpr (SUB) { // lanes t = 1 hold D columns 2 and 3 (groups of 32): to lane t = 0
+    if constexpr (PPG == 1) { // lanes t = 2, 3 hold groups 2, 3: to lanes t = 0, 1
+        acc0 += __shfl_down_sync(0xffffffffu, acc0, 2);
+        acc1 += __shfl_down_sync(0xffffffffu, acc1, 2);
+    }
+    if constexpr (SUB) { // lanes t = 1 hold D columns 2 (and 3): to lane t = 0
         acc0 += __shfl_down_sync(0xffffffffu, acc0, 1);
         acc1 += __shfl_down_sync(0xffffffffu, acc1, 1);
     }
@@ -702,8 +711,8 @@ cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t st
 // (PPG 2) except float zeros at one step a round: there it ran 0.90-0.97x the form groups of
 // 32 take (2560 x 3072 bf16 5.51 against 6.13 us; NOTES.md section 51).
 template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    if (L.args.gs_log2 == 5 || (L.args.gs_log2 == 6 && U == 1 && L.zero_mode == GEMV_QZERO_FLOAT))
-        return launch_rounds<T, U, true>(L, p, stream);
+    if (L.args.gs_log2 == 6 && U == 1 && L.zero_mode == GEMV_QZERO_FLOAT) return launch_rounds<T, U, true>(L, p, stream);
+    if (L.args.gs_log2 == 5) return launch_rounds<T, U, true, 1>(L, p, stream);
     return L.args.gs_log2 == 6 ? launch_rounds<T, U, true, 2>(L, p, stream) : launch_rounds<T, U, false>(L, p, stream);
 }
 
