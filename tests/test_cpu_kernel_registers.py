@@ -130,16 +130,17 @@ def test_q_mma_keeps_six_blocks_of_128_an_sm():
     # x held in registers (fp16 and bf16, every zero mode): one step a chunk at 64 registers (8 blocks of 128 an SM), two at
     # most 128 (the dispatcher's 4 blocks of 128 an SM assume 124), neither spilling more than
     # 32 bytes (benchmarks/NOTES.md section 33).
-    unroll = re.compile(r"x_held_kernelI\w+?Li\dELi(\d)ELb([01])ELi(\d)E")
+    unroll = re.compile(r"x_held_kernelI\w+?Li\dELi(\d)ELi(\d)ELi(\d)E")  # <T, ZMODE, S, PPG, BITS>
     held = {}
     for n, v in kernels.items():
         if "x_held_kernel" in n:
-            u, sub, bits = unroll.search(n).groups()
-            held.setdefault((int(u), sub == "1"), []).append(v)
+            u, ppg, bits = unroll.search(n).groups()
+            held.setdefault((int(u), ppg != "0"), []).append(v)
     # int4 in fp16 and bf16 and int8 in fp16 (groups of 128 up), three zero modes each; int4
-    # groups of 32 or 64 (sub-step groups: 3 blocks of 256 an SM, 85 registers, for one step)
+    # groups of 32 and 64 (PPG 1 and 2 packs a group: 3 blocks of 256 an SM, 85 registers, for
+    # one step) in fp16 and bf16, three zero modes each
     assert sorted(held) == [(1, False), (1, True), (2, False), (2, True)], kernels
-    assert [len(held[key]) for key in sorted(held)] == [9, 6, 9, 6], kernels
+    assert [len(held[key]) for key in sorted(held)] == [9, 12, 9, 12], kernels
     assert max(r for r, _ in held[(1, False)]) <= 64 and max(r for r, _ in held[(1, True)]) <= 85, held
     assert max(r for r, _ in held[(2, False)] + held[(2, True)]) <= 128, held
     assert max(s for v in held.values() for _, s in v) <= 32, held

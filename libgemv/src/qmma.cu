@@ -345,15 +345,14 @@ template <> struct MmaOf<__nv_bfloat16> {
     __device__ static void pairs(uint32_t u, float z, uint32_t (&p)[4]) { bf16_code_pairs(u, z, p); }
 };
 
-// Groups of 32 or 64 (SUB): a step holds 4 or 2 groups, and B's columns keep them apart.
-// Pack t of a step (thread t's 32 columns) is group t / PPG of it (PPG = 1 or 2 packs a
-// group, a compile-time case), and its x goes to B's column 2 (t / PPG), the other lanes'
-// columns zero, so D's column 2n sums group n alone, for the same MMAs. Lane t holds D's
-// columns 2t and 2t + 1 (c[0], c[1] of row g, c[2], c[3] of row g + 8) and scales column 2t
-// by group t's scale, as a group of 128 is scaled; the lanes' sums join lane t = 0's at the
-// end (NOTES.md sections 50-51). PPG = 0, the form before: x of pack t in column t >> (gs_log2
-// - 5), lanes t = 0 and 1 scaling columns 2t and 2t + 1 (groups of 64 at one step a round,
-// float zeros, ran faster so). A lane's codes are in one group: their zero is that group's.
+// Groups of 32 or 64 (PPG = 1 or 2 packs a group; 0: a step lies in one group): a step holds
+// 4 or 2 groups, and B's columns keep them apart. Pack t of a step (thread t's 32 columns) is
+// group t / PPG of it, and its x goes to B's column 2 (t / PPG), the other lanes' columns
+// zero, so D's column 2n sums group n alone, for the same MMAs. Lane t holds D's columns 2t
+// and 2t + 1 (c[0], c[1] of row g, c[2], c[3] of row g + 8) and scales column 2t by group t's
+// scale, as a group of 128 is scaled, and the lanes' sums join lane t = 0's at the end: one
+// scale (and zero) a lane, not two, ran groups of 64 and 32 1.02-1.22x faster (NOTES.md
+// sections 50-51). A lane's codes are in one group: their zero is that group's.
 //
 // int8 (BITS 8, fp16, groups of 64 up or one a row): a pack is 16 columns, a step 64; a word's
 // bytes (0, 1) and (2, 3) go under 0x64 with one PRMT (1024 + q, exact) and one HADD2 takes
@@ -364,10 +363,25 @@ template <> struct MmaOf<__nv_bfloat16> {
 // chunk and one or two tiles, so that round trip is most of the kernel. Inline: as an
 // out-of-line call (prefetch_first_rows' form) it cost the two-step kernels 5-10% on large
 // matrices (28672 x 8192 int4 g128 55.5 against 50.6 us; NOTES.md section 35).
-template <typename T, int ZMODE, int S, bool SUB, int BITS, int PPG>
-__global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) gemv_qmma_x_held_kernel(const QArgs a) {
-    static_assert(BITS == 4 || (BITS == 8 && !SUB && std::is_same_v<T, __half>), "int8: fp16, a group a step");
-    static_assert(PPG == 0 || (SUB && (PPG == 1 || PPG == 2)), "packs a group: from gs_log2 (0), 1 (groups of 32) or 2 (of 64)");
+// Groups of 32 or 64 (PPG packs a group): lane t scaled D's column 2t, group t of the step
+// (SPREAD: pack t of a group of 64, group t / 2); the lanes that hold one join lane t = 0.
+// Lanes t = 2, 3 of groups of 64 hold zero columns and are left out.
+template <int PPG, bool SPREAD = false> __device__ __forceinline__ void join_group_lanes(float &acc0, float &acc1) {
+    if constexpr (PPG == 1 || SPREAD) {
+        acc0 += __shfl_down_sync(0xffffffffu, acc0, 2);
+        acc1 += __shfl_down_sync(0xffffffffu, acc1, 2);
+    }
+    if constexpr (PPG > 0) {
+        acc0 += __shfl_down_sync(0xffffffffu, acc0, 1);
+        acc1 += __shfl_down_sync(0xffffffffu, acc1, 1);
+    }
+}
+
+template <typename T, int ZMODE, int S, int PPG, int BITS>
+__global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (PPG ? 3 : 4) : 2) gemv_qmma_x_held_kernel(const QArgs a) {
+    constexpr bool SUB = PPG > 0; // several groups a step
+    static_assert(PPG >= 0 && PPG <= 2 && (BITS == 4 || (BITS == 8 && !SUB && std::is_same_v<T, __half>)),
+                  "int4 in groups of 32 (PPG 1), 64 (2) or a step up (0); int8: fp16, a group a step");
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     extern __shared__ float warp_rows[]; // [kw][teams * 16]: each K warp's sums of the block's rows
@@ -395,17 +409,14 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
-    const int ppg_log2 = SUB ? (PPG ? PPG - 1 : a.gs_log2 - 5) : 0;        // packs a group (SUB: 0 or 1)
-    const int x_col = SUB ? (PPG ? 2 * (t >> ppg_log2) : t >> ppg_log2) : 0; // B's column of this thread's pack
-    const int groups = SUB ? 4 >> ppg_log2 : 1;                             // groups a step
-    constexpr bool TWO = SUB && PPG == 0; // a lane may hold two groups (D columns 2t and 2t + 1)
+    const int x_col = SUB ? 2 * (t / (SUB ? PPG : 1)) : 0; // B's column of this thread's pack
     const int64_t last_group = (a.k - 1) >> gshift;
     for (int cs = kwi * S; cs < steps; cs += kw * S) {
         // Tile j's codes of rows g and g + 8 (clamped; zero past the slice or the row's packs),
-        // the zero of this thread's pack (its group's), and the scales (and float zeros) of this
-        // thread's D columns 2t and 2t + 1 (SUB; else column 0's: the step's group).
+        // the zero of this thread's pack (its group's), and the scale (and float zero) of this
+        // thread's D column 2t (SUB: group t of the step; else column 0's, the step's group).
         struct Scaled {
-            T2 s0, s1, z0, z1; // rows (g, g + 8) of columns 2t, 2t + 1; z0: the pack's zero (float: column 2t's)
+            T2 s0, z0; // rows (g, g + 8); z0: the pack's zero (float: column 2t's)
         };
         auto load_tile = [&](int j, uint4 (&w)[S][2], Scaled (&f)[S]) {
             const int64_t r0 = min(row_base + 16 * j + g, a.m - 1), r1 = min(row_base + 16 * j + g + 8, a.m - 1);
@@ -416,15 +427,12 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 w[i][0] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 w[i][1] = in ? load_codes_past_l1(reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + pack) : make_uint4(0, 0, 0, 0);
                 const int64_t step_group = min(c, a.k - 1) >> gshift;
-                const int64_t ga = SUB ? min(step_group + (PPG ? t : 2 * t), last_group) : step_group;
-                const int64_t gb = min(step_group + 2 * t + 1, last_group);
+                const int64_t ga = SUB ? min(step_group + t, last_group) : step_group;
                 f[i].s0 = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
-                if constexpr (TWO) f[i].s1 = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
                 if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
                     f[i].z0 = M::pair(SYMMETRIC_ZERO);
                 } else if constexpr (FLOAT_ZEROS) {
                     f[i].z0 = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
-                    if constexpr (TWO) f[i].z1 = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
                 } else {
                     const int64_t own = SUB ? min((min(c, a.k - 1) + 32 * t) >> gshift, last_group) : step_group;
                     f[i].z0 = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
@@ -435,7 +443,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
         Scaled f[S], nf[S];
         load_tile(0, w, f); // before x
         uint32_t b[S][4][4]; // steps cs .. cs + S - 1: word j's two B fragments (x pairs in the codes' order)
-        float xsum[S][2];    // float zeros: the sums of x of this thread's D columns 2t and 2t + 1
+        float xsum[S];       // float zeros: the sum of x of this thread's D column 2t
 #pragma unroll
         for (int i = 0; i < S; ++i) {
             const int64_t c = k0 + (int64_t)(cs + i) * STEP + CPP * t;
@@ -462,12 +470,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                 // Column n's sum of x: over the lanes g = n (SUB), or over all of them (column 0).
 #pragma unroll
                 for (int o = 1; o < (SUB ? 4 : 32); o <<= 1) part += __shfl_xor_sync(0xffffffffu, part, o);
-                if constexpr (SUB) {
-                    xsum[i][0] = __shfl_sync(0xffffffffu, part, (8 * t) & 31);     // lane (g = 2t, 0)
-                    xsum[i][1] = __shfl_sync(0xffffffffu, part, (8 * t + 4) & 31); // lane (g = 2t + 1, 0)
-                } else {
-                    xsum[i][0] = part, xsum[i][1] = 0.f;
-                }
+                xsum[i] = SUB ? __shfl_sync(0xffffffffu, part, 8 * t) : part; // SUB: lane (g = 2t, 0)
             }
         }
         for (int j = 0; j < tiles; ++j) {
@@ -496,30 +499,13 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
                     }
                 }
                 if constexpr (FLOAT_ZEROS) {
-                    acc0 = fmaf(M::low(f[i].z0), xsum[i][0], acc0);
-                    acc1 = fmaf(M::high(f[i].z0), xsum[i][0], acc1);
+                    acc0 = fmaf(M::low(f[i].z0), xsum[i], acc0);
+                    acc1 = fmaf(M::high(f[i].z0), xsum[i], acc1);
                 }
                 acc0 = fmaf(M::low(f[i].s0), c[0][0] + c[1][0], acc0);
                 acc1 = fmaf(M::high(f[i].s0), c[0][2] + c[1][2], acc1);
-                if constexpr (TWO) {
-                    if (2 * t + 1 < groups) { // column 2t + 1 holds a group of this step
-                        if constexpr (FLOAT_ZEROS) {
-                            acc0 = fmaf(M::low(f[i].z1), xsum[i][1], acc0);
-                            acc1 = fmaf(M::high(f[i].z1), xsum[i][1], acc1);
-                        }
-                        acc0 = fmaf(M::low(f[i].s1), c[0][1] + c[1][1], acc0);
-                        acc1 = fmaf(M::high(f[i].s1), c[0][3] + c[1][3], acc1);
-                    }
-                }
             }
-            if constexpr (PPG == 1) { // lanes t = 2, 3 hold groups 2, 3: to lanes t = 0, 1
-                acc0 += __shfl_down_sync(0xffffffffu, acc0, 2);
-                acc1 += __shfl_down_sync(0xffffffffu, acc1, 2);
-            }
-            if constexpr (SUB) { // lanes t = 1 hold D columns 2 (and 3): to lane t = 0
-                acc0 += __shfl_down_sync(0xffffffffu, acc0, 1);
-                acc1 += __shfl_down_sync(0xffffffffu, acc1, 1);
-            }
+            join_group_lanes<PPG>(acc0, acc1);
             if (t == 0) mine[16 * j + g] += acc0, mine[16 * j + g + 8] += acc1;
 #pragma unroll
             for (int i = 0; i < S; ++i) w[i][0] = nw[i][0], w[i][1] = nw[i][1], f[i] = nf[i];
@@ -534,20 +520,20 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, S == 1 ? (SUB ? 3 : 4) : 2) g
     }
 }
 
-template <typename T, int S, bool SUB, int BITS = 4, int PPG = 0>
+template <typename T, int S, int PPG, int BITS = 4>
 cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S, SUB, BITS, PPG>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S, SUB, BITS, PPG>
-                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S, SUB, BITS, PPG>;
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_INT, S, PPG, BITS>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_x_held_kernel<T, GEMV_QZERO_FLOAT, S, PPG, BITS>
+                                                    : gemv_qmma_x_held_kernel<T, GEMV_QZERO_SYMMETRIC, S, PPG, BITS>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
 }
-// int8: fp16, a group a step. int4 groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels.
+// int8: fp16, a group a step. int4 groups of 32 and 64 (gs_log2 5, 6): 1 and 2 packs a group.
 template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
     if constexpr (std::is_same_v<T, __half>) {
-        if (L.bits == 8) return launch_x_held<T, S, false, 8>(L, p, stream);
+        if (L.bits == 8) return launch_x_held<T, S, 0, 8>(L, p, stream);
     }
-    if (L.args.gs_log2 == 5) return launch_x_held<T, S, true, 4, 1>(L, p, stream);
-    return L.args.gs_log2 == 6 ? launch_x_held<T, S, true, 4, 2>(L, p, stream) : launch_x_held<T, S, false>(L, p, stream);
+    if (L.args.gs_log2 == 5) return launch_x_held<T, S, 1>(L, p, stream);
+    return L.args.gs_log2 == 6 ? launch_x_held<T, S, 2>(L, p, stream) : launch_x_held<T, S, 0>(L, p, stream);
 }
 
 // Variant q_mma_rounds: a 16-row tile a block, its kw warps taking the steps of 128 columns
@@ -559,13 +545,14 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
 // here (bf16 float zeros 4096^2 6.35 us against x held's 7.48; NOTES.md section 42). Float
 // zeros: the pairs hold q, and a step's sum of x comes from two more MMAs a word of an
 // all-ones A on the same B fragments (it lands in D's column 0 of lanes t = 0, every row).
-// SUB (groups of 32 or 64, a step 4 or 2 groups): as x held, x of pack t goes to B's column
-// 2 (t / PPG), so D's column 2n sums group n alone; lane t scales column 2t by group t's
-// scale (and float zero), and the lanes' sums join lane t = 0's at the end. PPG = 0: x held's
-// form before (lanes t = 0 and 1 scaling columns 2t and 2t + 1).
-template <typename T, int ZMODE, int U, bool SUB, int PPG>
+// Groups of 32 or 64 (PPG 1 or 2 packs a group, a step 4 or 2 groups): as x held, x of pack t
+// goes to B's column 2 (t / PPG), so D's column 2n sums group n alone; lane t scales column
+// 2t by group t's scale (and float zero), and the lanes' sums join lane t = 0's at the end.
+// SPREAD (groups of 64): x of pack t in column 2t, which lane t scales by group t / 2's.
+template <typename T, int ZMODE, int U, int PPG, bool SPREAD>
 __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rounds_kernel(const QArgs a) {
-    static_assert(PPG == 0 || (SUB && (PPG == 1 || PPG == 2)), "packs a group: from gs_log2 (0), 1 (groups of 32) or 2 (of 64)");
+    constexpr bool SUB = PPG > 0; // several groups a step
+    static_assert(PPG >= 0 && PPG <= 2 && (!SPREAD || PPG == 2), "groups of 32 (PPG 1), 64 (2) or a step up (0)");
     using M = MmaOf<T>;
     using T2 = typename M::T2;
     constexpr int STEP = 128;
@@ -594,15 +581,13 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
     const T *sc = static_cast<const T *>(a.scales), *zc = static_cast<const T *>(a.zeros);
     const uint32_t gshift = (uint32_t)min(a.gs_log2, 62);
-    const int ppg_log2 = SUB ? (PPG ? PPG - 1 : a.gs_log2 - 5) : 0;        // packs a group (SUB: 0 or 1)
-    const int x_col = SUB ? (PPG ? 2 * (t >> ppg_log2) : t >> ppg_log2) : 0; // B's column of this thread's pack
-    const int groups = SUB ? 4 >> ppg_log2 : 1;                             // groups a step
-    constexpr bool TWO = SUB && PPG == 0; // a lane may hold two groups (D columns 2t and 2t + 1)
+    // B's column of this thread's pack, and the step's group that D's column 2t sums (SUB)
+    const int x_col = !SUB ? 0 : SPREAD ? 2 * t : 2 * (t / (SUB ? PPG : 1));
+    const int lane_group = SPREAD ? t / 2 : t;
     const int64_t last_group = (a.k - 1) >> gshift;
     struct Round {
         uint4 w0[U], w1[U], X[U][4]; // step u's packs of rows g and g + 8; x of this thread's pack (lanes g = x_col)
         T2 s[U], z[U];               // scales and zeros, rows (g, g + 8): the step's group's, or (SUB) D column 2t's
-        T2 s1[TWO ? U : 1], z1[TWO ? U : 1]; // groups of 32: D column 2t + 1's (z1: float zeros)
     };
     auto load = [&](Round &r, int s0) {
 #pragma unroll
@@ -624,14 +609,12 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
             if constexpr (SUB) {
                 // Groups past the row's last (columns of a short last step, or t's beyond the
                 // step's groups) clamp to it: their D columns are zero and never scaled.
-                const int64_t ga = min(gi + (PPG ? t : 2 * t), last_group), gb = min(gi + 2 * t + 1, last_group);
+                const int64_t ga = min(gi + lane_group, last_group);
                 r.s[u] = M::halves(sc + r0 * a.lds + ga, sc + r1 * a.lds + ga);
-                if constexpr (TWO) r.s1[u] = M::halves(sc + r0 * a.lds + gb, sc + r1 * a.lds + gb);
                 if constexpr (ZMODE == GEMV_QZERO_SYMMETRIC) {
                     r.z[u] = M::pair(8.f);
                 } else if constexpr (FLOAT_ZEROS) {
                     r.z[u] = M::halves(zc + r0 * a.ldz + ga, zc + r1 * a.ldz + ga);
-                    if constexpr (TWO) r.z1[u] = M::halves(zc + r0 * a.ldz + gb, zc + r1 * a.ldz + gb);
                 } else { // integer zeros go into the pairs: this thread's pack's own group
                     const int64_t own = min((min(c, a.k - 1) + 32 * t) >> gshift, last_group);
                     r.z[u] = M::halves(zc + r0 * a.ldz + own, zc + r1 * a.ldz + own);
@@ -642,7 +625,9 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
             }
         }
     };
-    float acc0 = 0.f, acc1 = 0.f;
+    // acc1 declared first: so nvcc numbers the registers as the kernels measured before (with
+    // acc0 first, the same code ran groups of 32 at one step 2-4% slower; NOTES.md section 51).
+    float acc1 = 0.f, acc0 = 0.f;
     Round r;
     for (int s0 = warp; s0 < steps; s0 += kw * U) {
         load(r, s0);
@@ -669,7 +654,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
                     M::mma(sx, M::kOnes, M::kOnes, M::kOnes, M::kOnes, b2, b3);
                 }
             }
-            if (!SUB || (PPG ? t < groups : 2 * t < groups)) { // D column 2t (SUB: holds a group of this step)
+            if (PPG != 2 || SPREAD || t < 2) { // groups of 64 in columns 0 and 2: lanes t = 2, 3 hold none
                 if constexpr (FLOAT_ZEROS) {
                     acc0 = fmaf(M::low(r.z[u]), sx[0], acc0);
                     acc1 = fmaf(M::high(r.z[u]), sx[0], acc1);
@@ -677,43 +662,31 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
                 acc0 = fmaf(M::low(r.s[u]), c[0][0] + c[1][0], acc0);
                 acc1 = fmaf(M::high(r.s[u]), c[0][2] + c[1][2], acc1);
             }
-            if constexpr (TWO) {
-                if (2 * t + 1 < groups) { // D column 2t + 1
-                    if constexpr (FLOAT_ZEROS) {
-                        acc0 = fmaf(M::low(r.z1[u]), sx[1], acc0);
-                        acc1 = fmaf(M::high(r.z1[u]), sx[1], acc1);
-                    }
-                    acc0 = fmaf(M::low(r.s1[u]), c[0][1] + c[1][1], acc0);
-                    acc1 = fmaf(M::high(r.s1[u]), c[0][3] + c[1][3], acc1);
-                }
-            }
         }
     }
-    if constexpr (PPG == 1) { // lanes t = 2, 3 hold groups 2, 3: to lanes t = 0, 1
-        acc0 += __shfl_down_sync(0xffffffffu, acc0, 2);
-        acc1 += __shfl_down_sync(0xffffffffu, acc1, 2);
-    }
-    if constexpr (SUB) { // lanes t = 1 hold D columns 2 (and 3): to lane t = 0
-        acc0 += __shfl_down_sync(0xffffffffu, acc0, 1);
-        acc1 += __shfl_down_sync(0xffffffffu, acc1, 1);
-    }
+    join_group_lanes<PPG, SPREAD>(acc0, acc1);
     store_tile_sums<T>(a, warp_sums, row0, true, kw, acc0, acc1);
 }
 
-template <typename T, int U, bool SUB, int PPG = 0>
+template <typename T, int U, int PPG>
 cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U, SUB, PPG>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U, SUB, PPG>
-                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U, SUB, PPG>;
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U, PPG, false>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U, PPG, false>
+                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U, PPG, false>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
 }
-// Groups of 32 and 64 (gs_log2 5, 6) take the sub-step kernels. Groups of 64 a scale a lane
-// (PPG 2) except float zeros at one step a round: there it ran 0.90-0.97x the form groups of
-// 32 take (2560 x 3072 bf16 5.51 against 6.13 us; NOTES.md section 51).
+// Groups of 32 and 64 (gs_log2 5, 6): 1 and 2 packs a group. Groups of 64 with float zeros at
+// one step a round spread (x of pack t in B's column 2t, as groups of 32): in columns 0 and 2
+// they ran 0.90-0.97x the two-columns-a-lane form before (2560 x 3072 bf16 6.13 against 5.51
+// us; NOTES.md section 51).
 template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    if (L.args.gs_log2 == 6 && U == 1 && L.zero_mode == GEMV_QZERO_FLOAT) return launch_rounds<T, U, true>(L, p, stream);
-    if (L.args.gs_log2 == 5) return launch_rounds<T, U, true, 1>(L, p, stream);
-    return L.args.gs_log2 == 6 ? launch_rounds<T, U, true, 2>(L, p, stream) : launch_rounds<T, U, false>(L, p, stream);
+    if constexpr (U == 1) {
+        if (L.args.gs_log2 == 6 && L.zero_mode == GEMV_QZERO_FLOAT)
+            return launch_kernel(gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, 1, 2, true>, p.grid, p.block, p.dynamic_smem,
+                                 stream, L.args.pdl, L.args);
+    }
+    if (L.args.gs_log2 == 5) return launch_rounds<T, U, 1>(L, p, stream);
+    return L.args.gs_log2 == 6 ? launch_rounds<T, U, 2>(L, p, stream) : launch_rounds<T, U, 0>(L, p, stream);
 }
 
 } // namespace
