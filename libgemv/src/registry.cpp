@@ -76,16 +76,14 @@ int64_t prefetch_lines_a_block(int64_t per_sm, int kb = prefetch_kb_per_sm()) {
     return (int64_t)kb * 1024 / 128 / per_sm;
 }
 
-// Prefetch before the PDL wait: only the first wave's blocks (per_sm an SM) start early, so
-// only they ask (later blocks would fetch their lines twice); each asks for at most
+// Prefetch before the PDL wait, into a launch's prefetch_lines and prefetch_blocks (the dense
+// and the quantized arguments alike): only the first wave's blocks (per_sm an SM) start
+// early, so only they ask (later blocks would fetch their lines twice); each asks for at most
 // `wanted` lines of its first step, within its share of kb KiB an SM, and at least one.
-struct FirstWavePrefetch {
-    int lines;
-    int64_t blocks;
-};
-FirstWavePrefetch first_wave_prefetch(const Problem &pb, int per_sm, int64_t wanted, int kb = prefetch_kb_per_sm()) {
-    return {(int)std::max<int64_t>(1, std::min(prefetch_lines_a_block(per_sm, kb), wanted)),
-            (int64_t)sm_count(pb.device) * per_sm};
+template <typename Args>
+void plan_first_wave_prefetch(Args &a, const Problem &pb, int per_sm, int64_t wanted, int kb = prefetch_kb_per_sm()) {
+    a.prefetch_lines = (int)std::max<int64_t>(1, std::min(prefetch_lines_a_block(per_sm, kb), wanted));
+    a.prefetch_blocks = (int64_t)sm_count(pb.device) * per_sm;
 }
 
 // PDL (see common.cuh) pays where the grid is one wave or its blocks are long; with many
@@ -274,9 +272,7 @@ gemv_status_t rows_launch(const Operation &op, const gemv_config_t &c, const Pro
                        : c.threads_per_row > 32            ? prefetch_kb_per_sm()
                                                            : prefetch_kb_per_sm() / 2;
         const int64_t step_lines = a.rows_per_block * ((a.k_chunk * (int64_t)esz + 127) / 128);
-        const FirstWavePrefetch f = first_wave_prefetch(pb, blocks_per_sm, step_lines / 2, kb);
-        a.prefetch_lines = f.lines;
-        a.prefetch_blocks = f.blocks;
+        plan_first_wave_prefetch(a, pb, blocks_per_sm, step_lines / 2, kb);
     }
 
     const OutputMap ymap = output_map(pb);
@@ -531,13 +527,6 @@ bool q_prefetch_on(const Problem &pb) { return pb.pdl && prefetch_kb_per_sm() > 
 // 128-byte lines of a packed row of codes.
 int64_t q_row_lines(const Problem &pb) { return (q_row_bytes(pb.qw.bits, pb.k) + 127) / 128; }
 
-// q_block_rows and q_mma_rounds: first_wave_prefetch of `wanted` lines of its rows' first codes.
-void plan_first_wave_prefetch(QArgs &a, const Problem &pb, int per_sm, int64_t wanted) {
-    const FirstWavePrefetch f = first_wave_prefetch(pb, per_sm, wanted);
-    a.prefetch_lines = f.lines;
-    a.prefetch_blocks = f.blocks;
-}
-
 gemv_status_t q_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     QLaunch L = q_plan(op, c, pb, (int64_t)c.rows_per_block * c.unroll);
     if (q_prefetch_on(pb) && L.splits == 1) {
@@ -784,9 +773,7 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
         const int blocks_per_sm = std::clamp(2048 / threads, 1, 32);
         const int64_t tile_lines = (cols_per_tile * (int64_t)dtype_size(pb.dtype()) + 127) / 128;
         const int64_t step_lines = std::min<int64_t>((int64_t)c.rows_per_block * c.unroll, a.m_chunk) * tile_lines;
-        const FirstWavePrefetch f = first_wave_prefetch(pb, blocks_per_sm, step_lines / 2);
-        a.prefetch_lines = f.lines;
-        a.prefetch_blocks = f.blocks;
+        plan_first_wave_prefetch(a, pb, blocks_per_sm, step_lines / 2);
     }
     return finish_partials(op, launch_columns(L, pb.stream), a.acc, L.splits, pb); // acc only when split-M
 }
