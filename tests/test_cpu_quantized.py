@@ -428,6 +428,21 @@ def test_heuristic_lanes_rows_and_splits():
         assert pick(4, 6352, 2048, dtype=dtype, mode=2)[0] != "q_mma_rounds"                  # 397
         assert pick(4, 8192, 2048, dtype=dtype, mode=2)[0] != "q_mma_rounds"
         assert pick(4, 8449, 2048, dtype=dtype)[0] != "q_mma_rounds"
+    # Past those, up to 6 tiles an SM (792), on 1024 columns or 2049 to 4096 (not between: x held
+    # keeps x's 9-16 steps in registers there, level or faster), one step: integer and symmetric
+    # zeros from 4 tiles an SM; float zeros from 3 on 2177-3072 columns and on 1024 in groups of
+    # 32 and 64, else from 4, over 3072 columns to 5 and not in groups of 32, not on 2049-2176 (s34).
+    rounds1 = ("q_mma_rounds", 256, 256, 1, 1)
+    assert pick(4, 8450, 1024, dtype=1) == pick(4, 12672, 2560, dtype=1) == pick(4, 9500, 2049, mode=0) == rounds1
+    assert pick(4, 12688, 2560, dtype=1)[0] != "q_mma_rounds"                     # 793 tiles
+    assert pick(4, 9500, 1536, dtype=1)[0] != "q_mma_rounds" and pick(4, 9500, 1025)[0] != "q_mma_rounds"
+    assert pick(4, 6750, 2560, mode=2) == pick(4, 6750, 3072, dtype=1, mode=2) == rounds1
+    assert pick(4, 6750, 3073, mode=2)[0] != "q_mma_rounds" and pick(4, 9500, 3073, mode=2) == rounds1
+    assert pick(4, 7000, 1024, mode=2)[0] != "q_mma_rounds" and pick(4, 7000, 1024, mode=2, group=64) == rounds1
+    assert pick(4, 9000, 1024, mode=2) == pick(4, 12672, 1024, mode=2) == rounds1
+    assert pick(4, 10576, 4096, mode=2)[0] != "q_mma_rounds" and pick(4, 10576, 4096) == rounds1  # 661 tiles
+    assert pick(4, 9500, 4096, mode=2, group=32)[0] != "q_mma_rounds" and pick(4, 9500, 4096, mode=2, group=64) == rounds1
+    assert pick(4, 9500, 2176, mode=2)[0] != "q_mma_rounds" and pick(4, 9500, 2177, mode=2) == pick(4, 9500, 2176) == rounds1
     # Between the two: past 4096 rows up to 297 tiles, 1024 to 4096 columns, every zero mode
     # (x held ran bf16 float zeros 4752 x 2048 at 6.11 us against 4.81, s31); past 264 tiles
     # over 3072 columns float zeros only (integer zeros lost at 4608 x 3584). Steps a round as
@@ -519,8 +534,8 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 6144, dtype=1)        # past 2^24 codes (q_mma_rounds below)
     expect(("q_mma", 256, 256, 1, 1, False), 4, 6144, 5120, dtype=1, mode=0)
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
-    expect(("q_mma", 128, 128, 1, 1, False), 4, 9000, 1024, dtype=1)        # 8 steps: 4 K warps
-    expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 1024, dtype=1)        # (rounds up to 4096 rows)
+    expect(("q_mma", 128, 128, 1, 1, False), 4, 13000, 1024, dtype=1)       # 8 steps: 4 K warps (past 6 tiles an SM)
+    expect(("q_mma_rounds", 256, 256, 1, 1), 4, 9000, 1024, dtype=1)        # (rounds up to 6 tiles an SM on 1024 columns)
     expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
     expect(("q_mma", 32, 128, 1, 16, True), 4, 1536, 4096, dtype=1)         # fewer rows: staged
     expect(("q_rows",), 4, 2048, 16384, dtype=1)                             # longer rows: q_rows

@@ -30,6 +30,11 @@
 #                    rounds: their regimes and the benchmark's shapes in bf16 float zeros g64, fp16
 #                    integer zeros g64 and bf16 float zeros g32 (unchanged: the control); 16 random
 #                    shapes (seed 3203: 1024-16384 x 1024-16384 up to 2^27 codes) in both g64 formats
+#   past-b           s34: q_mma_rounds past regime (b) (regime d): its shapes and edges at 3.2 to 6
+#                    tiles an SM in fp16 integer, fp16 symmetric and bf16 float zeros g128, g64, g32;
+#                    18 random shapes (seed 3401: 6336-12672 x 1024 or 2049-4096) in five formats
+#   past-b-final     s34: the rule's final form (float zeros not on 17 steps, not g32 over 3072
+#                    columns): the cases it returned and 16 random shapes (seed 3402)
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -79,6 +84,16 @@ g64)
   REG=2048x2048,2560x3072,3072x2560,4096x2048,4096x4096,2400x4096,4224x3584,6144x4096,6218x2457,8192x2048,8192x1024,14336x4096,4096x14336,8192x8192,28672x8192,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100,2048x8192
   RAND=4395x10780,9523x2684,6091x4877,11536x2990,9313x9974,6829x13498,6973x15772,2894x12341,4926x12642,6201x11715,6012x3849,1300x8416,11449x5394,4672x10995,4315x1232,8138x15765
   export BENCH_ARGS="--quantized --shapes $REG $G" BENCH_ARGS2="--quantized --shapes $RAND --formats int4-g64-float,int4-g64" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups or g64" >&2; exit 2 ;;
+past-b)
+  REG=8450x1024,9000x1024,10560x1024,12672x1024,12688x1024,7000x1024,7600x1024,6750x2560,8450x2560,12672x2560,6750x3000,9500x3000,7600x3584,9500x3584,10560x3584,6750x4096,9500x4096,12672x4096,9500x1536,8192x2048,9500x2049
+  RAND=11714x1024,8226x3474,9447x3525,10660x2389,11377x1024,9788x2690,9569x2050,7969x2831,8815x1024,8378x2056,9470x2099,8157x3632,12518x1024,10513x2293,7622x3828,7393x2752,11375x1024,7827x3775
+  export BENCH_ARGS="--quantized --shapes $REG --formats int4-g128,int4-g128-float,int4-g64-float,int4-g32-float,int4-g128-sym" \
+    BENCH_ARGS2="--quantized --shapes $RAND --formats int4-g128,int4-g128-float,int4-g64,int4-g32-float,int4-g128-bf16" ;;
+past-b-final)
+  REF=9500x2049,8378x2056,9569x2050,9470x2099,9500x2176,9500x2177,9447x3525,9500x3584,10560x3584,9500x4096,7000x1024,8192x1024
+  RAND=10819x1024,11379x3274,8631x3320,6502x2207,7677x1024,8392x3963,9327x3133,8883x3776,7010x1024,6735x3218,11396x2402,7433x3416,10045x1024,11093x2567,9245x3583,6925x3907
+  export BENCH_ARGS="--quantized --shapes $REF --formats int4-g128-float,int4-g64-float,int4-g32-float,int4-g64,int4-g128-bf16" \
+    BENCH_ARGS2="--quantized --shapes $RAND --formats int4-g128,int4-g128-float,int4-g64-float,int4-g32-float,int4-g128-sym-bf16" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b or past-b-final" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -697,6 +697,16 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     an SM over 3072 columns with float zeros only (integer zeros: 4608 x 3584 8.07-8.37 us
 //     against x held's 7.71-7.76). x held ran them before: bf16 float zeros 4752 x 2048 6.11
 //     -> 4.81 us, 4500 x 1536 5.65 -> 4.12, 4224 x 3584 8.07 -> 6.06 (NOTES.md sections 47-48).
+// (d) Past (b), up to 6 tiles an SM, one step, on 1024 columns or 2049 to 4096 (s34, NOTES.md
+//     section 52, -s34-rounds-sweep.txt: 240 timings of 5 formats on 8 row lengths at 3.2 to 6
+//     tiles an SM): integer and symmetric zeros from 4 tiles an SM (fp16 8450 x 1024 4.19 us
+//     against q_mma's 6.27, 12672 x 2560 9.97 against q_rows' 15.02, bf16 g64 8450 x 2560 8.18
+//     against x held's 10.63); float zeros from 3 on 2049 to 3072 columns (6750 x 2560 8.27
+//     against 9.00) and on 1024 in groups of 32 and 64, else from 4 (9500 x 1024 5.00 against
+//     5.74), over 3072 columns only to 5 (12672 x 4096 g128 0.96x) and not in groups of 32 (9447
+//     x 3525 0.97x), and not on 17 steps (2049 to 2176 columns: 0.975-1.04x). Not between 1025
+//     and 2048 columns, where x held keeps x's 9 to 16 steps in registers and ran level or
+//     faster (7600 x 1280 float zeros 5.43 against 6.08).
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
 // SM (2048 x 8192 7.77 against 8.82 us); 1 up to 1.5 (3072 x 2560 4.40 against 4.70, 2700 x
 // 3000 4.73 against 5.30), symmetric zeros up to 1.3 (3072 x 4096 5.45 against 5.06); up to 2
@@ -715,8 +725,14 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
                !(tiles > sms && 4 * tiles <= 5 * sms && pb.k > 4608) && !(sub_groups && pb.k > 4096);
     else if (4 * tiles <= 9 * sms) // (c)
         take = pb.k <= 4096 && (pb.k <= 3072 || tiles <= 2 * sms || float_zeros);
-    else // (b)
-        take = tiles <= (float_zeros ? 3 : 4) * sms && pb.k <= 4096;
+    else if (tiles <= (float_zeros ? 3 : 4) * sms) // (b)
+        take = pb.k <= 4096;
+    else // (d)
+        take = tiles <= 6 * sms && (pb.k <= 1024 || (pb.k > 2048 && pb.k <= 4096)) &&
+               (!float_zeros || (pb.k > 3072   ? tiles > 4 * sms && tiles <= 5 * sms && pb.qw.group_size != 32
+                                 : pb.k > 2176 ? true
+                                 : pb.k > 2048 ? false
+                                               : tiles > 4 * sms || sub_groups));
     if (!take) return false;
     const bool symmetric = pb.qw.zero_mode == GEMV_QZERO_SYMMETRIC;
     const bool one_step_band = symmetric ? 10 * tiles <= 13 * sms : 2 * tiles <= 3 * sms;
