@@ -484,7 +484,22 @@ def test_heuristic_lanes_rows_and_splits():
     # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224)                   # bf16 past 2^24 codes: 300 tiles
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4112, 4224, dtype=1, mode=2)  # fp16, float zeros, past 4096 columns
-    expect(("q_mma_x_held", 128, 3, 2, 11), 4, 2048, 11008, mode=2)     # 128 tiles over 48 blocks
+    expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224, mode=2)       # 300 tiles over 105 blocks
+    # Long rows on few tiles, 2^23 to 2^25 codes (s34): under 2048 rows, or up to 1.5 tiles an SM
+    # in groups of 128 up, x held's smaller-matrix form (8 warps of one step, slices of 8 steps,
+    # 3 blocks an SM); q_rows or q_mma ran them 1.1-2x slower (2008 x 8704 bf16 float zeros 13.97
+    # us against 7.84, fp16 640 x 28672 13.16 against 7.80, 2944 x 6144 9.02 against 7.44).
+    long_rows = ("q_mma_x_held", 256)
+    expect(("q_mma_x_held", 256, 4, 1, 11), 4, 2048, 11008, mode=2)     # 128 tiles, 11 slices
+    expect(("q_mma_x_held", 256, 3, 1, 9), 4, 2008, 8704, mode=2)
+    for m, k, g in [(2008, 8704, 32), (640, 28672, 128), (1900, 16384, 64), (2944, 6144, 128), (2632, 6272, 128)]:
+        for dtype, mode in [(1, 1), (1, 0), (2, 1), (2, 2)]:
+            if g == 128 or m < 2048:
+                expect(long_rows, 4, m, k, dtype=dtype, mode=mode, group=g)
+    expect(("q_mma_x_held", 128), 4, 2632, 6272, mode=2, group=32)      # groups of 32, 64 from 2048 rows: as before
+    assert pick(4, 3200, 6272, mode=2)[:2] != long_rows                 # 200 tiles: over 1.5 an SM
+    assert pick(4, 2047, 16400, mode=2)[:2] != long_rows                # over 2^25 codes
+    assert pick(4, 1000, 4100, dtype=1)[0] == "q_mma"                   # q_mma's formats up to 2^23 codes: q_mma
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192, dtype=1, mode=2)  # fp16, float zeros
@@ -538,7 +553,8 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 9000, 1024, dtype=1)        # (rounds up to 6 tiles an SM on 1024 columns)
     expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
     expect(("q_mma", 32, 128, 1, 16, True), 4, 1536, 4096, dtype=1)         # fewer rows: staged
-    expect(("q_rows",), 4, 2048, 16384, dtype=1)                             # longer rows: q_rows
+    expect(("q_mma_x_held", 256, 6, 1, 16), 4, 2048, 16384, dtype=1)          # 2^25 codes: x held (long rows)
+    expect(("q_rows",), 4, 2048, 16512, dtype=1)                             # longer rows: q_rows
     # x strided (or unaligned, or act-order): staged tensor cores up to 12288 rows, 4 warps
     # (64 rows a block), K split into about 512 blocks in all.
     assert pick(4, 4096, 4096, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 8, True)

@@ -35,6 +35,10 @@
 #                    18 random shapes (seed 3401: 6336-12672 x 1024 or 2049-4096) in five formats
 #   past-b-final     s34: the rule's final form (float zeros not on 17 steps, not g32 over 3072
 #                    columns): the cases it returned and 16 random shapes (seed 3402)
+#   long-rows        s34: x held's smaller-matrix form on long rows of few tiles (2^23 to 2^25
+#                    codes under 2048 rows, or to 1.5 tiles an SM in groups of 128 up): its shapes and
+#                    edges in six formats, 16 random shapes (seed 3404: 512-3168 x 4096-32768 in that
+#                    band) in four; tinygemm's formats on 40 random shapes (seed 3403)
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -94,6 +98,13 @@ past-b-final)
   RAND=10819x1024,11379x3274,8631x3320,6502x2207,7677x1024,8392x3963,9327x3133,8883x3776,7010x1024,6735x3218,11396x2402,7433x3416,10045x1024,11093x2567,9245x3583,6925x3907
   export BENCH_ARGS="--quantized --shapes $REF --formats int4-g128-float,int4-g64-float,int4-g32-float,int4-g64,int4-g128-bf16" \
     BENCH_ARGS2="--quantized --shapes $RAND --formats int4-g128,int4-g128-float,int4-g64-float,int4-g32-float,int4-g128-sym-bf16" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b or past-b-final" >&2; exit 2 ;;
+long-rows)
+  REG=2008x8704,1024x16384,1536x11008,1800x5000,1000x14336,640x28672,1200x8192,1900x16384,2047x8192,2048x11008,2632x6272,2944x6144,2048x16384,3200x6272,1000x4100,2047x16400,512x16384
+  RAND=3073x4968,2238x8835,1044x28271,1354x11244,1970x14123,1432x8250,879x23902,1484x9797,1679x6684,1319x23041,1566x12758,648x15419,957x14516,969x13706,2544x7804,2359x6641
+  TG=1066x6400,7596x8832,2632x6272,9535x1408,4154x4096,3269x1280,20930x1152,3396x12416,12777x2176,2920x1792,23848x1408,3070x1152,28338x1536,4859x3584,4229x10496,11472x3072,6599x3072,2944x6144,1346x9728,4177x7808,2008x8704,7085x1024,2046x1152,19069x2944,1657x3328,6096x1536,13312x4352,5325x2176,3178x2560,11747x3712,3737x1664,1835x9472,2496x1664,8437x7936,20015x4864,29959x1920,2221x5376,2242x8064,2450x2816,12813x5760
+  export BENCH_ARGS="--quantized --shapes $REG --formats int4-g128,int4-g128-float,int4-g32-float,int4-g32,int4-g64-float,int4-g128-sym-bf16" \
+    BENCH_ARGS2="--quantized --shapes $RAND --formats int4-g128,int4-g128-float,int4-g32,int4-g64-float" \
+    BENCH_ARGS3="--quantized --shapes $TG --formats int4-g128-float,int4-g64-float" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final or long-rows" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

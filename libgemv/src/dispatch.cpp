@@ -634,14 +634,25 @@ XHeldShape x_held_shape(const Problem &pb) {
 // (2048 x 4096 6.2 against 5.7 staged) and at one wave of in-place tiles (4096 x 2048 4.9
 // against 4.8). int8 (fp16, a step 64 columns) against q_rows, 18 cases (-s21-int8-x-held-
 // small-vs-previous.txt): 1.17x, min 0.99x (1800 x 2500 8.3 against 5.1 us, 2048 x 1024 4.4
-// against 3.0). False where it does not apply (or its slices find no workspace).
+// against 3.0). Long rows on few tiles, 2^23 to 2^25 codes past 16 steps, take it too (s34,
+// NOTES.md section 52, -s34-long-rows-sweep*.txt): under 2048 rows, where bf16, float zeros
+// and groups under 128 fell to q_rows (2008 x 8704 bf16 float zeros 13.97 us against 7.84,
+// 1536 x 11008 15.96 against 7.69) and q_mma's formats to q_mma or q_rows (fp16 640 x 28672
+// 13.16 against 7.80, 1900 x 16384 20.59 against 10.75), and in groups of 128 up to 1.5 tiles
+// an SM (fp16 2944 x 6144 9.02 against 7.44; bf16 float zeros 2048 x 11008 on x held's larger
+// form). False where it does not apply (or its slices find no workspace).
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized()) return false;
     const XHeldShape xs = x_held_shape(pb);
+    // Long rows on few tiles (s34): under 2048 rows, or up to 1.5 tiles an SM in groups of 128
+    // up, 2^23 to 2^25 codes (and up to 2^23 where q_mma's formats would not run q_mma).
+    const bool sub_groups = pb.qw.group_size != 0 && pb.qw.group_size < 128;
+    const bool long_rows = xs.codes <= ((int64_t)1 << 25) && (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
+                           (pb.m < 2048 || (!sub_groups && 2 * xs.tiles <= 3 * (int64_t)std::max(sm_count, 1)));
     const bool small = xs.holds && pb.m >= 512 && xs.steps >= 8 && xs.codes >= ((int64_t)1 << 21) &&
                        (xs.steps <= 16 ? xs.codes <= ((int64_t)1 << (xs.steps <= 8 ? 23 : 25)) &&
                                              !(xs.mma_format && pb.m >= 4096 && xs.tiles <= 2 * (int64_t)sm_count)
-                                       : !xs.mma_format && xs.codes <= ((int64_t)1 << 23));
+                                       : long_rows || (!xs.mma_format && xs.codes <= ((int64_t)1 << 23)));
     if (!small) return false;
     const int s = xs.steps > 16 || xs.steps <= 8 ? 1 : 2;
     const int split = xs.steps <= 16 ? 1 : (int)std::min<int64_t>((xs.steps + 7) / 8, 1024);
