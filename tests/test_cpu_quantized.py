@@ -485,8 +485,8 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224)                   # bf16 past 2^24 codes: 300 tiles
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4112, 4224, dtype=1, mode=2)  # fp16, float zeros, past 4096 columns
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224, mode=2)       # 300 tiles over 105 blocks
-    # Long rows on few tiles, 2^23 to 2^25 codes (s34): under 2048 rows, or up to 1.5 tiles an SM
-    # in groups of 128 up, x held's smaller-matrix form (8 warps of one step, slices of 8 steps,
+    # Long rows on few tiles from 2^23 codes (s34): under 2048 rows, or up to 1.5 tiles an SM in
+    # groups of 128 up to 2^25 codes, x held's smaller-matrix form (8 warps of one step, slices of 8 steps,
     # 3 blocks an SM); q_rows or q_mma ran them 1.1-2x slower (2008 x 8704 bf16 float zeros 13.97
     # us against 7.84, fp16 640 x 28672 13.16 against 7.80, 2944 x 6144 9.02 against 7.44).
     long_rows = ("q_mma_x_held", 256)
@@ -498,7 +498,8 @@ def test_heuristic_lanes_rows_and_splits():
                 expect(long_rows, 4, m, k, dtype=dtype, mode=mode, group=g)
     expect(("q_mma_x_held", 128), 4, 2632, 6272, mode=2, group=32)      # groups of 32, 64 from 2048 rows: as before
     assert pick(4, 3200, 6272, mode=2)[:2] != long_rows                 # 200 tiles: over 1.5 an SM
-    assert pick(4, 2047, 16400, mode=2)[:2] != long_rows                # over 2^25 codes
+    assert pick(4, 2047, 16400, mode=2)[:2] == pick(4, 512, 131072, dtype=1)[:2] == long_rows  # under 2048 rows past 2^25 codes too
+    assert pick(4, 3072, 11008, dtype=1)[:2] != long_rows               # from 2048 rows: to 2^25 codes
     assert pick(4, 1000, 4100, dtype=1)[0] == "q_mma"                   # q_mma's formats up to 2^23 codes: q_mma
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros

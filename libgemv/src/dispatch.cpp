@@ -644,11 +644,13 @@ XHeldShape x_held_shape(const Problem &pb) {
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized()) return false;
     const XHeldShape xs = x_held_shape(pb);
-    // Long rows on few tiles (s34): under 2048 rows, or up to 1.5 tiles an SM in groups of 128
-    // up, 2^23 to 2^25 codes (and up to 2^23 where q_mma's formats would not run q_mma).
+    // Long rows on few tiles (s34): under 2048 rows from 2^23 codes, or up to 1.5 tiles an SM
+    // in groups of 128 up from 2^23 to 2^25 codes (and below 2^23 where q_mma's formats would
+    // not run q_mma).
     const bool sub_groups = pb.qw.group_size != 0 && pb.qw.group_size < 128;
-    const bool long_rows = xs.codes <= ((int64_t)1 << 25) && (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
-                           (pb.m < 2048 || (!sub_groups && 2 * xs.tiles <= 3 * (int64_t)std::max(sm_count, 1)));
+    const bool long_rows = (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
+                           (pb.m < 2048 || (xs.codes <= ((int64_t)1 << 25) && !sub_groups &&
+                                            2 * xs.tiles <= 3 * (int64_t)std::max(sm_count, 1)));
     const bool small = xs.holds && pb.m >= 512 && xs.steps >= 8 && xs.codes >= ((int64_t)1 << 21) &&
                        (xs.steps <= 16 ? xs.codes <= ((int64_t)1 << (xs.steps <= 8 ? 23 : 25)) &&
                                              !(xs.mma_format && pb.m >= 4096 && xs.tiles <= 2 * (int64_t)sm_count)
