@@ -434,12 +434,15 @@ def main(argv=None) -> int:
     ap.add_argument("--batched", action="store_true",
                     help=f"strided batches instead: {BATCH_SHAPES} (or --shapes) at batches {BATCHES}")
     ap.add_argument("--random", type=int, default=0, metavar="N",
-                    help="N random shapes instead of the suite: M and K log-uniform, A of 16 KB to --max-mb")
+                    help="N random shapes instead of the suite: M and K log-uniform, A of 16 KB to --max-mb "
+                         "(--quantized: 2^21 codes to --max-mb MiB of int4 codes, K a multiple of --k-multiple)")
     ap.add_argument("--seed", type=int, default=0, help="seed of --random")
     ap.add_argument("--max-mb", type=float, default=512, help="--random: largest A in MiB")
+    ap.add_argument("--k-multiple", type=int, default=32,
+                    help="--random --quantized: K a multiple of this (128: tinygemm runs every group size)")
     ap.add_argument("--quantized", action="store_true",
                     help="weight-only quantized GEMV (int4/int8) against cuBLAS dense and tinygemm instead "
-                         "(pygemv/bench_quantized.py; --shapes and --formats select)")
+                         "(pygemv/bench_quantized.py; --shapes or --random, and --formats select)")
     ap.add_argument("--formats", default="", help="--quantized: comma-separated of int4-g128,int4-g32,int8-row,"
                                                   "int4-g128-float (the default: all four), int8-row-bf16, int8-g128, "
                                                   "int8-g64-float-bf16")
@@ -471,6 +474,8 @@ def main(argv=None) -> int:
     stream = s.value
 
     dtypes = args.dtypes.split(",")
+    if args.k_multiple < 1:
+        ap.error(f"--k-multiple: {args.k_multiple}: must be at least 1")
     ops = [o for o in args.ops.split(",") if o]
     if any(o not in ("N", "T") for o in ops):
         ap.error(f"--ops: {args.ops!r}: use N, T or N,T")

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import sys
 import time
 from dataclasses import asdict
+
+import numpy as np
 
 from . import _lib, timing
 from .bench import Case, error_bound
@@ -205,6 +208,36 @@ def summarize(rows, ceiling_gbps):
     return out
 
 
+def random_weight_shapes(n: int, seed: int, *, max_codes: int, min_codes: int = 1 << 21,
+                         k_multiple: int = 32) -> list[tuple[int, int]]:
+    """n (M, K) weight shapes as users meet them: M x K codes log-uniform in [min_codes,
+    max_codes], M log-uniform from 16 rows up to what leaves K at least 256, and K rounded to a
+    multiple of ``k_multiple`` (32: whole groups of 32 for every format, as tensor-parallel
+    shards such as 7392 or 10944 have; 128: whole groups for tinygemm in every group size).
+
+    Parameters
+    ----------
+    n, seed : int
+        How many shapes, and the seed (numpy's default generator).
+    max_codes, min_codes : int
+        The range of M * K (before K is rounded).
+    k_multiple : int
+        K is a positive multiple of it.
+    """
+    if k_multiple < 1:
+        raise ValueError(f"k_multiple = {k_multiple}: must be at least 1")
+    if not 0 < min_codes <= max_codes:
+        raise ValueError(f"min_codes = {min_codes}, max_codes = {max_codes}: need 0 < min_codes <= max_codes")
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        codes = 2 ** rng.uniform(math.log2(min_codes), math.log2(max_codes))
+        m = max(16, int(round(2 ** rng.uniform(4, max(4.0, math.log2(codes / 256))))))
+        k = max(k_multiple, int(round(codes / m / k_multiple)) * k_multiple)
+        out.append((m, k))
+    return out
+
+
 def run(argv_args, *, l2, stream, ws, ceiling, info, props, sink=None) -> int:
     """The --quantized mode of pygemv-bench (arguments already parsed)."""
     try:
@@ -213,7 +246,13 @@ def run(argv_args, *, l2, stream, ws, ceiling, info, props, sink=None) -> int:
         print("pygemv-bench --quantized needs torch (data, cuBLAS dense and tinygemm peers)", file=sys.stderr)
         return 2
     from .bench import parse_shapes
-    shapes = parse_shapes(argv_args.shapes) or SHAPES
+    if getattr(argv_args, "random", 0):
+        shapes = random_weight_shapes(argv_args.random, argv_args.seed, max_codes=int(argv_args.max_mb * (1 << 21)),
+                                      k_multiple=argv_args.k_multiple)
+        print(f"# {len(shapes)} random shapes (seed {argv_args.seed}, K a multiple of {argv_args.k_multiple}): "
+              + ",".join(f"{m}x{k}" for m, k in shapes))
+    else:
+        shapes = parse_shapes(argv_args.shapes) or SHAPES
     formats = FORMATS if not argv_args.formats else [
         f for f in FORMATS + MORE_FORMATS if f[0] in argv_args.formats.split(",")]
     rows, t0 = [], time.time()
@@ -234,7 +273,7 @@ def run(argv_args, *, l2, stream, ws, ceiling, info, props, sink=None) -> int:
         print(f"{r['format']:16} {r['m']:7} {r['k']:6} {r['weight_bytes'] / 2**20:7.1f} {r['pygemv']['median_us']:8.2f} "
               f"{r['tbps']:6.2f} {ceil} {r['vs_cublas_dense']:5.2f}x "
               f"{(str(round(r['vs_tinygemm'], 2)) + 'x') if 'vs_tinygemm' in r else '-':>6}  "
-              f"p={c['threads_per_row']} r={c['rows_per_block']} u={c['unroll']} s={c['split_k']}")
+              f"{c['variant']} p={c['threads_per_row']} r={c['rows_per_block']} u={c['unroll']} s={c['split_k']}")
     print("\nsummary: " + json.dumps(summ, default=float))
     if argv_args.json:
         with open(argv_args.json, "w") as f:

@@ -95,6 +95,56 @@ def test_quantized_summary_sets_each_case_against_the_read_ceiling_at_its_size()
     assert s["read_ceiling_tbps"] == 3.1
 
 
+def test_random_weight_shapes_are_reproducible_and_within_their_bounds():
+    from pygemv import bench_quantized
+
+    a = bench_quantized.random_weight_shapes(200, 7, max_codes=1 << 27)
+    assert a == bench_quantized.random_weight_shapes(200, 7, max_codes=1 << 27)        # the seed fixes them
+    assert a != bench_quantized.random_weight_shapes(200, 8, max_codes=1 << 27)
+    assert all(m >= 16 and k >= 32 and k % 32 == 0 for m, k in a)
+    # M * K within the range but for K's rounding (at most half a multiple a row).
+    assert all((1 << 21) - 16 * m <= m * k <= (1 << 27) + 16 * m for m, k in a)
+    assert any(k % 128 for _, k in a) and len({m for m, _ in a}) > 150                   # odd groups, spread rows
+    b = bench_quantized.random_weight_shapes(50, 7, max_codes=1 << 24, k_multiple=128)
+    assert all(k % 128 == 0 for _, k in b)
+    for kw in ({"k_multiple": 0}, {"min_codes": 1 << 25}):
+        with pytest.raises(ValueError):
+            bench_quantized.random_weight_shapes(1, 0, max_codes=1 << 24, **kw)
+
+
+def test_quantized_bench_runs_random_shapes_and_names_each_variant(monkeypatch, capsys):
+    """pygemv-bench --quantized --random: the shapes drawn, every format on each, the config's
+    variant printed (the case runner and torch are stubs: no GPU needed)."""
+    import argparse
+    import sys
+    import types
+
+    from pygemv import bench_quantized
+
+    torch = types.ModuleType("torch")
+    torch.__version__ = "stub"
+    torch.cuda = types.SimpleNamespace(empty_cache=lambda: None)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    ran = []
+
+    def bench_format(torch, m, k, fmt, l2, stream, ws, repeats, sink=None):
+        ran.append((m, k, fmt[0]))
+        return {"format": fmt[0], "m": m, "k": k, "weight_bytes": m * k // 2, "bytes": m * k // 2 + 64,
+                "pygemv": {"median_us": 10.0}, "cublas_dense": {"median_us": 20.0},
+                "config": {"variant": "q_mma_rounds", "threads_per_row": 256, "rows_per_block": 1, "unroll": 1,
+                           "split_k": 1}}
+
+    monkeypatch.setattr(bench_quantized, "bench_format", bench_format)
+    args = argparse.Namespace(random=3, seed=5, max_mb=16, k_multiple=128, shapes="", repeats=3, json="", plot="",
+                              formats="int4-g128-float,int4-g32")
+    assert bench_quantized.run(args, l2=1, stream=0, ws=(0, 0), ceiling={"gbps": 3000.0}, info={"pygemv": "x"},
+                               props={"name": "stub"}) == 0
+    shapes = bench_quantized.random_weight_shapes(3, 5, max_codes=16 << 21, k_multiple=128)
+    assert ran == [(m, k, f) for m, k in shapes for f in ("int4-g32", "int4-g128-float")]   # the formats' own order
+    out = capsys.readouterr().out
+    assert ",".join(f"{m}x{k}" for m, k in shapes) in out and out.count("q_mma_rounds p=256") == 6
+
+
 def test_suite_matches_the_issue():
     assert len(bench.SUITE["square"]) == 7 and len(bench.SUITE["llm"]) == 7 and len(bench.SUITE["skewed"]) == 5
     assert (128256, 4096) in bench.SUITE["llm"] and (1048576, 16) in bench.SUITE["skewed"]
