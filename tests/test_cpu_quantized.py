@@ -501,6 +501,7 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 2047, 16400, mode=2)[:2] == pick(4, 512, 131072, dtype=1)[:2] == long_rows  # under 2048 rows past 2^25 codes too
     assert pick(4, 3072, 11008, dtype=1)[:2] != long_rows               # from 2048 rows: to 2^25 codes
     assert pick(4, 1000, 4100, dtype=1)[0] == "q_mma"                   # q_mma's formats up to 2^23 codes: q_mma
+    assert pick(8, 600, 16384, dtype=1)[0] == pick(8, 1000, 8704, dtype=1)[0] == "q_rows"   # int8: not measured there
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192, dtype=1, mode=2)  # fp16, float zeros

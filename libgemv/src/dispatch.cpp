@@ -644,11 +644,11 @@ XHeldShape x_held_shape(const Problem &pb) {
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized()) return false;
     const XHeldShape xs = x_held_shape(pb);
-    // Long rows on few tiles (s34): under 2048 rows from 2^23 codes, or up to 1.5 tiles an SM
-    // in groups of 128 up from 2^23 to 2^25 codes (and below 2^23 where q_mma's formats would
-    // not run q_mma).
+    // Long int4 rows on few tiles (s34): under 2048 rows from 2^23 codes, or up to 1.5 tiles an
+    // SM in groups of 128 up from 2^23 to 2^25 codes (and below 2^23 where q_mma's formats would
+    // not run q_mma). int8 there was not measured: it keeps q_rows.
     const bool sub_groups = pb.qw.group_size != 0 && pb.qw.group_size < 128;
-    const bool long_rows = (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
+    const bool long_rows = pb.qw.bits == 4 && (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
                            (pb.m < 2048 || (xs.codes <= ((int64_t)1 << 25) && !sub_groups &&
                                             2 * xs.tiles <= 3 * (int64_t)std::max(sm_count, 1)));
     const bool small = xs.holds && pb.m >= 512 && xs.steps >= 8 && xs.codes >= ((int64_t)1 << 21) &&
@@ -740,12 +740,14 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         take = pb.k <= 4096 && (pb.k <= 3072 || tiles <= 2 * sms || float_zeros);
     else if (tiles <= (float_zeros ? 3 : 4) * sms) // (b)
         take = pb.k <= 4096;
-    else // (d)
-        take = tiles <= 6 * sms && (pb.k <= 1024 || (pb.k > 2048 && pb.k <= 4096)) &&
-               (!float_zeros || (pb.k > 3072   ? tiles > 4 * sms && tiles <= 5 * sms && pb.qw.group_size != 32
-                                 : pb.k > 2176 ? true
-                                 : pb.k > 2048 ? false
-                                               : tiles > 4 * sms || sub_groups));
+    else if (!float_zeros) // (d), past 4 tiles an SM
+        take = tiles <= 6 * sms && (pb.k <= 1024 || (pb.k > 2048 && pb.k <= 4096));
+    else if (pb.k <= 1024) // (d), float zeros past 3 tiles an SM
+        take = tiles <= 6 * sms && (tiles > 4 * sms || sub_groups);
+    else if (pb.k <= 3072)
+        take = tiles <= 6 * sms && pb.k > 2176;
+    else
+        take = tiles > 4 * sms && tiles <= 5 * sms && pb.k <= 4096 && pb.qw.group_size != 32;
     if (!take) return false;
     const bool symmetric = pb.qw.zero_mode == GEMV_QZERO_SYMMETRIC;
     const bool one_step_band = symmetric ? 10 * tiles <= 13 * sms : 2 * tiles <= 3 * sms;
