@@ -634,13 +634,14 @@ XHeldShape x_held_shape(const Problem &pb) {
 // (2048 x 4096 6.2 against 5.7 staged) and at one wave of in-place tiles (4096 x 2048 4.9
 // against 4.8). int8 (fp16, a step 64 columns) against q_rows, 18 cases (-s21-int8-x-held-
 // small-vs-previous.txt): 1.17x, min 0.99x (1800 x 2500 8.3 against 5.1 us, 2048 x 1024 4.4
-// against 3.0). Long rows on few tiles, 2^23 to 2^25 codes past 16 steps, take it too (s34,
-// NOTES.md section 52, -s34-long-rows-sweep*.txt): under 2048 rows, where bf16, float zeros
-// and groups under 128 fell to q_rows (2008 x 8704 bf16 float zeros 13.97 us against 7.84,
-// 1536 x 11008 15.96 against 7.69) and q_mma's formats to q_mma or q_rows (fp16 640 x 28672
-// 13.16 against 7.80, 1900 x 16384 20.59 against 10.75), and in groups of 128 up to 1.5 tiles
-// an SM (fp16 2944 x 6144 9.02 against 7.44; bf16 float zeros 2048 x 11008 on x held's larger
-// form). False where it does not apply (or its slices find no workspace).
+// against 3.0). Long int4 rows on few tiles past 16 steps take it too (s34, NOTES.md section
+// 52, -s34-long-rows-*.txt): under 2048 rows from 2^23 codes, where bf16, float zeros and
+// groups under 128 fell to q_rows (2008 x 8704 bf16 float zeros 13.97 us against 7.84, 1536
+// x 11008 15.96 against 7.69; 800 x 65536 fp16 39.5 against 15.4 in the benchmark) and q_mma's
+// formats to q_mma or q_rows (fp16 640 x 28672 13.16 against 7.80, 1900 x 16384 20.59 against
+// 10.75), and in groups of 128 up to 1.5 tiles an SM up to 2^25 codes (fp16 2944 x 6144 9.02
+// against 7.44; bf16 float zeros 2048 x 11008 ran x held's larger form). False where it does
+// not apply (or its slices find no workspace).
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized()) return false;
     const XHeldShape xs = x_held_shape(pb);
