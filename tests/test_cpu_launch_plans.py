@@ -5,6 +5,7 @@ the operands' allocations (each exactly its extent)."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import textwrap
 
 import hostcheck_lib
@@ -203,3 +204,19 @@ def test_table_fuzz_and_dispatch_stress_run_clean():
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "0 launch-plan violations" in r.stdout
+
+
+def test_dispatch_same_picks_a_config_for_every_problem_of_its_grid():
+    """scripts/dispatch_same.py (the tool that shows a host change moves no pick): it runs, its
+    digest is reproducible, and the dispatcher gives every one of its ~70,000 problems (dense op
+    N and T, batches, rows of any length; int4 and int8 in nine formats) a config, not a status."""
+    script = hostcheck_lib.ROOT / "scripts" / "dispatch_same.py"
+    out = subprocess.run([sys.executable, str(script), "--list"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-4000:]
+    lines = out.stdout.splitlines()
+    assert "problems, digest" in lines[-1] and len(lines[-1].split()[-1]) == 64
+    n = int(lines[-1].split()[0])
+    assert n == len(lines) - 1 > 60000
+    assert not [ln for ln in lines[:-1] if ln.rstrip().endswith(",)")]   # (status,): no config
+    again = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    assert again.stdout.splitlines()[-1] == lines[-1]
