@@ -18,7 +18,7 @@ SMS = 132
 
 def main(shapes: str, formats: str) -> None:
     ctx = GpuContext.create()
-    fmts = [(4, int(g), z, dt) for g, z, dt in (f.split(":") for f in formats.split(","))]
+    fmts = [(4, int(g) or None, z, dt) for g, z, dt in (f.split(":") for f in formats.split(","))]  # group 0: one a row
     for m, k in (tuple(map(int, s.split("x"))) for s in shapes.split(",")):
         tiles, steps = (m + 15) // 16, (k + 127) // 128
         s8, s16 = max(1, math.ceil(steps / 8)), max(1, math.ceil(steps / 16))
@@ -30,7 +30,7 @@ def main(shapes: str, formats: str) -> None:
         for bits, g, z, dt in fmts:
             meas = GpuMeasure(m, k, dt, ctx, weights=(bits, g, z), repeats=9, target_ms=1.0)
             d = meas.dispatch()
-            out = [f"{m:6d}x{k:<6d} t/SM {tiles / SMS:4.2f} {dt:8s} g{g:<3d} {z:5s} disp {meas.time_us(d):6.2f} ({d.variant})"]
+            out = [f"{m:6d}x{k:<6d} t/SM {tiles / SMS:4.2f} {dt:8s} g{g or 0:<3d} {z:5s} disp {meas.time_us(d):6.2f} ({d.variant})"]
             for name, c in cfgs.items():
                 ok, _ = meas.legal(c)
                 if ok:
