@@ -494,18 +494,18 @@ def main(argv=None) -> int:
     ceiling = measure_ceiling(l2, stream, sink.ptr)
     print(f"# read ceiling: {ceiling['gbps']:.0f} GB/s")
     rows = []
+    info = run_info()
+    print(f"# pygemv {info['pygemv']} (commit {info['commit'] or 'unknown'}), table: {info['table']['sources'] or 'none'}")
+    if args.quantized:  # its own shapes (--shapes, --random) and formats
+        from . import bench_quantized
+        return bench_quantized.run(args, l2=l2, stream=stream, ws=ws, ceiling=ceiling, info=info, props=props,
+                                   sink=sink.ptr)
     if cases is None:
         jobs = [(op, (f"random seed {args.seed}", (m, k), 1), d)
                 for op in ops for d, m, k in random_cases(args.random, args.seed, dtypes,
                                                           max_bytes=int(args.max_mb * (1 << 20)))]
     else:
         jobs = [(op, c, d) for op in ops for c in cases for d in dtypes]
-    info = run_info()
-    print(f"# pygemv {info['pygemv']} (commit {info['commit'] or 'unknown'}), table: {info['table']['sources'] or 'none'}")
-    if args.quantized:
-        from . import bench_quantized
-        return bench_quantized.run(args, l2=l2, stream=stream, ws=ws, ceiling=ceiling, info=info, props=props,
-                                   sink=sink.ptr)
     t0 = time.time()
     for n, (op, (group, (m, k), batch), dtype) in enumerate(jobs, 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,

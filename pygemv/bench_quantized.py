@@ -246,7 +246,7 @@ def run(argv_args, *, l2, stream, ws, ceiling, info, props, sink=None) -> int:
         print("pygemv-bench --quantized needs torch (data, cuBLAS dense and tinygemm peers)", file=sys.stderr)
         return 2
     from .bench import parse_shapes
-    if getattr(argv_args, "random", 0):
+    if argv_args.random:
         shapes = random_weight_shapes(argv_args.random, argv_args.seed, max_codes=int(argv_args.max_mb * (1 << 21)),
                                       k_multiple=argv_args.k_multiple)
         print(f"# {len(shapes)} random shapes (seed {argv_args.seed}, K a multiple of {argv_args.k_multiple}): "

@@ -613,7 +613,7 @@ struct XHeldShape {
 XHeldShape x_held_shape(const Problem &pb) {
     const bool f16 = pb.dtype() == GEMV_DTYPE_F16, int8 = pb.qw.bits == 8;
     const int64_t step_cols = int8 ? 64 : 128;
-    return {pb.qw.bits == 4 && f16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT && (pb.qw.group_size == 0 || pb.qw.group_size >= 128),
+    return {pb.qw.bits == 4 && f16 && pb.qw.zero_mode != GEMV_QZERO_FLOAT && !q_groups_under_a_step(pb.qw),
             (pb.qw.bits == 4 || (int8 && f16 && (pb.qw.group_size == 0 || pb.qw.group_size >= 64))) && qmma_x_in_place_ok(pb),
             mul_sat(pb.m, pb.k), (pb.k + step_cols - 1) / step_cols, (pb.m + 15) / 16};
 }
@@ -648,7 +648,7 @@ bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     // Long int4 rows on few tiles (s34): under 2048 rows from 2^23 codes, or up to 1.5 tiles an
     // SM in groups of 128 up from 2^23 to 2^25 codes (and below 2^23 where q_mma's formats would
     // not run q_mma). int8 there was not measured: it keeps q_rows.
-    const bool sub_groups = pb.qw.group_size != 0 && pb.qw.group_size < 128;
+    const bool sub_groups = q_groups_under_a_step(pb.qw);
     const bool long_rows = pb.qw.bits == 4 && (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
                            (pb.m < 2048 || (xs.codes <= ((int64_t)1 << 25) && !sub_groups &&
                                             2 * xs.tiles <= 3 * (int64_t)std::max(sm_count, 1)));
@@ -732,7 +732,7 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized() || pb.qw.bits != 4 || !qmma_x_in_place_ok(pb) || pb.m < 2048 || pb.k < 1024) return false;
     const int64_t tiles = (pb.m + 15) / 16, sms = std::max(sm_count, 1);
     const bool float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
-    const bool sub_groups = pb.qw.group_size != 0 && pb.qw.group_size < 128; // 2 or 4 groups a step
+    const bool sub_groups = q_groups_under_a_step(pb.qw);
     bool take;
     if (pb.m <= 4096) // (a); groups of 32 and 64 up to 4096 columns (2048 x 8192 lost 0-13%)
         take = mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) && (pb.k >= 2048 || tiles > sms) &&

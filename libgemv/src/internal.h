@@ -349,6 +349,9 @@ GEMV_HOST_DEVICE constexpr int q_pack_codes(int bits) { return 128 / bits; }
 GEMV_HOST_DEVICE inline int64_t q_groups(const gemv_qmatrix_t &w) {
     return w.group_size == 0 ? 1 : (w.k + w.group_size - 1) / w.group_size;
 }
+// Groups of 32 or 64 columns: shorter than an int4 MMA step of 128, so a step holds 2 or 4
+// of them (group_size 0: one a row).
+inline bool q_groups_under_a_step(const gemv_qmatrix_t &w) { return w.group_size != 0 && w.group_size < 128; }
 // Bytes of a packed row without padding beyond its last 16-byte pack.
 GEMV_HOST_DEVICE inline int64_t q_row_bytes(int bits, int64_t k) {
     return (k + q_pack_codes(bits) - 1) / q_pack_codes(bits) * 16;

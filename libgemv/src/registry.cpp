@@ -566,7 +566,7 @@ gemv_status_t qmma_can_implement(const Operation &op, const gemv_config_t &c, co
                   kQmmaMaxThreads, c.threads_per_row * c.rows_per_block);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    if (pb.qw.group_size != 0 && pb.qw.group_size < 128) {
+    if (q_groups_under_a_step(pb.qw)) {
         set_error("%s takes groups of 128 columns or more (or one a row); group_size = %d takes q_rows", op.info.name,
                   pb.qw.group_size);
         return GEMV_STATUS_NOT_SUPPORTED;
@@ -603,7 +603,7 @@ gemv_status_t qmma_x_held_launch(const Operation &op, const gemv_config_t &c, co
         // The first wave: blocks of threads_per_row threads at the kernel's register bound
         // (64 a thread at one step a chunk, 80 for groups under 128, 128 at two steps), each
         // prefetching at most its share of the per-SM amount.
-        const bool sub = pb.qw.bits == 4 && pb.qw.group_size != 0 && pb.qw.group_size < 128;
+        const bool sub = pb.qw.bits == 4 && q_groups_under_a_step(pb.qw);
         const int regs = c.unroll == 2 ? 128 : sub ? 80 : 64;
         const int per_sm = resident_blocks(c.threads_per_row, regs);
         const int64_t chunk_bytes = std::min<int64_t>(L.args.slice, (int64_t)(c.threads_per_row / 32) * c.unroll *

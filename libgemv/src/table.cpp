@@ -611,7 +611,7 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     // (int4 g32 1024 x 3500 4.94 against 5.32, 1000 x 4100 6.37 against 5.19; benchmarks/
     // NOTES.md section 34).
     gemv_config_t held;
-    const bool own_shape_only = pb.quantized() && (pb.qw.group_size == 0 || pb.qw.group_size >= 128) &&
+    const bool own_shape_only = pb.quantized() && !q_groups_under_a_step(pb.qw) &&
                                 x_held_small_config(pb, sm_count, &held);
     auto kind = [&](const TableEntry &e) {
         const bool own_shape = e.m == m && e.k == k && e.batch == batch;
