@@ -406,7 +406,10 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 2500, 1024) == pick(4, 4096, 1024, dtype=1) == ("q_mma_rounds", 256, 256, 1, 1)
     assert pick(4, 2112, 2047)[0] != "q_mma_rounds" and pick(4, 2128, 2047)[0] == "q_mma_rounds"
     assert pick(4, 4096, 1023)[0] != "q_mma_rounds"
-    assert pick(4, 2048, 8192, group=0)[0] == pick(4, 4096, 4096, group=1024)[0] == "q_mma_rounds"  # 2^24
+    assert pick(4, 2048, 6144, group=0)[0] == pick(4, 4096, 4096, group=1024)[0] == "q_mma_rounds"
+    # Up to a tile an SM, rows over 6144 columns go to x held's small form (s35: 2048 x 8192 7.36
+    # against 7.79 us); from there to 1.25 an SM, over 4608 (s31).
+    assert pick(4, 2048, 6145, group=0)[0] == pick(4, 2112, 7168)[0] == pick(4, 2128, 4609)[0] == "q_mma_x_held"
     assert pick(4, 4097, 2048) != ("q_mma_rounds", 256, 256, 2, 1)           # one step past 4096 rows (below)
     two_steps = ("q_mma_rounds", 256, 256, 2, 1)   # past 4096 rows only the one-step regime below
     assert pick(4, 8192, 2048, group=1024) != two_steps and pick(4, 5120, 3072) != two_steps
@@ -415,7 +418,7 @@ def test_heuristic_lanes_rows_and_splits():
     # the SMs with two tiles set the time (2130 x 7000 0.84x in s29, 0.88x at one step in s32);
     # 4600 columns still gain.
     assert pick(4, 2130, 7000)[0] != "q_mma_rounds" and pick(4, 2640, 4609)[0] != "q_mma_rounds"
-    assert pick(4, 2130, 2048)[0] == pick(4, 2656, 5000)[0] == pick(4, 2112, 7000)[0] == "q_mma_rounds"
+    assert pick(4, 2130, 2048)[0] == pick(4, 2656, 5000)[0] == pick(4, 2112, 6144)[0] == "q_mma_rounds"
     assert pick(4, 2640, 4000)[0] == pick(4, 2300, 4600)[0] == "q_mma_rounds"
     # Symmetric or integer zeros (fp16 or bf16), 2.25 to 4 tiles an SM (297 to 528 tiles), 1024
     # to 4096 columns: one step a round (three blocks an SM). Float zeros only to 3 tiles an SM
@@ -434,7 +437,13 @@ def test_heuristic_lanes_rows_and_splits():
     # 32 and 64, else from 4, over 3072 columns to 5 and not in groups of 32, not on 2049-2176 (s34).
     rounds1 = ("q_mma_rounds", 256, 256, 1, 1)
     assert pick(4, 8450, 1024, dtype=1) == pick(4, 12672, 2560, dtype=1) == pick(4, 9500, 2049, mode=0) == rounds1
-    assert pick(4, 12688, 2560, dtype=1)[0] != "q_mma_rounds"                     # 793 tiles
+    assert pick(4, 12688, 2560)[0] != "q_mma_rounds"                              # 793 tiles, bf16
+    # q_mma's formats (fp16 integer or symmetric zeros, groups of 128 up) on 2049-4096 columns to
+    # 10 tiles an SM (s35: 12838 x 2049 9.60 against q_rows' 14.81 us); on 1024 columns past 6,
+    # x held's larger form (14784 x 1024 5.86 against q_mma's 7.16).
+    assert pick(4, 12688, 2560, dtype=1) == pick(4, 21120, 2049, dtype=1, mode=0) == rounds1
+    assert pick(4, 21136, 2560, dtype=1)[0] != "q_mma_rounds" and pick(4, 12688, 2048, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 12688, 1024, dtype=1)[:2] == pick(4, 16383, 1024, dtype=1, mode=0)[:2] == ("q_mma_x_held", 128)
     assert pick(4, 9500, 1536, dtype=1)[0] != "q_mma_rounds" and pick(4, 9500, 1025)[0] != "q_mma_rounds"
     assert pick(4, 6750, 2560, mode=2) == pick(4, 6750, 3072, dtype=1, mode=2) == rounds1
     assert pick(4, 6750, 3073, mode=2)[0] != "q_mma_rounds" and pick(4, 9500, 3073, mode=2) == rounds1
@@ -443,6 +452,21 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 10576, 4096, mode=2)[0] != "q_mma_rounds" and pick(4, 10576, 4096) == rounds1  # 661 tiles
     assert pick(4, 9500, 4096, mode=2, group=32)[0] != "q_mma_rounds" and pick(4, 9500, 4096, mode=2, group=64) == rounds1
     assert pick(4, 9500, 2176, mode=2)[0] != "q_mma_rounds" and pick(4, 9500, 2177, mode=2) == pick(4, 9500, 2176) == rounds1
+    # Under 2048 rows (regime e, s35): 897 to 3072 columns (4096 from 1024 rows), groups of 32
+    # and 64 to 2048 (4096 from 1536 rows); up to a tile an SM two steps, but one on 1024 columns
+    # or fewer and in groups of 32 and 64 past 1536 (600 x 1024 bf16 float zeros 2.03 us against
+    # q_rows' 4.21, 1000 x 2048 2.84 against 4.25).
+    rounds2 = ("q_mma_rounds", 256, 256, 2, 1)
+    assert pick(4, 16, 1024) == pick(4, 600, 1024, mode=2) == pick(4, 2047, 897, dtype=1) == rounds1
+    assert pick(4, 1000, 2048, mode=2) == pick(4, 512, 3072, dtype=1) == pick(4, 1024, 4096, group=0) == rounds2
+    assert pick(4, 100, 1536, group=32) == rounds2 and pick(4, 100, 2048, group=32) == pick(4, 1536, 4096, group=64) == rounds1
+    assert pick(4, 512, 3073)[:2] == pick(4, 1535, 2049, group=32)[:2] == ("q_mma_x_held", 256)  # long rows, below
+    assert pick(4, 2047, 896)[0] != "q_mma_rounds" and pick(4, 600, 1024, incx=2)[0] != "q_mma_rounds"
+    # Huge matrices whose x held slices outgrow the workspace (2^28 codes up, s35): K unsplit,
+    # x held's 8 warps of 2 steps up to 16 steps, else rounds at one step.
+    assert pick(4, 65536, 16400, dtype=1) == pick(4, 65536, 28672, mode=2) == rounds1
+    expect(("q_mma_x_held", 256, 64, 2, 1), 4, 1048576, 1280, mode=2)
+    expect(("q_mma_x_held", 128, 64, 2, 2), 4, 1048576, 1280, mode=2, ws=1 << 24)  # the slices fit
     # Between the two: past 4096 rows up to 297 tiles, 1024 to 4096 columns, every zero mode
     # (x held ran bf16 float zeros 4752 x 2048 at 6.11 us against 4.81, s31); past 264 tiles
     # over 3072 columns float zeros only (integer zeros lost at 4608 x 3584). Steps a round as
@@ -461,16 +485,16 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4400, 1023, dtype=1)[0] != "q_mma_rounds" and pick(4, 4240, 4097, mode=2)[0] != "q_mma_rounds"
     assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1)[0] != "q_mma_rounds"
     assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
-    assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 2047, 4096)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 1023, 4096)[0] != "q_mma_rounds"
     assert pick(4, 4096, 2047)[0] == "q_mma_rounds"
-    # Groups of 32 and 64 (2 or 4 groups a step, in B's columns) take the same regimes up to 4096
-    # columns (2048 x 8192 lost 0-13%), integer zeros one step a round from 1.5 tiles an SM
-    # whatever the columns (s32).
+    # Groups of 32 and 64 (2 or 4 groups a step, in B's columns) take the same regimes up to 5632
+    # columns (s35; 2048 x 8192 lost 0-13%, s32), integer zeros one step a round from 1.5 tiles an
+    # SM whatever the columns (s32), and up to a tile an SM past 1536 columns (s35).
     assert pick(4, 4096, 4096, group=64) == pick(4, 4096, 4096, group=32, dtype=1) == ("q_mma_rounds", 256, 256, 1, 1)
     assert pick(4, 4096, 4096, group=64, mode=2) == pick(4, 4224, 3584, group=32, mode=0) == ("q_mma_rounds", 256, 256, 2, 1)
-    assert pick(4, 2048, 4096, group=32) == ("q_mma_rounds", 256, 256, 2, 1)
+    assert pick(4, 2048, 4096, group=32) == pick(4, 2100, 5000, group=64, mode=2) == ("q_mma_rounds", 256, 256, 1, 1)
     assert pick(4, 6144, 4096, group=32, mode=2) == pick(4, 8192, 2048, group=64) == ("q_mma_rounds", 256, 256, 1, 1)
-    assert pick(4, 2048, 8192, group=32)[0] != "q_mma_rounds" and pick(4, 2048, 4097, group=64)[0] != "q_mma_rounds"
+    assert pick(4, 2048, 8192, group=32)[0] != "q_mma_rounds" and pick(4, 2048, 5633, group=64)[0] != "q_mma_rounds"
     assert pick(4, 8192, 2048, group=64, mode=2)[0] != "q_mma_rounds"          # float zeros: to 396 tiles
     assert pick(4, 4096, 4096, incx=2)[0] != "q_mma_rounds" and pick(8, 4096, 4096)[0] != "q_mma_rounds"
     assert pick(8, 14336, 4096, dtype=1, incx=2)[0] == "q_rows"             # more rows: q_rows
@@ -479,28 +503,34 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_x_held", 256, 1, 1, 6), 8, 800, 2688, dtype=1)           # 42 steps, 6 slices
     assert pick(8, 4096, 4096, incx=2)[0] == "q_rows"                       # bf16: no int8 x held
     assert pick(8, 4096, 4096, dtype=1, incx=2)[0] == "q_rows"              # x strided
-    assert pick(4, 400, 4096, dtype=1, mode=2)[0] == "q_rows"   # under 512 rows
     # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from
     # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224)                   # bf16 past 2^24 codes: 300 tiles
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4112, 4224, dtype=1, mode=2)  # fp16, float zeros, past 4096 columns
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224, mode=2)       # 300 tiles over 105 blocks
-    # Long rows on few tiles from 2^23 codes (s34): under 2048 rows, or up to 1.5 tiles an SM in
-    # groups of 128 up to 2^25 codes, x held's smaller-matrix form (8 warps of one step, slices of 8 steps,
-    # 3 blocks an SM); q_rows or q_mma ran them 1.1-2x slower (2008 x 8704 bf16 float zeros 13.97
-    # us against 7.84, fp16 640 x 28672 13.16 against 7.80, 2944 x 6144 9.02 against 7.44).
+    # Long rows on few tiles (s34, s35): under 2048 rows at any size, from 2048 to 4095 rows up to
+    # 1.5 tiles an SM to 2^25 codes (groups of 32: 1.1) or past 2^24 codes (not groups of 32),
+    # x held's smaller-matrix form (8 warps of one step, slices of 8 steps, 3 blocks an SM);
+    # q_rows or q_mma ran them 1.1-2x slower (2008 x 8704 bf16 float zeros 13.97 us against
+    # 7.84, fp16 640 x 28672 13.16 against 7.80, 2944 x 6144 9.02 against 7.44, 2300 x 20000
+    # 26.83 against 13.67).
     long_rows = ("q_mma_x_held", 256)
     expect(("q_mma_x_held", 256, 4, 1, 11), 4, 2048, 11008, mode=2)     # 128 tiles, 11 slices
     expect(("q_mma_x_held", 256, 3, 1, 9), 4, 2008, 8704, mode=2)
     for m, k, g in [(2008, 8704, 32), (640, 28672, 128), (1900, 16384, 64), (2944, 6144, 128), (2632, 6272, 128)]:
         for dtype, mode in [(1, 1), (1, 0), (2, 1), (2, 2)]:
-            if g == 128 or m < 2048:
-                expect(long_rows, 4, m, k, dtype=dtype, mode=mode, group=g)
-    expect(("q_mma_x_held", 128), 4, 2632, 6272, mode=2, group=32)      # groups of 32, 64 from 2048 rows: as before
-    assert pick(4, 3200, 6272, mode=2)[:2] != long_rows                 # 200 tiles: over 1.5 an SM
+            expect(long_rows, 4, m, k, dtype=dtype, mode=mode, group=g)
+    expect(("q_mma_x_held", 128), 4, 2632, 6272, mode=2, group=32)      # groups of 32 past 1.1 tiles an SM
+    assert pick(4, 2304, 7000, mode=2, group=32)[:2] == long_rows       # 144 tiles
+    assert pick(4, 3800, 4400, mode=2)[:2] != long_rows                 # 238 tiles, 2^24 codes
+    assert pick(4, 3800, 4416)[:2] == pick(4, 4095, 16384, dtype=1, mode=0)[:2] == long_rows  # past 2^24
+    assert pick(4, 3200, 6272, mode=2, group=32)[:2] != long_rows and pick(4, 4096, 16384, dtype=1)[:2] != long_rows
+    assert pick(4, 3132, 16384, mode=2, group=64)[:2] == long_rows                  # float zeros g64 past 2^24
+    assert pick(4, 3132, 16384, dtype=1, group=64)[:2] == ("q_mma_x_held", 128)      # integer zeros g64: 0.95x
+    assert pick(4, 4000, 6000, mode=2)[:2] != long_rows and pick(4, 3500, 10000, mode=2)[:2] == long_rows  # 2^25
     assert pick(4, 2047, 16400, mode=2)[:2] == pick(4, 512, 131072, dtype=1)[:2] == long_rows  # under 2048 rows past 2^25 codes too
-    assert pick(4, 3072, 11008, dtype=1)[:2] != long_rows               # from 2048 rows: to 2^25 codes
-    assert pick(4, 1000, 4100, dtype=1)[0] == "q_mma"                   # q_mma's formats up to 2^23 codes: q_mma
+    assert pick(4, 3072, 11008, dtype=1)[:2] == pick(4, 1000, 4100, dtype=1)[:2] == long_rows
+    assert pick(4, 100, 65536, mode=2)[:2] == pick(4, 3, 28672, dtype=1)[:2] == long_rows  # under 512 rows too
     assert pick(8, 600, 16384, dtype=1)[0] == pick(8, 1000, 8704, dtype=1)[0] == "q_rows"   # int8: not measured there
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
@@ -510,22 +540,21 @@ def test_heuristic_lanes_rows_and_splits():
     # of 8 steps (up to 2^23 codes, not q_mma's formats), the tiles shared out over a wave of
     # 3 blocks an SM at one step, 2 at two.
     expect(("q_mma_x_held", 256, 1, 1, 5), 4, 1000, 4100)                 # 33 steps: 5 slices, 315 blocks
-    expect(("q_mma_x_held", 256, 1, 2, 1), 4, 1536, 2048, incx=1, perm=None, group=32)  # groups of 32, 16 steps: one slice
+    expect(("q_mma_x_held", 256, 3, 2, 1), 4, 9500, 1536, mode=2, group=32)  # groups of 32, 12 steps: one slice
     expect(("q_mma_x_held", 256, 2, 2, 1), 4, 6397, 1219, dtype=1, mode=2)  # 400 tiles over 264 blocks
-    expect(("q_mma_x_held", 256, 2, 1, 4), 4, 2040, 4096, mode=2, group=64)  # 128 tiles x 4 slices: 2 a block
+    expect(("q_mma_x_held", 256, 2, 1, 5), 4, 1536, 5000, mode=2, group=64)  # 96 tiles x 5 slices: 2 a block
     expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024, mode=2)         # 8 steps (other zeros: q_mma_rounds)
     expect(("q_mma_x_held", 256, 5, 2, 1), 4, 16960, 1152, dtype=1)       # 9 steps, 1060 tiles
     expect(("q_mma_x_held", 256, 4, 2, 1), 4, 16384, 2048, mode=2)        # 16 steps, 2^25 codes
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16384, 1024, mode=2)        # 8 steps past 2^23 codes: below
     expect(("q_rows",), 4, 1000, 4100, incx=2)                            # x strided: the rules below
-    expect(("q_rows",), 4, 700, 2048)                                     # under 2^21 codes
     # Small matrices (512 rows up, at most 4 MB of codes) the rule above leaves SMs without a
     # block: one row a thread, 4 lanes a row for int4 (8 for int8), 32 rows a block, slices of
     # about two packs a lane, at most 4 blocks an SM.
     expect(("q_rows", 4, 128, 1, 1), 4, 1000, 4100, ws=0)    # no workspace for slices: q_rows unsplit
     expect(("q_rows", 4, 128, 1, 8), 4, 2048, 2048, incx=2)
     assert pick(8, 1024, 4096, dtype=1, incx=2) == ("q_rows", 8, 256, 1, 16)
-    assert pick(4, 256, 4096)[:4] == ("q_rows", 8, 128, 2)            # fewer rows: the rule above
+    assert pick(4, 256, 4096, incx=2)[:4] == ("q_rows", 8, 128, 2)    # fewer rows: the rule above
     assert pick(4, 4096, 2048, incx=2) == ("q_rows", 4, 128, 1, 4)     # 4 MB of codes
     assert pick(4, 4096, 4224, incx=2)[:2] == ("q_rows", 8)            # over 4 MB: the rule above
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048)             # x contiguous: rounds (16 steps)
@@ -535,7 +564,7 @@ def test_heuristic_lanes_rows_and_splits():
     # rows up and 2^25 codes up (or 16384 rows up): x held in registers, 4 warps of 2 steps, a
     # slice of 8 steps (split = steps / 8), the tiles shared out over one wave (4 blocks an SM).
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192, dtype=1)          # 64 blocks x 8 slices
-    expect(("q_mma_x_held", 128, 8, 2, 4), 4, 16384, 4096, dtype=1)
+    expect(("q_mma_x_held", 128, 11, 2, 4), 4, 21136, 4096, dtype=1)     # past q_mma_rounds' 10 tiles an SM
     expect(("q_mma_x_held", 128, 15, 2, 11), 4, 11008, 10944, dtype=1)      # 86 steps: 11 slices, 48 x 11 blocks
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, dtype=1)
     expect(("q_mma_x_held", 128, 16, 2, 16), 4, 8192, 16384, dtype=1)
@@ -551,12 +580,12 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 6144, dtype=1)        # past 2^24 codes (q_mma_rounds below)
     expect(("q_mma", 256, 256, 1, 1, False), 4, 6144, 5120, dtype=1, mode=0)
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
-    expect(("q_mma", 128, 128, 1, 1, False), 4, 13000, 1024, dtype=1)       # 8 steps: 4 K warps (past 6 tiles an SM)
+    expect(("q_mma_x_held", 128, 2, 2, 1), 4, 13000, 1024, dtype=1)         # past 6 tiles an SM on 8 steps: x held (s35)
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 9000, 1024, dtype=1)        # (rounds up to 6 tiles an SM on 1024 columns)
     expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
-    expect(("q_mma", 32, 128, 1, 16, True), 4, 1536, 4096, dtype=1)         # fewer rows: staged
+    expect(("q_mma_rounds", 256, 256, 2, 1), 4, 1536, 4096, dtype=1)        # fewer rows: rounds (s35)
     expect(("q_mma_x_held", 256, 6, 1, 16), 4, 2048, 16384, dtype=1)          # 2^25 codes: x held (long rows)
-    expect(("q_rows",), 4, 2048, 16512, dtype=1)                             # longer rows: q_rows
+    expect(("q_mma_x_held", 256, 6, 1, 17), 4, 2048, 16512, dtype=1)         # past 2^25 codes too (s35)
     # x strided (or unaligned, or act-order): staged tensor cores up to 12288 rows, 4 warps
     # (64 rows a block), K split into about 512 blocks in all.
     assert pick(4, 4096, 4096, dtype=1, incx=2) == ("q_mma", 32, 128, 1, 8, True)

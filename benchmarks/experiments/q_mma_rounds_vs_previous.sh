@@ -39,6 +39,15 @@
 #                    codes under 2048 rows, or to 1.5 tiles an SM in groups of 128 up): its shapes and
 #                    edges in six formats, 16 random shapes (seed 3404: 512-3168 x 4096-32768 in that
 #                    band) in four; tinygemm's formats on 40 random shapes (seed 3403)
+#   holes            s35: the int4 holes of NOTES.md section 53 (rounds under 2048 rows, x held's
+#                    small form on long rows under 512 rows and from 2048 to 4095 past 2^24 codes,
+#                    regime (a)'s long rows, regime (d) past 6 tiles an SM, huge matrices) in five
+#                    formats, two sets of 24 shapes; 40 random shapes (seed 3501, 2^21 to 2^25
+#                    codes) in four
+#   holes-final      s35: the final form (groups of 32 to 1.1 tiles an SM from 2048 rows): the
+#                    cases around that bound and the holes run's slowest, in groups of 32, 64 and
+#                    128; tinygemm's formats on s34's 40 random shapes (seed 3403); 40 random
+#                    shapes (seed 3502, 2^21 to 2^27 codes) in four formats
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -105,6 +114,17 @@ long-rows)
   export BENCH_ARGS="--quantized --shapes $REG --formats int4-g128,int4-g128-float,int4-g32-float,int4-g32,int4-g64-float,int4-g128-sym-bf16" \
     BENCH_ARGS2="--quantized --shapes $RAND --formats int4-g128,int4-g128-float,int4-g32,int4-g64-float" \
     BENCH_ARGS3="--quantized --shapes $TG --formats int4-g128-float,int4-g64-float" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final or long-rows" >&2; exit 2 ;;
+holes)
+  H="--formats int4-g128,int4-g128-float,int4-g32,int4-g64-float,int4-g128-sym"
+  SMALL=16x1024,100x1536,255x2048,512x3072,600x1024,1000x2048,1024x4096,1444x1280,1536x3072,2047x1000,2047x4096,811x2049,16x16384,100x65536,255x8704,400x28672,511x20000,300x6144,3x28672,512x8192,768x8192,1024x6144,1536x5000,512x14336
+  LARGE=2048x16512,2300x20000,2600x14336,3000x12000,3500x10000,3976x14336,2600x28672,3500x8000,4000x6000,2048x8192,2112x7168,2100x5000,3000x5600,3500x4600,2048x6144,12838x2049,14000x2100,14784x2560,16896x4096,21120x2560,14784x1024,20000x3000,65536x16400,1048576x1280
+  export BENCH_ARGS="--quantized --shapes $SMALL $H" BENCH_ARGS2="--quantized --shapes $LARGE $H" \
+    BENCH_ARGS3="--quantized --random 40 --seed 3501 --max-mb 16 --formats int4-g128,int4-g128-float,int4-g32,int4-g64-float" ;;
+holes-final)
+  B=2048x8192,2304x7000,2600x6400,2632x6272,2944x6144,3200x6272,1536x5000,1024x6144,4000x6000,3800x4416
+  export BENCH_ARGS="--quantized --shapes $B --formats int4-g32,int4-g32-float,int4-g128-float,int4-g64-float" \
+    BENCH_ARGS2="--quantized --random 40 --seed 3403 --k-multiple 128 --formats int4-g128-float,int4-g64-float" \
+    BENCH_ARGS3="--quantized --random 40 --seed 3502 --max-mb 64 --formats int4-g128,int4-g128-sym-bf16,int4-g32-float,int4-g64" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes or holes-final" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -645,23 +645,40 @@ XHeldShape x_held_shape(const Problem &pb) {
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized()) return false;
     const XHeldShape xs = x_held_shape(pb);
-    // Long int4 rows on few tiles (s34): under 2048 rows from 2^23 codes, or up to 1.5 tiles an
-    // SM in groups of 128 up from 2^23 to 2^25 codes (and below 2^23 where q_mma's formats would
-    // not run q_mma). int8 there was not measured: it keeps q_rows.
-    const bool sub_groups = q_groups_under_a_step(pb.qw);
-    const bool long_rows = pb.qw.bits == 4 && (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
-                           (pb.m < 2048 || (xs.codes <= ((int64_t)1 << 25) && !sub_groups &&
-                                            2 * xs.tiles <= 3 * (int64_t)std::max(sm_count, 1)));
-    const bool small = xs.holds && pb.m >= 512 && xs.steps >= 8 && xs.codes >= ((int64_t)1 << 21) &&
-                       (xs.steps <= 16 ? xs.codes <= ((int64_t)1 << (xs.steps <= 8 ? 23 : 25)) &&
-                                             !(xs.mma_format && pb.m >= 4096 && xs.tiles <= 2 * (int64_t)sm_count)
-                                       : long_rows || (!xs.mma_format && xs.codes <= ((int64_t)1 << 23)));
+    // Long int4 rows (past 16 steps) on few tiles (s34, s35): under 2048 rows at any size; from
+    // 2048 to 4095 rows up to 1.5 tiles an SM (groups of 32: 1.1) to 2^25 codes, or past 2^24
+    // codes (float zeros in groups of 128 up: 2^25; 4000 x 6000 0.97x) in groups of 128 up and
+    // float zeros' groups of 64 (integer zeros g64 ran 0.95-0.97x, g32 0.97-1.0x); q_mma's
+    // formats from 2048 rows only past 2^23 codes. int8 there was not measured: it keeps q_rows.
+    // q_mma_rounds comes first (its regimes (a) and (e)).
+    const int64_t sms = std::max(sm_count, 1);
+    const bool few_tiles = pb.qw.group_size == 32 ? 10 * xs.tiles <= 11 * sms : 2 * xs.tiles <= 3 * sms;
+    const bool sub_groups = q_groups_under_a_step(pb.qw), float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
+    const bool float_g128 = float_zeros && !sub_groups, float_g64 = float_zeros && pb.qw.group_size == 64;
+    const bool long_rows =
+        pb.qw.bits == 4 &&
+        (pb.m < 2048 || (pb.m < 4096 && (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
+                         ((few_tiles && xs.codes <= ((int64_t)1 << 25)) ||
+                          (xs.codes > ((int64_t)1 << (float_g128 ? 25 : 24)) && (!sub_groups || float_g64)))));
+    const bool small =
+        xs.holds && xs.steps >= 8 &&
+        (xs.steps > 16 ? long_rows || (pb.m >= 512 && !xs.mma_format && xs.codes >= ((int64_t)1 << 21) &&
+                                       xs.codes <= ((int64_t)1 << 23)) // int8 (int4: long rows)
+                       : pb.m >= 512 && xs.codes >= ((int64_t)1 << 21) &&
+                             xs.codes <= ((int64_t)1 << (xs.steps <= 8 ? 23 : 25)) &&
+                             !(xs.mma_format && pb.m >= 4096 && xs.tiles <= 2 * sms));
     if (!small) return false;
     const int s = xs.steps > 16 || xs.steps <= 8 ? 1 : 2;
     const int split = xs.steps <= 16 ? 1 : (int)std::min<int64_t>((xs.steps + 7) / 8, 1024);
-    const int64_t units = xs.tiles * split, wave = (s == 1 ? 3 : 2) * (int64_t)std::max(sm_count, 1);
-    const int tpb = (int)std::clamp<int64_t>((units + wave - 1) / wave, 1, 64);
-    *out = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, tpb, kLoadsAligned, s, 0, split);
+    // Tiles a block: the slices' blocks within one wave (3 blocks an SM at one step, 2 at two);
+    // rounding the share up must not spill a few blocks into a second wave (3193 x 27104: 405
+    // blocks for 396 slots ran 0.92x x held's larger form).
+    const int64_t wave = (s == 1 ? 3 : 2) * sms;
+    int64_t tpb = (xs.tiles * split + wave - 1) / wave;
+    if ((xs.tiles + tpb - 1) / tpb * split > wave && split <= wave)
+        tpb = (xs.tiles + wave / split - 1) / (wave / split);
+    tpb = std::clamp<int64_t>(tpb, 1, 64);
+    *out = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, (int)tpb, kLoadsAligned, s, 0, split);
     return workspace_needed(*out, pb) <= pb.workspace_bytes;
 }
 
@@ -695,7 +712,10 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 // 49: x held or q_rows ran them before; bf16 float zeros g64 4096^2 9.63 -> 7.92 us, fp16
 // integer zeros g32 8192 x 2048 7.51 -> 6.26) take the same regimes to 4096 columns.
 // (a) Any dtype and zero mode, 2048 to 4096 rows up to 2^24 codes, 2048 columns up (1024 past
-//     a tile an SM). Its standalone form (benchmarks/experiments/qdmma.cu's qdm2_kernel,
+//     a tile an SM); groups of 32 and 64 to 5632 columns (s35: 3500 x 4600 7.7 against x held's
+//     8.5 us); up to a tile an SM not over 6144 columns, where x held's smaller form ran
+//     faster (s35, NOTES.md section 53: 2048 x 8192 bf16 float zeros 7.63 against 8.59 us).
+//     Its standalone form (benchmarks/experiments/qdmma.cu's qdm2_kernel,
 //     benchmarks/NOTES.md section 42) ran bf16 float zeros 4096^2 in 6.35 us against the
 //     dispatch's 7.48; in the library it won 1.01-1.38x (s29). Not where the tiles just pass
 //     one an SM (up to 1.25 S) on rows over 4608 columns: the SMs with two tiles set the time
@@ -720,29 +740,44 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     5.74), over 3072 columns only to 5 (12672 x 4096 g128 0.96x) and not in groups of 32 (9447
 //     x 3525 0.97x), and not on 17 steps (2049 to 2176 columns: 0.975-1.04x). Not between 1025
 //     and 2048 columns, where x held keeps x's 9 to 16 steps in registers and ran level or
-//     faster (7600 x 1280 float zeros 5.43 against 6.08).
+//     faster (7600 x 1280 float zeros 5.43 against 6.08). q_mma's formats (fp16 integer or
+//     symmetric zeros, groups of 128 up) to 10 tiles an SM on 2049 to 4096 columns (s35: 12838 x
+//     2049 9.60 us against q_rows' 14.81, 21120 x 2560 14.76 against x held's 15.61).
+// (e) Under 2048 rows (s35, NOTES.md section 53): 897 to 3072 columns, to 4096 from 1024 rows;
+//     groups of 32 and 64 to 2048 columns, to 4096 from 1536 rows. One block a tile suits few
+//     tiles on short rows: 600 x 1024 bf16 float zeros 2.03 us against q_rows' 4.21, 1000 x 2048
+//     2.84 against 4.25, 2047 x 4096 fp16 4.72 against q_mma's 5.68; past those bounds x held's
+//     slices won (512 x 4096 3.78 against 3.89, 100 x 3072 g32 3.88 against 4.14).
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
-// SM (2048 x 8192 7.77 against 8.82 us); 1 up to 1.5 (3072 x 2560 4.40 against 4.70, 2700 x
-// 3000 4.73 against 5.30), symmetric zeros up to 1.3 (3072 x 4096 5.45 against 5.06); up to 2
+// SM (2048 x 4096 4.79 against 5.04 us), but 1 on 1024 columns or fewer (16 x 1024 1.74
+// against 1.89) and in groups of 32 and 64 past 1536 (2048 x 4096 g32 5.75 against 6.11; s35);
+// 1 up to 1.5 (3072 x 2560 4.40 against 4.70, 2700 x 3000 4.73 against 5.30), symmetric zeros
+// up to 1.3 (3072 x 4096 5.45 against 5.06); up to 2
 // (one wave of two blocks an SM), 2 for float or symmetric zeros or rows over 3072 columns
 // (bf16 float zeros 3584^2 5.86 against 7.20, 4224 x 2048 4.27 against 4.79; fp16 integer
 // zeros 4200 x 3300 5.82 against 6.27), else 1 (3600 x 2600 4.87 against 5.19, 4150 x 3000
 // 5.24 against 5.47); past 2, 1 (4300 x 2500 5.97 against 8.94: a second wave).
 bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
-    if (!pb.quantized() || pb.qw.bits != 4 || !qmma_x_in_place_ok(pb) || pb.m < 2048 || pb.k < 1024) return false;
+    if (!pb.quantized() || pb.qw.bits != 4 || !qmma_x_in_place_ok(pb) || pb.k <= 896) return false;
     const int64_t tiles = (pb.m + 15) / 16, sms = std::max(sm_count, 1);
     const bool float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
-    const bool sub_groups = q_groups_under_a_step(pb.qw);
+    const bool sub_groups = q_groups_under_a_step(pb.qw), mma_format = x_held_shape(pb).mma_format;
     bool take;
-    if (pb.m <= 4096) // (a); groups of 32 and 64 up to 4096 columns (2048 x 8192 lost 0-13%)
+    if (pb.m < 2048) // (e); groups of 32 and 64 lost to x held past 2048 columns under 1536 rows
+        take = sub_groups ? pb.k <= 2048 || (pb.m >= 1536 && pb.k <= 4096)
+                          : pb.k <= 3072 || (pb.m >= 1024 && pb.k <= 4096);
+    else if (pb.k < 1024)
+        take = false;
+    else if (pb.m <= 4096) // (a); groups of 32 and 64 up to 5632 columns (2048 x 6144 lost 0-6%)
         take = mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) && (pb.k >= 2048 || tiles > sms) &&
-               !(tiles > sms && 4 * tiles <= 5 * sms && pb.k > 4608) && !(sub_groups && pb.k > 4096);
+               !(4 * tiles <= 5 * sms && pb.k > (tiles > sms ? 4608 : 6144)) && !(sub_groups && pb.k > 5632);
     else if (4 * tiles <= 9 * sms) // (c)
         take = pb.k <= 4096 && (pb.k <= 3072 || tiles <= 2 * sms || float_zeros);
     else if (tiles <= (float_zeros ? 3 : 4) * sms) // (b)
         take = pb.k <= 4096;
-    else if (!float_zeros) // (d), past 4 tiles an SM
-        take = tiles <= 6 * sms && (pb.k <= 1024 || (pb.k > 2048 && pb.k <= 4096));
+    else if (!float_zeros) // (d), past 4 tiles an SM; q_mma's formats to 10 on 2049-4096 columns
+        take = pb.k <= 1024 ? tiles <= 6 * sms
+                            : pb.k > 2048 && pb.k <= 4096 && tiles <= (mma_format ? 10 : 6) * sms;
     else if (pb.k <= 1024) // (d), float zeros past 3 tiles an SM
         take = tiles <= 6 * sms && (tiles > 4 * sms || sub_groups);
     else if (pb.k <= 3072)
@@ -753,7 +788,9 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const bool symmetric = pb.qw.zero_mode == GEMV_QZERO_SYMMETRIC;
     const bool one_step_band = symmetric ? 10 * tiles <= 13 * sms : 2 * tiles <= 3 * sms;
     const bool long_rows = pb.k > 3072 && !sub_groups; // groups of 32, 64: integer zeros ran 1 step 0-8% faster
-    const bool two_steps = tiles <= sms || (!one_step_band && tiles <= 2 * sms && (float_zeros || symmetric || long_rows));
+    // Up to a tile an SM: one step on 1024 columns or fewer, and in groups of 32 and 64 past 1536.
+    const bool two_steps = tiles <= sms ? pb.k > 1024 && (pb.k <= 1536 || !sub_groups)
+                                        : !one_step_band && tiles <= 2 * sms && (float_zeros || symmetric || long_rows);
     *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, two_steps ? 2 : 1, 0, 1);
     return true;
 }
@@ -809,14 +846,25 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-x-held-sweep-int8.txt; checked
     // in -s21-int8-x-held-vs-previous.txt).
     const bool x_held_size = pb.qw.bits == 8 ? pb.m >= 2048 && pb.m <= 12288 && xs.codes >= ((int64_t)1 << 23)
-                             : mma_format    ? pb.m >= 4096 && (xs.codes >= ((int64_t)1 << 25) || pb.m >= 16384)
+                             : mma_format    ? pb.m >= 4096 && (xs.codes >= ((int64_t)1 << 25) || pb.m >= 16384 ||
+                                                                 (xs.tiles > 6 * (int64_t)sm_count && xs.steps >= 8))
                                              : pb.m >= 2048 && xs.codes >= ((int64_t)1 << 23);
     if (xs.holds && x_held_size) {
+        const int64_t sms = std::max(sm_count, 1);
         const int split = (int)std::clamp<int64_t>((xs.steps + 7) / 8, 1, 1024);
-        const int64_t row_blocks = std::max<int64_t>(1, 4 * (int64_t)std::max(sm_count, 1) / split);
+        const int64_t row_blocks = std::max<int64_t>(1, 4 * sms / split);
         const int tpb = (int)std::clamp<int64_t>((xs.tiles + row_blocks - 1) / row_blocks, 1, 64);
         const gemv_config_t c = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 128, tpb, kLoadsAligned, 2, 0, split);
-        if (workspace_needed(c, pb) <= pb.workspace_bytes) return c; // else the rules below
+        if (workspace_needed(c, pb) <= pb.workspace_bytes) return c;
+        // Huge int4 matrices whose slices outgrow the workspace (2^28 codes up) run K unsplit: x
+        // held with 8 warps of 2 steps up to 16 steps, else q_mma_rounds at one step (s35, NOTES.md
+        // section 53: 1048576 x 1280 fp16 327 us against q_mma's 399; 65536 x 16400 233 against
+        // q_rows' 305, bf16 float zeros 268 against 391). Else the rules below.
+        if (pb.qw.bits == 4 && xs.codes >= ((int64_t)1 << 28))
+            return xs.steps <= 16 ? make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256,
+                                                (int)std::clamp<int64_t>((xs.tiles + 2 * sms - 1) / (2 * sms), 1, 64),
+                                                kLoadsAligned, 2, 0, 1)
+                                  : make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
     }
     if (mma_format && qmma_x_in_place_ok(pb) && pb.m >= 4096 && pb.k <= 14336) {
         const int64_t steps = (pb.k + 127) / 128, tiles = (pb.m + 15) / 16;
