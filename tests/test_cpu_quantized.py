@@ -456,10 +456,9 @@ def test_heuristic_lanes_rows_and_splits():
     # and 64 to 2048 (4096 from 1536 rows); up to a tile an SM two steps, but one on 1024 columns
     # or fewer and in groups of 32 and 64 past 1536 (600 x 1024 bf16 float zeros 2.03 us against
     # q_rows' 4.21, 1000 x 2048 2.84 against 4.25).
-    rounds2 = ("q_mma_rounds", 256, 256, 2, 1)
     assert pick(4, 16, 1024) == pick(4, 600, 1024, mode=2) == pick(4, 2047, 897, dtype=1) == rounds1
-    assert pick(4, 1000, 2048, mode=2) == pick(4, 512, 3072, dtype=1) == pick(4, 1024, 4096, group=0) == rounds2
-    assert pick(4, 100, 1536, group=32) == rounds2 and pick(4, 100, 2048, group=32) == pick(4, 1536, 4096, group=64) == rounds1
+    assert pick(4, 1000, 2048, mode=2) == pick(4, 512, 3072, dtype=1) == pick(4, 1024, 4096, group=0) == two_steps
+    assert pick(4, 100, 1536, group=32) == two_steps and pick(4, 100, 2048, group=32) == pick(4, 1536, 4096, group=64) == rounds1
     assert pick(4, 512, 3073)[:2] == pick(4, 1535, 2049, group=32)[:2] == ("q_mma_x_held", 256)  # long rows, below
     assert pick(4, 2047, 896)[0] != "q_mma_rounds" and pick(4, 600, 1024, incx=2)[0] != "q_mma_rounds"
     # Huge matrices whose x held slices outgrow the workspace (2^28 codes up, s35): K unsplit,

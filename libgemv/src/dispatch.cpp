@@ -618,6 +618,18 @@ XHeldShape x_held_shape(const Problem &pb) {
             mul_sat(pb.m, pb.k), (pb.k + step_cols - 1) / step_cols, (pb.m + 15) / 16};
 }
 
+// x held's smaller-matrix form: 8 warps of s steps, K in `split` slices, the tiles a block
+// keeping the slices' blocks within one wave (3 blocks an SM at one step, 2 at two); rounding
+// the share up must not spill a few blocks into a second wave (3193 x 27104: 405 blocks for 396
+// slots ran 0.92x x held's larger form; s35).
+gemv_config_t x_held_small_form(const XHeldShape &xs, int s, int split, int64_t sms) {
+    const int64_t wave = (s == 1 ? 3 : 2) * sms;
+    int64_t tpb = (xs.tiles * split + wave - 1) / wave;
+    if ((xs.tiles + tpb - 1) / tpb * split > wave && split <= wave)
+        tpb = (xs.tiles + wave / split - 1) / (wave / split);
+    return make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, (int)std::clamp<int64_t>(tpb, 1, 64), kLoadsAligned, s, 0, split);
+}
+
 } // namespace
 
 // Smaller int4 and int8 matrices (512 rows up, 2^21 codes up) are latency-bound: there x held
@@ -670,15 +682,7 @@ bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!small) return false;
     const int s = xs.steps > 16 || xs.steps <= 8 ? 1 : 2;
     const int split = xs.steps <= 16 ? 1 : (int)std::min<int64_t>((xs.steps + 7) / 8, 1024);
-    // Tiles a block: the slices' blocks within one wave (3 blocks an SM at one step, 2 at two);
-    // rounding the share up must not spill a few blocks into a second wave (3193 x 27104: 405
-    // blocks for 396 slots ran 0.92x x held's larger form).
-    const int64_t wave = (s == 1 ? 3 : 2) * sms;
-    int64_t tpb = (xs.tiles * split + wave - 1) / wave;
-    if ((xs.tiles + tpb - 1) / tpb * split > wave && split <= wave)
-        tpb = (xs.tiles + wave / split - 1) / (wave / split);
-    tpb = std::clamp<int64_t>(tpb, 1, 64);
-    *out = make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256, (int)tpb, kLoadsAligned, s, 0, split);
+    *out = x_held_small_form(xs, s, split, sms);
     return workspace_needed(*out, pb) <= pb.workspace_bytes;
 }
 
@@ -861,9 +865,7 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
         // section 53: 1048576 x 1280 fp16 327 us against q_mma's 399; 65536 x 16400 233 against
         // q_rows' 305, bf16 float zeros 268 against 391). Else the rules below.
         if (pb.qw.bits == 4 && xs.codes >= ((int64_t)1 << 28))
-            return xs.steps <= 16 ? make_config(GEMV_VARIANT_Q_MMA_X_HELD, 256,
-                                                (int)std::clamp<int64_t>((xs.tiles + 2 * sms - 1) / (2 * sms), 1, 64),
-                                                kLoadsAligned, 2, 0, 1)
+            return xs.steps <= 16 ? x_held_small_form(xs, 2, 1, sms)
                                   : make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
     }
     if (mma_format && qmma_x_in_place_ok(pb) && pb.m >= 4096 && pb.k <= 14336) {
