@@ -2,8 +2,8 @@
 fake H100, 132 SMs, no table), as one digest or as lines to diff. Run it before and after a
 host change that should change no choice (a refactor of a rule); a change of rule shows here
 which problems moved. Dense op N and op T (fp32, fp16, bf16; rows of K or K + 1 elements,
-batches of 1 and 8) and quantized int4 and int8 in seven formats; about 40,000 problems, a
-minute or so (the stand-in is built first if needed).
+batches of 1 and 8) and quantized int4 and int8 in nine formats; about 70,000 problems, a
+few seconds once the stand-in is built (it is built first if needed).
     python3 scripts/dispatch_same.py            # a digest line
     python3 scripts/dispatch_same.py --list     # every problem and its config
 """

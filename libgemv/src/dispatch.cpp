@@ -849,12 +849,12 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or slower beyond (14336 x 4096
     // 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-x-held-sweep-int8.txt; checked
     // in -s21-int8-x-held-vs-previous.txt).
+    const int64_t sms = std::max(sm_count, 1);
     const bool x_held_size = pb.qw.bits == 8 ? pb.m >= 2048 && pb.m <= 12288 && xs.codes >= ((int64_t)1 << 23)
                              : mma_format    ? pb.m >= 4096 && (xs.codes >= ((int64_t)1 << 25) || pb.m >= 16384 ||
-                                                                 (xs.tiles > 6 * (int64_t)sm_count && xs.steps >= 8))
+                                                                 (xs.tiles > 6 * sms && xs.steps >= 8))
                                              : pb.m >= 2048 && xs.codes >= ((int64_t)1 << 23);
     if (xs.holds && x_held_size) {
-        const int64_t sms = std::max(sm_count, 1);
         const int split = (int)std::clamp<int64_t>((xs.steps + 7) / 8, 1, 1024);
         const int64_t row_blocks = std::max<int64_t>(1, 4 * sms / split);
         const int tpb = (int)std::clamp<int64_t>((xs.tiles + row_blocks - 1) / row_blocks, 1, 64);
