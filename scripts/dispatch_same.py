@@ -2,8 +2,9 @@
 fake H100, 132 SMs, no table), as one digest or as lines to diff. Run it before and after a
 host change that should change no choice (a refactor of a rule); a change of rule shows here
 which problems moved. Dense op N and op T (fp32, fp16, bf16; rows of K or K + 1 elements,
-batches of 1 and 8) and quantized int4 and int8 in nine formats; about 70,000 problems, a
-few seconds once the stand-in is built (it is built first if needed).
+batches of 1 and 8) and quantized int4 and int8 in nine formats (also on rows of 100 to 896
+columns); about 74,000 problems, a few seconds once the stand-in is built (it is built first
+if needed).
     python3 scripts/dispatch_same.py            # a digest line
     python3 scripts/dispatch_same.py --list     # every problem and its config
 """
@@ -33,11 +34,12 @@ ms = sorted({1, 2, 3, 16, 100, 255, 512, 1000, 2047, 2048, 4096, 4097, 6336, 819
             | set(range(600, 14000, 211)))
 ks = [1, 7, 16, 64, 255, 256, 1000, 1023, 1024, 1025, 1280, 2048, 2049, 2176, 2177, 3072, 3073, 4096, 4097, 6144,
       8192, 8704, 14336, 16384, 16400, 28672, 65536]
+short_rows = [100, 112, 384, 640, 896]  # quantized only: int4 rows of under 1024 columns (s36)
 for m in ms:
-    for k in ks:
+    for k in sorted(ks + short_rows):
         if m * k > 1 << 31:
             continue
-        for dtype in (0, 1, 2):
+        for dtype in (0, 1, 2) if k in ks else ():
             for op in (0, 1):
                 for lda in (k, k + 1):
                     for batch in (1, 8):

@@ -405,7 +405,7 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 2128, 4096) == ("q_mma_rounds", 256, 256, 1, 1)                     # 133
     assert pick(4, 2500, 1024) == pick(4, 4096, 1024, dtype=1) == ("q_mma_rounds", 256, 256, 1, 1)
     assert pick(4, 2112, 2047)[0] != "q_mma_rounds" and pick(4, 2128, 2047)[0] == "q_mma_rounds"
-    assert pick(4, 4096, 1023)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 1023) == ("q_mma_rounds", 256, 256, 1, 1)   # under 1024 columns: regime (f), below
     assert pick(4, 2048, 6144, group=0)[0] == pick(4, 4096, 4096, group=1024)[0] == "q_mma_rounds"
     # Up to a tile an SM, rows over 6144 columns go to x held's small form (s35: 2048 x 8192 7.36
     # against 7.79 us); from there to 1.25 an SM, over 4608 (s31).
@@ -437,12 +437,15 @@ def test_heuristic_lanes_rows_and_splits():
     # 32 and 64, else from 4, over 3072 columns to 5 and not in groups of 32, not on 2049-2176 (s34).
     rounds1 = ("q_mma_rounds", 256, 256, 1, 1)
     assert pick(4, 8450, 1024, dtype=1) == pick(4, 12672, 2560, dtype=1) == pick(4, 9500, 2049, mode=0) == rounds1
-    assert pick(4, 12688, 2560)[0] != "q_mma_rounds"                              # 793 tiles, bf16
-    # q_mma's formats (fp16 integer or symmetric zeros, groups of 128 up) on 2049-4096 columns to
-    # 10 tiles an SM (s35: 12838 x 2049 9.60 against q_rows' 14.81 us); on 1024 columns past 6,
-    # x held's larger form (14784 x 1024 5.86 against q_mma's 7.16).
+    # Integer and symmetric zeros (fp16 or bf16, any group) on 2049-4096 columns to 10 tiles an SM
+    # (s35: q_mma's formats, 12838 x 2049 9.60 against q_rows' 14.81 us; s36 the rest, bf16 g64
+    # 12838 x 2560 11.00 against x held's 12.80); on 1024 columns past 6, x held's larger form
+    # (14784 x 1024 5.86 against q_mma's 7.16). Float zeros not past 6.
     assert pick(4, 12688, 2560, dtype=1) == pick(4, 21120, 2049, dtype=1, mode=0) == rounds1
+    assert pick(4, 12688, 2560) == pick(4, 21120, 4096, group=32) == pick(4, 16384, 3000, dtype=1, group=64) == rounds1
+    assert pick(4, 12688, 2560, mode=2)[0] != "q_mma_rounds" and pick(4, 16384, 3000, mode=2, group=64)[0] != "q_mma_rounds"
     assert pick(4, 21136, 2560, dtype=1)[0] != "q_mma_rounds" and pick(4, 12688, 2048, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 21136, 4096, group=32)[0] != "q_mma_rounds"
     assert pick(4, 12688, 1024, dtype=1)[:2] == pick(4, 16383, 1024, dtype=1, mode=0)[:2] == ("q_mma_x_held", 128)
     assert pick(4, 9500, 1536, dtype=1)[0] != "q_mma_rounds" and pick(4, 9500, 1025)[0] != "q_mma_rounds"
     assert pick(4, 6750, 2560, mode=2) == pick(4, 6750, 3072, dtype=1, mode=2) == rounds1
@@ -460,12 +463,40 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 1000, 2048, mode=2) == pick(4, 512, 3072, dtype=1) == pick(4, 1024, 4096, group=0) == two_steps
     assert pick(4, 100, 1536, group=32) == two_steps and pick(4, 100, 2048, group=32) == pick(4, 1536, 4096, group=64) == rounds1
     assert pick(4, 512, 3073)[:2] == pick(4, 1535, 2049, group=32)[:2] == ("q_mma_x_held", 256)  # long rows, below
-    assert pick(4, 2047, 896)[0] != "q_mma_rounds" and pick(4, 600, 1024, incx=2)[0] != "q_mma_rounds"
+    assert pick(4, 600, 1024, incx=2)[0] != "q_mma_rounds"
+    # Rows of 65 to 1023 columns (regime f, s36): one step, up to one wave of blocks (4 an SM, 3
+    # with float zeros); under 128 columns only whole 16-column packs (2827 x 107 ran 0.88-0.97x).
+    # q_rows and q_mma ran them up to 2.8x slower (200 x 640 fp16 g32 5.61 against 1.97 us).
+    for m, k in [(16, 256), (100, 128), (2047, 896), (4096, 1000), (4500, 640), (512, 80), (300, 200)]:
+        for dtype, mode, g in [(1, 1, 128), (1, 0, 128), (2, 2, 128), (2, 2, 64), (1, 1, 32), (2, 1, 0)]:
+            assert pick(4, m, k, dtype=dtype, mode=mode, group=g) == rounds1, (m, k, dtype, mode, g)
+    assert pick(4, 8448, 1000) == pick(4, 6336, 255, mode=2) == rounds1                 # 528 and 396 tiles
+    assert pick(4, 8464, 1000)[0] != "q_mma_rounds" and pick(4, 6352, 255, mode=2)[0] != "q_mma_rounds"
+    assert pick(4, 2048, 64)[0] == pick(4, 2827, 107)[0] == pick(4, 1265, 106, mode=2)[0] == "q_rows"
+    assert pick(4, 2048, 64, dtype=1)[0] == pick(4, 2827, 107, dtype=1)[0] == "q_mma"
+    assert pick(4, 2048, 112) == rounds1
+    # Past that wave, on 257 to 896 columns, x held's small form (8 warps of one step, K unsplit)
+    # to 6 tiles an SM (9462 x 640 bf16 float zeros 4.58 against q_rows' 6.56 us), its larger form
+    # beyond (16896 x 384 4.52 against 5.33); 256 columns or fewer keep q_rows or q_mma.
+    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 9462, 640, mode=2)
+    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 12672, 384, dtype=1)
+    expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16896, 384, mode=2)
+    expect(("q_mma_x_held", 128, 2, 2, 1), 4, 14000, 640, dtype=1)
+    assert pick(4, 9462, 256)[0] == pick(4, 16896, 96, mode=2)[0] == "q_rows" and pick(4, 9462, 256, dtype=1)[0] == "q_mma"
     # Huge matrices whose x held slices outgrow the workspace (2^28 codes up, s35): K unsplit,
     # x held's 8 warps of 2 steps up to 16 steps, else rounds at one step.
     assert pick(4, 65536, 16400, dtype=1) == pick(4, 65536, 28672, mode=2) == rounds1
     expect(("q_mma_x_held", 256, 64, 2, 1), 4, 1048576, 1280, mode=2)
-    expect(("q_mma_x_held", 128, 64, 2, 2), 4, 1048576, 1280, mode=2, ws=1 << 24)  # the slices fit
+    expect(("q_mma_x_held", 256, 64, 2, 1), 4, 1048576, 1280, mode=2, ws=1 << 24)  # 9-16 steps: unsplit anyway
+    # 9 to 16 steps past 2^25 codes (s36): x held's small form, K unsplit (262144 x 1280 bf16 74.4
+    # us against the larger form's 89.7), to one wave of 64 tiles a block (128 tiles an SM); past
+    # it integer and symmetric zeros take rounds at one step up to 200 tiles an SM (400000 x 1280
+    # 138.7 against 166.7), float zeros keep the small form (147.7 against 168.1).
+    expect(("q_mma_x_held", 256, 63, 2, 1), 4, 262144, 1280, dtype=1, group=32)
+    expect(("q_mma_x_held", 256, 5, 2, 1), 4, 20000, 1700)
+    assert pick(4, 400000, 1280) == pick(4, 280000, 1536, dtype=1, mode=0) == pick(4, 422400, 2048, group=64) == rounds1
+    expect(("q_mma_x_held", 256, 64, 2, 1), 4, 400000, 1280, mode=2)
+    expect(("q_mma_x_held", 256, 64, 2, 1), 4, 422416, 1280)
     # Between the two: past 4096 rows up to 297 tiles, 1024 to 4096 columns, every zero mode
     # (x held ran bf16 float zeros 4752 x 2048 at 6.11 us against 4.81, s31); past 264 tiles
     # over 3072 columns float zeros only (integer zeros lost at 4608 x 3584). Steps a round as
@@ -481,8 +512,8 @@ def test_heuristic_lanes_rows_and_splits():
             assert pick(4, m, k, mode=mode) == two_steps, (m, k, mode)
     assert pick(4, 4608, 3584, dtype=1)[0] != "q_mma_rounds" and pick(4, 4352, 3073, dtype=1)[0] != "q_mma_rounds"
     assert pick(4, 4608, 3584, dtype=1, mode=2) == pick(4, 4752, 4096, mode=2) == one_step
-    assert pick(4, 4400, 1023, dtype=1)[0] != "q_mma_rounds" and pick(4, 4240, 4097, mode=2)[0] != "q_mma_rounds"
-    assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 4400, 1023, dtype=1) == one_step and pick(4, 4240, 4097, mode=2)[0] != "q_mma_rounds"  # (f)
+    assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1) == one_step
     assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
     assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 1023, 4096)[0] != "q_mma_rounds"
     assert pick(4, 4096, 2047)[0] == "q_mma_rounds"
@@ -581,7 +612,7 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 13000, 1024, dtype=1)         # past 6 tiles an SM on 8 steps: x held (s35)
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 9000, 1024, dtype=1)        # (rounds up to 6 tiles an SM on 1024 columns)
-    expect(("q_mma", 64, 64, 1, 1, False), 4, 4096, 512, dtype=1)           # 4 steps: 2 K warps
+    expect(("q_mma", 32, 32, 1, 1, False), 4, 16383, 256, dtype=1)          # 2 steps past (f)'s wave: 1 K warp
     expect(("q_mma_rounds", 256, 256, 2, 1), 4, 1536, 4096, dtype=1)        # fewer rows: rounds (s35)
     expect(("q_mma_x_held", 256, 6, 1, 16), 4, 2048, 16384, dtype=1)          # 2^25 codes: x held (long rows)
     expect(("q_mma_x_held", 256, 6, 1, 17), 4, 2048, 16512, dtype=1)         # past 2^25 codes too (s35)
@@ -601,14 +632,14 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4096, 4096, dtype=1, incx=2, ws=0)[4] == 1
     assert pick(4, 4096, 4096, dtype=1, mode=2, incx=2)[0] == "q_rows"  # float zeros
     q32 = _lib.QMatrix()
-    assert lib.gemv_qmatrix_init(ctypes.byref(q32), 4, 32, 1, 1, 16384, 4096) == 0
-    a32 = _lib.Args(0, 1, 16384, 4096, 1.0, 0.0, None, 4096, 256, 1, 512, 1, None, 1 << 22, None, 0, 1, 0, 0, 0,
+    assert lib.gemv_qmatrix_init(ctypes.byref(q32), 4, 32, 1, 1, 28672, 4096) == 0
+    a32 = _lib.Args(0, 1, 28672, 4096, 1.0, 0.0, None, 4096, 256, 1, 512, 1, None, 1 << 22, None, 0, 1, 0, 0, 0,
                     ctypes.addressof(q32))
     c = _lib.Config()
     assert lib.gemv_select_config_ex(ctypes.byref(a32), ctypes.byref(c), None) == 0
-    # groups of 32 (several a step) past q_mma_rounds' 4 tiles an SM: x held, in B's columns;
+    # groups of 32 (several a step) past q_mma_rounds' 10 tiles an SM: x held, in B's columns;
     # strided x: q_rows
-    assert pygemv.variant(c.variant).name == "q_mma_x_held" and (c.rows_per_block, c.unroll, c.split_k) == (8, 2, 4), (
+    assert pygemv.variant(c.variant).name == "q_mma_x_held" and (c.rows_per_block, c.unroll, c.split_k) == (14, 2, 4), (
         pygemv.variant(c.variant).name, c.rows_per_block, c.unroll, c.split_k)
     a32.incx = 2
     assert lib.gemv_select_config_ex(ctypes.byref(a32), ctypes.byref(c), None) == 0

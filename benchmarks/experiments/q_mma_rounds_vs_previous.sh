@@ -48,6 +48,18 @@
 #                    cases around that bound and the holes run's slowest, in groups of 32, 64 and
 #                    128; tinygemm's formats on s34's 40 random shapes (seed 3403); 40 random
 #                    shapes (seed 3502, 2^21 to 2^27 codes) in four formats
+#   short-rows       s36: rows of 65 to 1023 columns on rounds to one wave (3 blocks an SM with
+#                    float zeros, else 4) and x held's small form beyond to 6 tiles an SM (257-896
+#                    columns), its larger form past 6; x held's small form at 9 to 16 steps past 2^25
+#                    codes, rounds past its one wave (integer and symmetric zeros to 200 tiles an
+#                    SM); regime (d) to 10 tiles an SM in every integer and symmetric format: the
+#                    shapes and edges in four formats, the large ones and (d)'s in four more; 50
+#                    random shapes (seed 3601: 40 of 16-20000 x 65-1023 log-uniform; seed 3602: 10
+#                    of 20000-400000 x 1025-2048) in four
+#   short-rows-final s36: the final form (under 128 columns only whole 16-column packs): the
+#                    short-rows run's slowest cases and its random shapes under 128 columns in
+#                    four formats; 40 random shapes (seed 3603: 16-20000 x 65-1023) in two; the
+#                    benchmark's 11 shapes in int4-g32 (14336 x 4096 moves to regime (d))
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -125,6 +137,20 @@ holes-final)
   export BENCH_ARGS="--quantized --shapes $B --formats int4-g32,int4-g32-float,int4-g128-float,int4-g64-float" \
     BENCH_ARGS2="--quantized --random 40 --seed 3403 --k-multiple 128 --formats int4-g128-float,int4-g64-float" \
     BENCH_ARGS3="--quantized --random 40 --seed 3502 --max-mb 64 --formats int4-g128,int4-g128-sym-bf16,int4-g32-float,int4-g64" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes or holes-final" >&2; exit 2 ;;
+short-rows)
+  S=16x256,100x128,300x200,200x640,512x64,512x80,512x255,1500x96,1500x384,2000x80,2048x64,3000x128,3000x640,4000x80,4500x256,4500x896,6000x200,6719x129,8000x200,8000x512,8000x768,8448x1000,6000x1000,2077x1023,9462x384,9462x640,12672x384,12672x896,14000x384,14000x640,16896x384,16896x640
+  L=20000x1700,32768x1152,65536x1280,131072x1536,262144x1280,280000x1536,400000x1280,300000x2048,1048576x1152,14336x4096,16384x3000,20000x2500,18000x3584,12838x2560,21000x2200
+  R=34x905,34x138,919x630,1265x106,23x126,32x69,6451x269,905x338,22x514,11726x105,39x92,8156x482,2590x222,920x80,3033x741,8187x743,45x100,399x103,2827x107,83x289,34x578,4222x112,820x123,1467x150,44x198,3273x323,1136x85,1228x244,242x108,3581x232,761x610,4181x227,92x135,5097x213,49x112,129x201,2095x134,76x412,317x92,4146x848,37310x1370,88121x1833,107914x1989,43586x1114,120538x1952,105833x1736,234029x1253,343166x1949,100475x1365,154797x1439
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g128-float,int4-g64-float" \
+    BENCH_ARGS2="--quantized --shapes $L --formats int4-g128-bf16,int4-g64,int4-g32-sym,int4-g128-float" \
+    BENCH_ARGS3="--quantized --shapes $R --formats int4-g128,int4-g32-float,int4-g128-sym-bf16,int4-g64" ;;
+short-rows-final)
+  S=32x69,39x92,45x100,399x103,2827x107,1265x106,1136x85,820x123,23x126,317x92,242x108,49x112,4222x112
+  R=57x104,1605x469,2311x132,464x344,1267x145,1504x735,19x116,6928x421,360x93,4200x609,132x684,924x829,302x164,16097x142,1423x310,27x274,119x217,12403x422,192x179,391x103,26x98,4050x578,708x87,775x645,219x118,5419x233,511x324,131x896,289x168,322x172,6679x984,12940x238,3988x946,112x197,74x156,35x69,135x197,539x646,21x277,1779x84
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32-float,int4-g128-sym-bf16,int4-g64" \
+    BENCH_ARGS2="--quantized --shapes $R --formats int4-g128,int4-g128-float" \
+    BENCH_ARGS3="--quantized --shapes $SUITE --formats int4-g32" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows or short-rows-final" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -652,8 +652,13 @@ gemv_config_t x_held_small_form(const XHeldShape &xs, int s, int split, int64_t 
 // x 11008 15.96 against 7.69; 800 x 65536 fp16 39.5 against 15.4 in the benchmark) and q_mma's
 // formats to q_mma or q_rows (fp16 640 x 28672 13.16 against 7.80, 1900 x 16384 20.59 against
 // 10.75), and in groups of 128 up to 1.5 tiles an SM up to 2^25 codes (fp16 2944 x 6144 9.02
-// against 7.44; bf16 float zeros 2048 x 11008 ran x held's larger form). False where it does
-// not apply (or its slices find no workspace).
+// against 7.44; bf16 float zeros 2048 x 11008 ran x held's larger form). s36 (NOTES.md section
+// 54): int4 at 9 to 16 steps past 2^25 codes too, K unsplit where the larger form split it in
+// two (262144 x 1280 bf16 74.4 us against 89.7, 32768 x 1152 11.2 against 13.4; past 128 tiles
+// an SM, regime (g) of q_mma_rounds first); and int4 rows of 257 to 896 columns (3 to 7 steps)
+// past rounds' regime (f) up to 6 tiles an SM (9462 x 640 bf16 float zeros 4.58 against q_rows'
+// 6.56, 12672 x 384 fp16 3.76 against q_mma's 4.33). False where it does not apply (or its
+// slices find no workspace).
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized()) return false;
     const XHeldShape xs = x_held_shape(pb);
@@ -672,13 +677,18 @@ bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         (pb.m < 2048 || (pb.m < 4096 && (!xs.mma_format || xs.codes > ((int64_t)1 << 23)) &&
                          ((few_tiles && xs.codes <= ((int64_t)1 << 25)) ||
                           (xs.codes > ((int64_t)1 << (float_g128 ? 25 : 24)) && (!sub_groups || float_g64)))));
-    const bool small =
-        xs.holds && xs.steps >= 8 &&
-        (xs.steps > 16 ? long_rows || (pb.m >= 512 && !xs.mma_format && xs.codes >= ((int64_t)1 << 21) &&
-                                       xs.codes <= ((int64_t)1 << 23)) // int8 (int4: long rows)
-                       : pb.m >= 512 && xs.codes >= ((int64_t)1 << 21) &&
-                             xs.codes <= ((int64_t)1 << (xs.steps <= 8 ? 23 : 25)) &&
-                             !(xs.mma_format && pb.m >= 4096 && xs.tiles <= 2 * sms));
+    bool small;
+    if (!xs.holds || xs.steps < 3)
+        small = false;
+    else if (xs.steps <= 7) // int4 rows of 257 to 896 columns past rounds' wave (regime (f)), to 6 tiles an SM
+        small = pb.qw.bits == 4 && xs.tiles <= 6 * sms;
+    else if (xs.steps > 16) // int8 (int4: long rows)
+        small = long_rows || (pb.m >= 512 && !xs.mma_format && xs.codes >= ((int64_t)1 << 21) &&
+                              xs.codes <= ((int64_t)1 << 23));
+    else // 8 to 16 steps (int4 past 8: past 2^25 codes too)
+        small = pb.m >= 512 && xs.codes >= ((int64_t)1 << 21) &&
+                (xs.codes <= ((int64_t)1 << (xs.steps <= 8 ? 23 : 25)) || (pb.qw.bits == 4 && xs.steps > 8)) &&
+                !(xs.mma_format && pb.m >= 4096 && xs.tiles <= 2 * sms);
     if (!small) return false;
     const int s = xs.steps > 16 || xs.steps <= 8 ? 1 : 2;
     const int split = xs.steps <= 16 ? 1 : (int)std::min<int64_t>((xs.steps + 7) / 8, 1024);
@@ -744,14 +754,27 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     5.74), over 3072 columns only to 5 (12672 x 4096 g128 0.96x) and not in groups of 32 (9447
 //     x 3525 0.97x), and not on 17 steps (2049 to 2176 columns: 0.975-1.04x). Not between 1025
 //     and 2048 columns, where x held keeps x's 9 to 16 steps in registers and ran level or
-//     faster (7600 x 1280 float zeros 5.43 against 6.08). q_mma's formats (fp16 integer or
-//     symmetric zeros, groups of 128 up) to 10 tiles an SM on 2049 to 4096 columns (s35: 12838 x
-//     2049 9.60 us against q_rows' 14.81, 21120 x 2560 14.76 against x held's 15.61).
+//     faster (7600 x 1280 float zeros 5.43 against 6.08). Integer and symmetric zeros to 10
+//     tiles an SM on 2049 to 4096 columns: q_mma's formats from s35 (12838 x 2049 9.60 us
+//     against q_rows' 14.81, 21120 x 2560 14.76 against x held's 15.61), the rest (bf16, groups
+//     of 32 and 64) from s36 (NOTES.md section 54: 12838 x 2560 bf16 g64 11.00 against x held's
+//     12.80, fp16 g32 16384 x 3000 15.37 against 17.14; 60 timings, none slower).
 // (e) Under 2048 rows (s35, NOTES.md section 53): 897 to 3072 columns, to 4096 from 1024 rows;
 //     groups of 32 and 64 to 2048 columns, to 4096 from 1536 rows. One block a tile suits few
 //     tiles on short rows: 600 x 1024 bf16 float zeros 2.03 us against q_rows' 4.21, 1000 x 2048
 //     2.84 against 4.25, 2047 x 4096 fp16 4.72 against q_mma's 5.68; past those bounds x held's
 //     slices won (512 x 4096 3.78 against 3.89, 100 x 3072 g32 3.88 against 4.14).
+// (f) Rows of 65 to 1023 columns, any rows, up to one wave of blocks: 4 an SM, 3 with float
+//     zeros, whose registers allow no more (s36, NOTES.md section 54, -s36-short-rows-sweep.txt).
+//     q_rows and q_mma, which ran them, took up to 2.8x as long (4500 x 896 fp16 g32 7.05 us
+//     against 3.29, 200 x 640 5.61 against 1.97, 8000 x 200 3.28 against 2.26); one block a
+//     tile of one step, then a second wave, lost (6719 x 96 float zeros 3.73 against q_rows'
+//     2.88). Under 128 columns only whole 16-column packs: 2827 x 107 ran 0.88-0.97x. Up to 64
+//     columns q_rows stays (512 x 64 1.68 against rounds' 1.75).
+// (g) 9 to 16 steps (1025 to 2048 columns), integer and symmetric zeros, past x held's small
+//     form's one wave (128 tiles an SM: 64 tiles a block, 2 blocks an SM) up to 200 (s36:
+//     400000 x 1280 bf16 138.7 us against x held's 166.7, 280000 x 1536 110.0 against 138.4);
+//     at 1048576 x 1152 rounds lost (372 against 297).
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
 // SM (2048 x 4096 4.79 against 5.04 us), but 1 on 1024 columns or fewer (16 x 1024 1.74
 // against 1.89) and in groups of 32 and 64 past 1536 (2048 x 4096 g32 5.75 against 6.11; s35);
@@ -762,16 +785,16 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 // zeros 4200 x 3300 5.82 against 6.27), else 1 (3600 x 2600 4.87 against 5.19, 4150 x 3000
 // 5.24 against 5.47); past 2, 1 (4300 x 2500 5.97 against 8.94: a second wave).
 bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
-    if (!pb.quantized() || pb.qw.bits != 4 || !qmma_x_in_place_ok(pb) || pb.k <= 896) return false;
+    if (!pb.quantized() || pb.qw.bits != 4 || !qmma_x_in_place_ok(pb) || pb.k <= 64) return false;
     const int64_t tiles = (pb.m + 15) / 16, sms = std::max(sm_count, 1);
     const bool float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
-    const bool sub_groups = q_groups_under_a_step(pb.qw), mma_format = x_held_shape(pb).mma_format;
+    const bool sub_groups = q_groups_under_a_step(pb.qw);
     bool take;
-    if (pb.m < 2048) // (e); groups of 32 and 64 lost to x held past 2048 columns under 1536 rows
+    if (pb.k < 1024) // (f): one wave (4 blocks an SM; float zeros' registers allow 3)
+        take = (pb.k >= 128 || pb.k % 16 == 0) && tiles <= (float_zeros ? 3 : 4) * sms;
+    else if (pb.m < 2048) // (e); groups of 32 and 64 lost to x held past 2048 columns under 1536 rows
         take = sub_groups ? pb.k <= 2048 || (pb.m >= 1536 && pb.k <= 4096)
                           : pb.k <= 3072 || (pb.m >= 1024 && pb.k <= 4096);
-    else if (pb.k < 1024)
-        take = false;
     else if (pb.m <= 4096) // (a); groups of 32 and 64 up to 5632 columns (2048 x 6144 lost 0-6%)
         take = mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) && (pb.k >= 2048 || tiles > sms) &&
                !(4 * tiles <= 5 * sms && pb.k > (tiles > sms ? 4608 : 6144)) && !(sub_groups && pb.k > 5632);
@@ -779,9 +802,10 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         take = pb.k <= 4096 && (pb.k <= 3072 || tiles <= 2 * sms || float_zeros);
     else if (tiles <= (float_zeros ? 3 : 4) * sms) // (b)
         take = pb.k <= 4096;
-    else if (!float_zeros) // (d), past 4 tiles an SM; q_mma's formats to 10 on 2049-4096 columns
-        take = pb.k <= 1024 ? tiles <= 6 * sms
-                            : pb.k > 2048 && pb.k <= 4096 && tiles <= (mma_format ? 10 : 6) * sms;
+    else if (!float_zeros) // (d) past 4 tiles an SM, to 10 on 2049-4096 columns; (g)
+        take = pb.k <= 1024   ? tiles <= 6 * sms
+               : pb.k <= 2048 ? tiles > 128 * sms && tiles <= 200 * sms
+                              : pb.k <= 4096 && tiles <= 10 * sms;
     else if (pb.k <= 1024) // (d), float zeros past 3 tiles an SM
         take = tiles <= 6 * sms && (tiles > 4 * sms || sub_groups);
     else if (pb.k <= 3072)
@@ -794,7 +818,8 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const bool long_rows = pb.k > 3072 && !sub_groups; // groups of 32, 64: integer zeros ran 1 step 0-8% faster
     // Up to a tile an SM: one step on 1024 columns or fewer, and in groups of 32 and 64 past 1536.
     const bool two_steps = tiles <= sms ? pb.k > 1024 && (pb.k <= 1536 || !sub_groups)
-                                        : !one_step_band && tiles <= 2 * sms && (float_zeros || symmetric || long_rows);
+                                        : !one_step_band && tiles <= 2 * sms && pb.k >= 1024 &&
+                                              (float_zeros || symmetric || long_rows);
     *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, two_steps ? 2 : 1, 0, 1);
     return true;
 }
@@ -848,12 +873,15 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // 8192 rows): x held ran 1.09-1.23x q_rows there (4096^2 9.1 against 11.1 us, 5003 x 7392
     // 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or slower beyond (14336 x 4096
     // 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-x-held-sweep-int8.txt; checked
-    // in -s21-int8-x-held-vs-previous.txt).
+    // in -s21-int8-x-held-vs-previous.txt). int4 past 6 tiles an SM from 3 steps (257 columns):
+    // this form too, past x held's small one (s36: 16896 x 384 bf16 float zeros 4.52 us against
+    // q_rows' 5.33; fp16 14000 x 640 4.62 against q_mma's 5.54).
     const int64_t sms = std::max(sm_count, 1);
     const bool x_held_size = pb.qw.bits == 8 ? pb.m >= 2048 && pb.m <= 12288 && xs.codes >= ((int64_t)1 << 23)
                              : mma_format    ? pb.m >= 4096 && (xs.codes >= ((int64_t)1 << 25) || pb.m >= 16384 ||
-                                                                 (xs.tiles > 6 * sms && xs.steps >= 8))
-                                             : pb.m >= 2048 && xs.codes >= ((int64_t)1 << 23);
+                                                                 (xs.tiles > 6 * sms && xs.steps >= 3))
+                                             : pb.m >= 2048 && (xs.codes >= ((int64_t)1 << 23) ||
+                                                                (pb.qw.bits == 4 && xs.tiles > 6 * sms && xs.steps >= 3));
     if (xs.holds && x_held_size) {
         const int split = (int)std::clamp<int64_t>((xs.steps + 7) / 8, 1, 1024);
         const int64_t row_blocks = std::max<int64_t>(1, 4 * sms / split);
