@@ -464,25 +464,34 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 100, 1536, group=32) == two_steps and pick(4, 100, 2048, group=32) == pick(4, 1536, 4096, group=64) == rounds1
     assert pick(4, 512, 3073)[:2] == pick(4, 1535, 2049, group=32)[:2] == ("q_mma_x_held", 256)  # long rows, below
     assert pick(4, 600, 1024, incx=2)[0] != "q_mma_rounds"
-    # Rows of 65 to 1023 columns (regime f, s36): one step, up to one wave of blocks (4 an SM, 3
-    # with float zeros); under 128 columns only whole 16-column packs (2827 x 107 ran 0.88-0.97x).
-    # q_rows and q_mma ran them up to 2.8x slower (200 x 640 fp16 g32 5.61 against 1.97 us).
-    for m, k in [(16, 256), (100, 128), (2047, 896), (4096, 1000), (4500, 640), (512, 80), (300, 200)]:
+    # Rows of 65 to 1023 columns (regime f, s36): one step a round, up to one wave of blocks of 8
+    # warps (4 an SM, 3 with float zeros); under 128 columns only whole 16-column packs (2827 x
+    # 107 ran 0.88-0.97x). q_rows and q_mma ran them up to 2.8x slower (200 x 640 fp16 g32 5.61
+    # against 1.97 us). A warp a block on rows of one step at any size (16384 x 96 1.12-1.53x,
+    # 1048576 x 128 1.11-1.52x), two past the wave on two steps (to 6 tiles an SM with float zeros,
+    # 32 with the others: 33000 x 256 1.41-1.70x), four on 3-4 steps to 8 tiles an SM.
+    def rounds(warps):
+        return ("q_mma_rounds", 32 * warps, 32 * warps, 1, 1)
+    for m, k in [(16, 256), (2047, 896), (4096, 1000), (4500, 640), (300, 200)]:
         for dtype, mode, g in [(1, 1, 128), (1, 0, 128), (2, 2, 128), (2, 2, 64), (1, 1, 32), (2, 1, 0)]:
             assert pick(4, m, k, dtype=dtype, mode=mode, group=g) == rounds1, (m, k, dtype, mode, g)
-    assert pick(4, 8448, 1000) == pick(4, 6336, 255, mode=2) == rounds1                 # 528 and 396 tiles
-    assert pick(4, 8464, 1000)[0] != "q_mma_rounds" and pick(4, 6352, 255, mode=2)[0] != "q_mma_rounds"
+    assert pick(4, 100, 128) == pick(4, 512, 80, mode=2) == pick(4, 1048576, 128, dtype=1, group=32) == rounds(1)
+    assert pick(4, 3000, 384) == pick(4, 16896, 300) == pick(4, 16896, 512, mode=2) == rounds(4)
+    assert pick(4, 16912, 512)[0] != "q_mma_rounds" and pick(4, 16912, 640)[0] != "q_mma_rounds"
+    assert pick(4, 8448, 1000) == pick(4, 6336, 255, mode=2) == pick(4, 8448, 200) == rounds1   # 528 and 396 tiles
+    assert pick(4, 8464, 1000)[0] != "q_mma_rounds" and pick(4, 6352, 640, mode=2)[0] != "q_mma_rounds"
+    assert pick(4, 6352, 255, mode=2) == pick(4, 12672, 200, mode=2) == pick(4, 67584, 256, dtype=1) == rounds(2)
+    assert pick(4, 12688, 200, mode=2)[0] != "q_mma_rounds" and pick(4, 67600, 256, dtype=1)[0] != "q_mma_rounds"
     assert pick(4, 2048, 64)[0] == pick(4, 2827, 107)[0] == pick(4, 1265, 106, mode=2)[0] == "q_rows"
     assert pick(4, 2048, 64, dtype=1)[0] == pick(4, 2827, 107, dtype=1)[0] == "q_mma"
-    assert pick(4, 2048, 112) == rounds1
-    # Past that wave, on 257 to 896 columns, x held's small form (8 warps of one step, K unsplit)
-    # to 6 tiles an SM (9462 x 640 bf16 float zeros 4.58 against q_rows' 6.56 us), its larger form
-    # beyond (16896 x 384 4.52 against 5.33); 256 columns or fewer keep q_rows or q_mma.
+    assert pick(4, 2048, 112) == rounds(1)
+    # Past those, on 513 to 896 columns, x held's small form (8 warps of one step, K unsplit) to 6
+    # tiles an SM (9462 x 640 bf16 float zeros 4.58 against q_rows' 6.56 us), its larger form
+    # beyond (14000 x 640 fp16 4.62 against q_mma's 5.54), as on 257-512 columns past 8 tiles an SM.
     expect(("q_mma_x_held", 256, 2, 1, 1), 4, 9462, 640, mode=2)
-    expect(("q_mma_x_held", 256, 2, 1, 1), 4, 12672, 384, dtype=1)
-    expect(("q_mma_x_held", 128, 2, 2, 1), 4, 16896, 384, mode=2)
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 14000, 640, dtype=1)
-    assert pick(4, 9462, 256)[0] == pick(4, 16896, 96, mode=2)[0] == "q_rows" and pick(4, 9462, 256, dtype=1)[0] == "q_mma"
+    expect(("q_mma_x_held", 128, 3, 2, 1), 4, 20000, 384, mode=2)
+    assert pick(4, 16912, 200, mode=2)[0] == "q_rows" and pick(4, 200000, 200, dtype=1)[0] == "q_mma_x_held"
     # Huge matrices whose x held slices outgrow the workspace (2^28 codes up, s35): K unsplit,
     # x held's 8 warps of 2 steps up to 16 steps, else rounds at one step.
     assert pick(4, 65536, 16400, dtype=1) == pick(4, 65536, 28672, mode=2) == rounds1
@@ -612,7 +621,6 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 13000, 1024, dtype=1)         # past 6 tiles an SM on 8 steps: x held (s35)
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 9000, 1024, dtype=1)        # (rounds up to 6 tiles an SM on 1024 columns)
-    expect(("q_mma", 32, 32, 1, 1, False), 4, 16383, 256, dtype=1)          # 2 steps past (f)'s wave: 1 K warp
     expect(("q_mma_rounds", 256, 256, 2, 1), 4, 1536, 4096, dtype=1)        # fewer rows: rounds (s35)
     expect(("q_mma_x_held", 256, 6, 1, 16), 4, 2048, 16384, dtype=1)          # 2^25 codes: x held (long rows)
     expect(("q_mma_x_held", 256, 6, 1, 17), 4, 2048, 16512, dtype=1)         # past 2^25 codes too (s35)

@@ -60,6 +60,10 @@
 #                    short-rows run's slowest cases and its random shapes under 128 columns in
 #                    four formats; 40 random shapes (seed 3603: 16-20000 x 65-1023) in two; the
 #                    benchmark's 11 shapes in int4-g32 (14336 x 4096 moves to regime (d))
+#   rounds-warps     s36: regime (f) with a warp a step (1 or 2 warps a block) on rows of up to 256
+#                    columns at any size and 4 warps on 257-512 columns to 8 tiles an SM, against
+#                    c170324 (8 warps): 40 shapes of 64-1048576 x 80-512 in four formats; 40 random
+#                    shapes (seed 3604: 16-300000 x 65-512 log-uniform, up to 2^28 codes) in four
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -151,6 +155,11 @@ short-rows-final)
   export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32-float,int4-g128-sym-bf16,int4-g64" \
     BENCH_ARGS2="--quantized --shapes $R --formats int4-g128,int4-g128-float" \
     BENCH_ARGS3="--quantized --shapes $SUITE --formats int4-g32" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows or short-rows-final" >&2; exit 2 ;;
+rounds-warps)
+  S=64x96,512x96,3000x96,6719x96,16384x96,100000x96,512x112,9462x128,33000x128,1048576x128,512x200,3000x200,6719x200,9462x200,16384x200,50000x200,200000x200,512x255,6719x255,16384x255,33000x256,3000x300,9462x300,16384x300,30000x300,512x384,3000x384,6719x384,9462x384,16896x384,20000x384,3000x512,9462x512,16896x512,20000x512,6719x640,9462x640,512x80,6000x80,16384x80
+  R=140463x142,53x93,273x442,32115x75,27x261,50x506,86464x425,206290x79,2749x172,120x215,20x108,201986x102,28x167,2612x95,513x221,44x88,2621x174,16x132,25x403,129639x367,2924x139,39x137,17705x306,18x110,69366x90,465x154,9659x85,1649x353,3568x356,2616x85,5314x157,175x70,23x482,52x454,113225x139,104x301,350x468,55x82,83x292,4667x467
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g128-float,int4-g64-float" \
+    BENCH_ARGS2="--quantized --shapes $R --formats int4-g128-sym-bf16,int4-g32-float,int4-g64,int4-g128-bf16" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final or rounds-warps" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

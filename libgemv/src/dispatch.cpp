@@ -657,8 +657,8 @@ gemv_config_t x_held_small_form(const XHeldShape &xs, int s, int split, int64_t 
 // two (262144 x 1280 bf16 74.4 us against 89.7, 32768 x 1152 11.2 against 13.4; past 128 tiles
 // an SM, regime (g) of q_mma_rounds first); and int4 rows of 257 to 896 columns (3 to 7 steps)
 // past rounds' regime (f) up to 6 tiles an SM (9462 x 640 bf16 float zeros 4.58 against q_rows'
-// 6.56, 12672 x 384 fp16 3.76 against q_mma's 4.33). False where it does not apply (or its
-// slices find no workspace).
+// 6.56, 12672 x 896 fp16 5.16 against q_mma's 6.22; rounds' four warps keep 3 and 4 steps to 8
+// tiles an SM). False where it does not apply (or its slices find no workspace).
 bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!pb.quantized()) return false;
     const XHeldShape xs = x_held_shape(pb);
@@ -680,7 +680,7 @@ bool x_held_small_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     bool small;
     if (!xs.holds || xs.steps < 3)
         small = false;
-    else if (xs.steps <= 7) // int4 rows of 257 to 896 columns past rounds' wave (regime (f)), to 6 tiles an SM
+    else if (xs.steps <= 7) // int4 rows of 257 to 896 columns past rounds' regime (f), to 6 tiles an SM
         small = pb.qw.bits == 4 && xs.tiles <= 6 * sms;
     else if (xs.steps > 16) // int8 (int4: long rows)
         small = long_rows || (pb.m >= 512 && !xs.mma_format && xs.codes >= ((int64_t)1 << 21) &&
@@ -770,7 +770,13 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     against 3.29, 200 x 640 5.61 against 1.97, 8000 x 200 3.28 against 2.26); one block a
 //     tile of one step, then a second wave, lost (6719 x 96 float zeros 3.73 against q_rows'
 //     2.88). Under 128 columns only whole 16-column packs: 2827 x 107 ran 0.88-0.97x. Up to 64
-//     columns q_rows stays (512 x 64 1.68 against rounds' 1.75).
+//     columns q_rows stays (512 x 64 1.68 against rounds' 1.75). Fewer warps a tile where the
+//     row has fewer steps (NOTES.md section 55, -s36-rounds-warps-*.txt): one a block on rows of
+//     one step at any size (16384 x 96 fp16 3.69 -> 2.45 us, 1048576 x 128 88.8 -> 80.4; 512 x
+//     96 1.10x over 8 warps); two past the wave of 8 on two steps, to 6 tiles an SM with float
+//     zeros and 32 with the others (33000 x 256 5.73 -> 3.52; float zeros at 16384 x 200 and
+//     integer zeros at 200000 x 200 lost 2-7%; within the wave 8 warps stay, two ran 0.95-1.08x);
+//     four on 3 and 4 steps to 8 tiles an SM (9462 x 384 3.76 -> 2.72 over x held's small form).
 // (g) 9 to 16 steps (1025 to 2048 columns), integer and symmetric zeros, past x held's small
 //     form's one wave (128 tiles an SM: 64 tiles a block, 2 blocks an SM) up to 200 (s36:
 //     400000 x 1280 bf16 138.7 us against x held's 166.7, 280000 x 1536 110.0 against 138.4);
@@ -789,9 +795,13 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t tiles = (pb.m + 15) / 16, sms = std::max(sm_count, 1);
     const bool float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
     const bool sub_groups = q_groups_under_a_step(pb.qw);
+    const int64_t steps = (pb.k + 127) / 128;
+    const bool wave_of_8 = tiles <= (float_zeros ? 3 : 4) * sms; // 8 warps: 4 blocks an SM, 3 with float zeros
     bool take;
-    if (pb.k < 1024) // (f): one wave (4 blocks an SM; float zeros' registers allow 3)
-        take = (pb.k >= 128 || pb.k % 16 == 0) && tiles <= (float_zeros ? 3 : 4) * sms;
+    if (pb.k < 1024) // (f)
+        take = (pb.k >= 128 || pb.k % 16 == 0) &&
+               (wave_of_8 || steps == 1 || (steps == 2 && tiles <= (float_zeros ? 6 : 32) * sms) ||
+                (steps >= 3 && steps <= 4 && tiles <= 8 * sms));
     else if (pb.m < 2048) // (e); groups of 32 and 64 lost to x held past 2048 columns under 1536 rows
         take = sub_groups ? pb.k <= 2048 || (pb.m >= 1536 && pb.k <= 4096)
                           : pb.k <= 3072 || (pb.m >= 1024 && pb.k <= 4096);
@@ -820,7 +830,9 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const bool two_steps = tiles <= sms ? pb.k > 1024 && (pb.k <= 1536 || !sub_groups)
                                         : !one_step_band && tiles <= 2 * sms && pb.k >= 1024 &&
                                               (float_zeros || symmetric || long_rows);
-    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, two_steps ? 2 : 1, 0, 1);
+    // Warps a block (f): one on rows of one step, two past the wave of 8 on two, four on 3-4 steps.
+    const int warps = pb.k >= 1024 || steps > 4 || (steps == 2 && wave_of_8) ? 8 : steps <= 2 ? (int)steps : 4;
+    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, two_steps ? 2 : 1, 0, 1);
     return true;
 }
 
@@ -874,8 +886,8 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
     // 17.9 against 22.0, 11008 x 10944 49.2 against 55.3), level or slower beyond (14336 x 4096
     // 0.997x, 128256 x 4096 0.97x; results/h100-2026-11-26-s20-x-held-sweep-int8.txt; checked
     // in -s21-int8-x-held-vs-previous.txt). int4 past 6 tiles an SM from 3 steps (257 columns):
-    // this form too, past x held's small one (s36: 16896 x 384 bf16 float zeros 4.52 us against
-    // q_rows' 5.33; fp16 14000 x 640 4.62 against q_mma's 5.54).
+    // this form too, past x held's small one and rounds (s36: fp16 14000 x 640 4.62 us against
+    // q_mma's 5.54; bf16 float zeros 20000 x 384, past rounds' 8 tiles an SM).
     const int64_t sms = std::max(sm_count, 1);
     const bool x_held_size = pb.qw.bits == 8 ? pb.m >= 2048 && pb.m <= 12288 && xs.codes >= ((int64_t)1 << 23)
                              : mma_format    ? pb.m >= 4096 && (xs.codes >= ((int64_t)1 << 25) || pb.m >= 16384 ||
