@@ -468,8 +468,9 @@ def test_heuristic_lanes_rows_and_splits():
     # warps (4 an SM, 3 with float zeros); under 128 columns only whole 16-column packs (2827 x
     # 107 ran 0.88-0.97x). q_rows and q_mma ran them up to 2.8x slower (200 x 640 fp16 g32 5.61
     # against 1.97 us). A warp a block on rows of one step at any size (16384 x 96 1.12-1.53x,
-    # 1048576 x 128 1.11-1.52x), two past the wave on two steps (to 6 tiles an SM with float zeros,
-    # 32 with the others: 33000 x 256 1.41-1.70x), four on 3-4 steps to 8 tiles an SM.
+    # 1048576 x 128 1.11-1.52x), two past the wave on two steps to 32 tiles an SM (33000 x 256
+    # 1.41-1.70x; float zeros from 6 to 16: one warp taking both steps in a round), four on 3-4
+    # steps to 8 tiles an SM.
     def rounds(warps):
         return ("q_mma_rounds", 32 * warps, 32 * warps, 1, 1)
     for m, k in [(16, 256), (2047, 896), (4096, 1000), (4500, 640), (300, 200)]:
@@ -481,7 +482,8 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 8448, 1000) == pick(4, 6336, 255, mode=2) == pick(4, 8448, 200) == rounds1   # 528 and 396 tiles
     assert pick(4, 8464, 1000)[0] != "q_mma_rounds" and pick(4, 6352, 640, mode=2)[0] != "q_mma_rounds"
     assert pick(4, 6352, 255, mode=2) == pick(4, 12672, 200, mode=2) == pick(4, 67584, 256, dtype=1) == rounds(2)
-    assert pick(4, 12688, 200, mode=2)[0] != "q_mma_rounds" and pick(4, 67600, 256, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 12688, 200, mode=2) == pick(4, 33792, 256, mode=2, group=32) == ("q_mma_rounds", 32, 32, 2, 1)
+    assert pick(4, 33808, 200, mode=2)[0] != "q_mma_rounds" and pick(4, 67600, 256, dtype=1)[0] != "q_mma_rounds"
     assert pick(4, 2048, 64)[0] == pick(4, 2827, 107)[0] == pick(4, 1265, 106, mode=2)[0] == "q_rows"
     assert pick(4, 2048, 64, dtype=1)[0] == pick(4, 2827, 107, dtype=1)[0] == "q_mma"
     assert pick(4, 2048, 112) == rounds(1)
@@ -491,7 +493,7 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_x_held", 256, 2, 1, 1), 4, 9462, 640, mode=2)
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 14000, 640, dtype=1)
     expect(("q_mma_x_held", 128, 3, 2, 1), 4, 20000, 384, mode=2)
-    assert pick(4, 16912, 200, mode=2)[0] == "q_rows" and pick(4, 200000, 200, dtype=1)[0] == "q_mma_x_held"
+    assert pick(4, 50000, 200, mode=2)[0] == "q_mma_x_held" and pick(4, 200000, 200, dtype=1)[0] == "q_mma_x_held"
     # Huge matrices whose x held slices outgrow the workspace (2^28 codes up, s35): K unsplit,
     # x held's 8 warps of 2 steps up to 16 steps, else rounds at one step.
     assert pick(4, 65536, 16400, dtype=1) == pick(4, 65536, 28672, mode=2) == rounds1

@@ -64,6 +64,9 @@
 #                    columns at any size and 4 warps on 257-512 columns to 8 tiles an SM, against
 #                    c170324 (8 warps): 40 shapes of 64-1048576 x 80-512 in four formats; 40 random
 #                    shapes (seed 3604: 16-300000 x 65-512 log-uniform, up to 2^28 codes) in four
+#   rounds-float     s36: float zeros on two steps past 6 tiles an SM on rounds, one warp taking
+#                    both steps in a round (to 32 tiles an SM), against 5e7d36a: 10 shapes in four
+#                    float formats; 24 random shapes (seed 3605: 12700-67584 x 129-256) in two
 #   git archive --format=tar -o .carry/old-src.tar 526cf53 -- . ':!benchmarks/results'   (on the host)
 #   OUT=dir [SET=final] [SKIP_BUILD=1] bash benchmarks/experiments/q_mma_rounds_vs_previous.sh .carry/old-src.tar
 set -eu
@@ -160,6 +163,11 @@ rounds-warps)
   R=140463x142,53x93,273x442,32115x75,27x261,50x506,86464x425,206290x79,2749x172,120x215,20x108,201986x102,28x167,2612x95,513x221,44x88,2621x174,16x132,25x403,129639x367,2924x139,39x137,17705x306,18x110,69366x90,465x154,9659x85,1649x353,3568x356,2616x85,5314x157,175x70,23x482,52x454,113225x139,104x301,350x468,55x82,83x292,4667x467
   export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g128-float,int4-g64-float" \
     BENCH_ARGS2="--quantized --shapes $R --formats int4-g128-sym-bf16,int4-g32-float,int4-g64,int4-g128-bf16" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final or rounds-warps" >&2; exit 2 ;;
+rounds-float)
+  S=12000x200,12688x200,16384x200,16384x255,25000x129,33000x256,50000x200,50000x255,67584x256,67600x200
+  R=17877x205,38050x221,15244x203,16874x241,52283x151,35214x178,59696x162,41293x189,28019x140,53038x202,17799x255,20784x171,37327x197,34764x181,16343x234,25016x186,42645x230,13621x174,34085x168,13073x239,34486x156,37384x183,36241x196,21018x157
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g128-float,int4-g64-float,int4-g32-float,int4-g128-float-fp16" \
+    BENCH_ARGS2="--quantized --shapes $R --formats int4-g128-float,int4-g64-float" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final, rounds-warps or rounds-float" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

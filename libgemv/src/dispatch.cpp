@@ -773,10 +773,12 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     columns q_rows stays (512 x 64 1.68 against rounds' 1.75). Fewer warps a tile where the
 //     row has fewer steps (NOTES.md section 55, -s36-rounds-warps-*.txt): one a block on rows of
 //     one step at any size (16384 x 96 fp16 3.69 -> 2.45 us, 1048576 x 128 88.8 -> 80.4; 512 x
-//     96 1.10x over 8 warps); two past the wave of 8 on two steps, to 6 tiles an SM with float
-//     zeros and 32 with the others (33000 x 256 5.73 -> 3.52; float zeros at 16384 x 200 and
-//     integer zeros at 200000 x 200 lost 2-7%; within the wave 8 warps stay, two ran 0.95-1.08x);
-//     four on 3 and 4 steps to 8 tiles an SM (9462 x 384 3.76 -> 2.72 over x held's small form).
+//     96 1.10x over 8 warps); past the wave of 8 on two steps two warps to 32 tiles an SM (33000
+//     x 256 5.73 -> 3.52; 200000 x 200 lost 2%; within the wave 8 warps stay, two ran 0.95-1.08x),
+//     but with float zeros two only to 6 (16384 x 200 lost 3%) and from there to 16 one warp
+//     taking both steps in a round (15244 x 203 1.24-1.31x over q_rows; groups of 64 lost 3-5%
+//     from 17 tiles an SM); four on 3 and 4 steps to 8 tiles an SM (9462 x 384 3.76 -> 2.72
+//     over x held's small form).
 // (g) 9 to 16 steps (1025 to 2048 columns), integer and symmetric zeros, past x held's small
 //     form's one wave (128 tiles an SM: 64 tiles a block, 2 blocks an SM) up to 200 (s36:
 //     400000 x 1280 bf16 138.7 us against x held's 166.7, 280000 x 1536 110.0 against 138.4);
@@ -800,7 +802,7 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     bool take;
     if (pb.k < 1024) // (f)
         take = (pb.k >= 128 || pb.k % 16 == 0) &&
-               (wave_of_8 || steps == 1 || (steps == 2 && tiles <= (float_zeros ? 6 : 32) * sms) ||
+               (wave_of_8 || steps == 1 || (steps == 2 && tiles <= (float_zeros ? 16 : 32) * sms) ||
                 (steps >= 3 && steps <= 4 && tiles <= 8 * sms));
     else if (pb.m < 2048) // (e); groups of 32 and 64 lost to x held past 2048 columns under 1536 rows
         take = sub_groups ? pb.k <= 2048 || (pb.m >= 1536 && pb.k <= 4096)
@@ -831,8 +833,14 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
                                         : !one_step_band && tiles <= 2 * sms && pb.k >= 1024 &&
                                               (float_zeros || symmetric || long_rows);
     // Warps a block (f): one on rows of one step, two past the wave of 8 on two, four on 3-4 steps.
-    const int warps = pb.k >= 1024 || steps > 4 || (steps == 2 && wave_of_8) ? 8 : steps <= 2 ? (int)steps : 4;
-    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, two_steps ? 2 : 1, 0, 1);
+    // Float zeros from 6 to 16 tiles an SM on two steps: one warp taking both in a round.
+    const bool one_warp_two_steps = pb.k < 1024 && steps == 2 && float_zeros && tiles > 6 * sms;
+    const int warps = pb.k >= 1024 || steps > 4 || (steps == 2 && wave_of_8) ? 8
+                      : one_warp_two_steps || steps == 1                    ? 1
+                      : steps == 2                                          ? 2
+                                                                            : 4;
+    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, two_steps || one_warp_two_steps ? 2 : 1,
+                       0, 1);
     return true;
 }
 
