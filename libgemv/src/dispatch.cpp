@@ -758,7 +758,7 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     tiles an SM on 2049 to 4096 columns: q_mma's formats from s35 (12838 x 2049 9.60 us
 //     against q_rows' 14.81, 21120 x 2560 14.76 against x held's 15.61), the rest (bf16, groups
 //     of 32 and 64) from s36 (NOTES.md section 54: 12838 x 2560 bf16 g64 11.00 against x held's
-//     12.80, fp16 g32 16384 x 3000 15.37 against 17.14; 60 timings, none slower).
+//     12.80, fp16 g32 16384 x 3000 15.37 against 17.14; 48 timings, none over 0.3% slower).
 // (e) Under 2048 rows (s35, NOTES.md section 53): 897 to 3072 columns, to 4096 from 1024 rows;
 //     groups of 32 and 64 to 2048 columns, to 4096 from 1536 rows. One block a tile suits few
 //     tiles on short rows: 600 x 1024 bf16 float zeros 2.03 us against q_rows' 4.21, 1000 x 2048
@@ -832,15 +832,18 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const bool two_steps = tiles <= sms ? pb.k > 1024 && (pb.k <= 1536 || !sub_groups)
                                         : !one_step_band && tiles <= 2 * sms && pb.k >= 1024 &&
                                               (float_zeros || symmetric || long_rows);
-    // Warps a block (f): one on rows of one step, two past the wave of 8 on two, four on 3-4 steps.
-    // Float zeros from 6 to 16 tiles an SM on two steps: one warp taking both in a round.
-    const bool one_warp_two_steps = pb.k < 1024 && steps == 2 && float_zeros && tiles > 6 * sms;
-    const int warps = pb.k >= 1024 || steps > 4 || (steps == 2 && wave_of_8) ? 8
-                      : one_warp_two_steps || steps == 1                    ? 1
-                      : steps == 2                                          ? 2
-                                                                            : 4;
-    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, two_steps || one_warp_two_steps ? 2 : 1,
-                       0, 1);
+    int warps = 8, round_steps = two_steps ? 2 : 1;
+    if (pb.k < 1024) { // (f): fewer warps on fewer steps
+        if (steps == 1)
+            warps = 1;
+        else if (steps == 2 && float_zeros && tiles > 6 * sms)
+            warps = 1, round_steps = 2; // one warp takes both steps
+        else if (steps == 2 && !wave_of_8)
+            warps = 2;
+        else if (steps == 3 || steps == 4)
+            warps = 4;
+    }
+    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, round_steps, 0, 1);
     return true;
 }
 
