@@ -16,21 +16,18 @@ from pygemv.tuning.measure import GpuContext, GpuMeasure
 SMS = 132
 
 
-def main(shapes: str, formats: str) -> None:
+def sweep(shapes: str, formats: str, configs) -> None:
+    """Print a line a shape and format: the dispatch's time and config, then each of configs(m, k)
+    (a dict of name -> pygemv.Config; n/a where illegal or wrong). rounds_warps_sweep.py uses it too."""
     ctx = GpuContext.create()
     fmts = [(4, int(g) or None, z, dt) for g, z, dt in (f.split(":") for f in formats.split(","))]  # group 0: one a row
     for m, k in (tuple(map(int, s.split("x"))) for s in shapes.split(",")):
-        tiles, steps = (m + 15) // 16, (k + 127) // 128
-        s8, s16 = max(1, math.ceil(steps / 8)), max(1, math.ceil(steps / 16))
-        cfgs = {"A xh128u2/8": pygemv.Config("q_mma_x_held", 128, min(64, max(1, math.ceil(tiles / max(1, 4 * SMS // s8)))), 1, 2, 0, s8),
-                "B xh256u1/8": pygemv.Config("q_mma_x_held", 256, min(64, max(1, math.ceil(tiles * s8 / (3 * SMS)))), 1, 1, 0, s8),
-                "C xh256u2/16": pygemv.Config("q_mma_x_held", 256, min(64, max(1, math.ceil(tiles * s16 / (2 * SMS)))), 1, 2, 0, s16),
-                "D rounds u1": pygemv.Config("q_mma_rounds", 256, 1, 1, 1, 0, 1),
-                "E rounds u2": pygemv.Config("q_mma_rounds", 256, 1, 1, 2, 0, 1)}
+        cfgs = configs(m, k)
         for bits, g, z, dt in fmts:
             meas = GpuMeasure(m, k, dt, ctx, weights=(bits, g, z), repeats=9, target_ms=1.0)
             d = meas.dispatch()
-            out = [f"{m:6d}x{k:<6d} t/SM {tiles / SMS:4.2f} {dt:8s} g{g or 0:<3d} {z:5s} disp {meas.time_us(d):6.2f} ({d.variant})"]
+            out = [f"{m:6d}x{k:<6d} t/SM {(m + 15) // 16 / SMS:5.2f} {dt:8s} g{g or 0:<3d} {z:5s} "
+                   f"disp {meas.time_us(d):6.2f} ({d.variant} p={d.threads_per_row} u={d.unroll})"]
             for name, c in cfgs.items():
                 ok, _ = meas.legal(c)
                 if ok:
@@ -40,5 +37,16 @@ def main(shapes: str, formats: str) -> None:
             meas.close()
 
 
+def forms(m: int, k: int) -> dict:
+    """Configs A-E of the docstring for an m x k problem."""
+    tiles, steps = (m + 15) // 16, (k + 127) // 128
+    s8, s16 = max(1, math.ceil(steps / 8)), max(1, math.ceil(steps / 16))
+    return {"A xh128u2/8": pygemv.Config("q_mma_x_held", 128, min(64, max(1, math.ceil(tiles / max(1, 4 * SMS // s8)))), 1, 2, 0, s8),
+            "B xh256u1/8": pygemv.Config("q_mma_x_held", 256, min(64, max(1, math.ceil(tiles * s8 / (3 * SMS)))), 1, 1, 0, s8),
+            "C xh256u2/16": pygemv.Config("q_mma_x_held", 256, min(64, max(1, math.ceil(tiles * s16 / (2 * SMS)))), 1, 2, 0, s16),
+            "D rounds u1": pygemv.Config("q_mma_rounds", 256, 1, 1, 1, 0, 1),
+            "E rounds u2": pygemv.Config("q_mma_rounds", 256, 1, 1, 2, 0, 1)}
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    sweep(sys.argv[1], sys.argv[2], forms)
