@@ -208,7 +208,7 @@ def test_table_fuzz_and_dispatch_stress_run_clean():
 
 def test_dispatch_same_picks_a_config_for_every_problem_of_its_grid():
     """scripts/dispatch_same.py (the tool that shows a host change moves no pick): it runs, its
-    digest is reproducible, and the dispatcher gives every one of its ~70,000 problems (dense op
+    digest is reproducible, and the dispatcher gives every one of its ~74,000 problems (dense op
     N and T, batches, rows of any length; int4 and int8 in nine formats) a config, not a status."""
     script = hostcheck_lib.ROOT / "scripts" / "dispatch_same.py"
     out = subprocess.run([sys.executable, str(script), "--list"], capture_output=True, text=True, timeout=600)
