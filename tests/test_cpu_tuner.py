@@ -482,7 +482,7 @@ def test_the_gpu_measure_of_op_t_and_batches_launches_within_its_operands():
                                                  ((4, 128, "float"), "bfloat16", {"q_rows", "q_mma_x_held", "q_mma_rounds"}),
                                                  ((8, None, "symmetric"), "float16", {"q_rows", "q_mma_x_held", "q_block_rows"}),
                                                  ((8, 64, "float"), "bfloat16", {"q_rows", "q_mma_x_held", "q_block_rows"}),
-                                                 ((4, 32, "int"), "bfloat16", {"q_rows", "q_mma_x_held"})])
+                                                 ((4, 32, "int"), "bfloat16", {"q_rows", "q_mma_x_held", "q_mma_rounds"})])
 def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, dtype, ops):
     space = build_space(4096, 4096, dtype, weights=weights)
     # q_rows always stages x; q_mma stages it or reads it in place (x_in_smem drawn); q_mma_x_held
@@ -502,7 +502,7 @@ def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, d
         block = [c for c in space.configs() if c.variant == "q_block_rows" and validate(c)]
         assert {c.unroll for c in block} == {1, 2} and not any(c.x_in_smem for c in block)
         assert build_space(4096, 512, dtype, weights=weights).threads_per_row["q_block_rows"] == [32]  # 32 packs a row
-    if "q_mma_rounds" in ops:  # a 16-row tile a block of 1 to 8 warps, unroll 1 or 2, K unsplit
+    if "q_mma_rounds" in ops:  # a 16-row tile a block of 1 to 8 warps, unroll 1 or 2, K unsplit; groups of 32 too
         assert space.threads_per_row["q_mma_rounds"] == [32, 64, 128, 256] and space.split_k["q_mma_rounds"] == [1]
         assert all(space.rows_per_block[("q_mma_rounds", p)] == [1] for p in (32, 256))
         rounds = [c for c in space.configs() if c.variant == "q_mma_rounds" and validate(c)]

@@ -258,8 +258,8 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
     to its 128-column steps), K slices of one to
     64 (at least a 128-column step each). x is staged for q_rows (fixed); q_mma stages it or
     reads it in place, drawn (x_in_smem); q_mma_x_held reads it in place (fixed) and draws
-    the tiles a block walks (rows_per_block); q_block_rows and q_mma_rounds (int4 in groups of
-    128 up) read it in place and never split K."""
+    the tiles a block walks (rows_per_block); q_block_rows and q_mma_rounds (int4, any group
+    size) read it in place and never split K."""
     bits = weights[0]
     packs = -(-k * bits // 128)
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED], weights=tuple(weights))
@@ -269,7 +269,7 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
         lo, hi = var.threads_per_row
         # Lanes up to a row's packs; the tensor-core operations' warps (32 lanes) take steps
         # of 128 columns: up to a warp a step. q_mma's steps lie in one group (128 up).
-        if var.name in ("q_mma", "q_mma_rounds") and weights[1] is not None and weights[1] < 128:
+        if var.name == "q_mma" and weights[1] is not None and weights[1] < 128:
             continue
         if var.split_k[1] == 1:  # q_block_rows, q_mma_rounds: K unsplit, x in place
             space.split_k[var.name] = [1]
