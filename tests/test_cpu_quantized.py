@@ -448,8 +448,41 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 21136, 4096, group=32)[0] != "q_mma_rounds"
     assert pick(4, 12688, 1024, dtype=1)[:2] == pick(4, 16383, 1024, dtype=1, mode=0)[:2] == ("q_mma_x_held", 128)
     assert pick(4, 9500, 1536, dtype=1)[0] != "q_mma_rounds" and pick(4, 9500, 1025)[0] != "q_mma_rounds"
-    assert pick(4, 6750, 2560, mode=2) == pick(4, 6750, 3072, dtype=1, mode=2) == rounds1
-    assert pick(4, 6750, 3073, mode=2)[0] != "q_mma_rounds" and pick(4, 9500, 3073, mode=2) == rounds1
+    assert pick(4, 6750, 2560, mode=2)[:2] == pick(4, 6750, 3072, dtype=1, mode=2)[:2] == ("q_mma_rounds", 128)  # (h), below
+    assert pick(4, 9500, 3073, mode=2) == rounds1
+    # Float zeros on 3073-4096 columns from 3 to 4 tiles an SM (regime h, s37): 4 warps of 2
+    # steps, a wave of 4 blocks an SM (bf16 g128 7600 x 3584 10.24 us against x held's 11.13,
+    # 6500 x 3200 8.82 against 9.81; 104 changed cases 1.074x). Not to 3 tiles (8 warps of one
+    # step there), past 4, over 4096 columns, on 3072 or fewer, nor integer zeros.
+    h = ("q_mma_rounds", 128, 128, 2, 1)
+    assert pick(4, 6750, 3073, mode=2) == pick(4, 6337, 3584, mode=2) == pick(4, 8448, 4096, dtype=1, mode=2) == h
+    assert pick(4, 7600, 3584, mode=2, group=32) == pick(4, 7600, 3584, mode=2, group=64) == h
+    assert pick(4, 6336, 3584, mode=2) == rounds1 and pick(4, 8449, 4096, mode=2) != h
+    assert pick(4, 7600, 4097, mode=2)[0] != "q_mma_rounds" and pick(4, 8449, 3072, mode=2) == rounds1
+    assert pick(4, 7600, 3584) == pick(4, 7600, 3584, dtype=1, mode=0) == rounds1
+    # ... and on 2177-3072 columns (where (d) ran 8 warps of one step: 8000 x 2304 7.25 against
+    # 8.36 us), there from 3.02 tiles an SM (6337 x 2560: 397 tiles, 7.29 against 7.67).
+    assert pick(4, 7600, 3072, mode=2) == pick(4, 6416, 2265, mode=2) == pick(4, 8448, 2177, mode=2, group=64) == h
+    assert pick(4, 6337, 2560, mode=2) == pick(4, 6337, 3072, mode=2) == rounds1 and pick(4, 6337, 3073, mode=2) == h
+    assert pick(4, 7600, 2176, mode=2)[0] != "q_mma_rounds"
+    # Rows of 4097-8192 columns (regime i, s37; groups of 32 and 64 to 7392) filling 90% or more
+    # of a wave of 8-warp blocks of 2 steps (238 to 264 tiles): bf16 float zeros 4096 x 6144 8.58
+    # us against x held's 10.12, fp16 4096 x 6144 8.11 against q_mma's 9.46.
+    assert pick(4, 3793, 4097) == pick(4, 4224, 8192, mode=2) == pick(4, 4096, 7392, dtype=1, group=32) == two_steps
+    assert pick(4, 4096, 6144, dtype=1) == pick(4, 4000, 6000, dtype=1, mode=0, group=64) == two_steps
+    assert pick(4, 3792, 6000)[0] != "q_mma_rounds" and pick(4, 4225, 6000)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 8193)[0] != "q_mma_rounds" and pick(4, 4096, 7393, group=32)[0] != "q_mma_rounds"
+    # Integer and symmetric zeros on 4097-7168 columns from 2.75 to 4 tiles an SM (regime j,
+    # s37): 8 warps of one step (fp16 g32 8192 x 7000 16.94 us against x held's 19.31, 7600 x
+    # 5000 11.44 against q_mma's 16.48); not on 8192 columns nor under 2.75 tiles an SM.
+    assert pick(4, 5825, 4097, dtype=1) == pick(4, 8448, 7168, dtype=1, group=32) == pick(4, 7600, 5000, mode=0) == rounds1
+    assert pick(4, 5808, 5000, dtype=1)[0] != "q_mma_rounds" and pick(4, 8449, 5000, dtype=1)[0] != "q_mma_rounds"
+    assert pick(4, 7600, 7169, dtype=1)[0] != "q_mma_rounds" and pick(4, 7600, 5000, mode=2)[0] != "q_mma_rounds"
+    # Longer rows need more tiles: past 5632 columns groups of 128 from 3.75 tiles an SM (7193 x
+    # 7036 lost 2-3%), past 6144 groups of 32 and 64 from 3 (5822 x 6605 lost 2%).
+    assert pick(4, 6149, 5632) == pick(4, 7937, 5633) == pick(4, 6353, 6145, group=32) == rounds1
+    assert pick(4, 7920, 5633)[0] != "q_mma_rounds" and pick(4, 6336, 6145, group=64)[0] != "q_mma_rounds"
+    assert pick(4, 6149, 6144, dtype=1, group=32) == rounds1
     assert pick(4, 7000, 1024, mode=2)[0] != "q_mma_rounds" and pick(4, 7000, 1024, mode=2, group=64) == rounds1
     assert pick(4, 9000, 1024, mode=2) == pick(4, 12672, 1024, mode=2) == rounds1
     assert pick(4, 10576, 4096, mode=2)[0] != "q_mma_rounds" and pick(4, 10576, 4096) == rounds1  # 661 tiles
@@ -524,9 +557,9 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4608, 3584, dtype=1)[0] != "q_mma_rounds" and pick(4, 4352, 3073, dtype=1)[0] != "q_mma_rounds"
     assert pick(4, 4608, 3584, dtype=1, mode=2) == pick(4, 4752, 4096, mode=2) == one_step
     assert pick(4, 4400, 1023, dtype=1) == one_step and pick(4, 4240, 4097, mode=2)[0] != "q_mma_rounds"  # (f)
-    assert pick(4, 8192, 4097, dtype=1)[0] != "q_mma_rounds" and pick(4, 8192, 1023, dtype=1) == one_step
+    assert pick(4, 8192, 4097, dtype=1) == one_step and pick(4, 8192, 1023, dtype=1) == one_step  # (j), (f)
     assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
-    assert pick(4, 4096, 4097)[0] != "q_mma_rounds" and pick(4, 1023, 4096)[0] != "q_mma_rounds"
+    assert pick(4, 4096, 4097) == two_steps and pick(4, 1023, 4096)[0] != "q_mma_rounds"  # (i)
     assert pick(4, 4096, 2047)[0] == "q_mma_rounds"
     # Groups of 32 and 64 (2 or 4 groups a step, in B's columns) take the same regimes up to 5632
     # columns (s35; 2048 x 8192 lost 0-13%, s32), integer zeros one step a round from 1.5 tiles an
@@ -547,7 +580,7 @@ def test_heuristic_lanes_rows_and_splits():
     # int4 of groups of 128 up in bf16 or with float zeros (which q_mma does not take) from
     # 2048 rows and 2^23 codes: x held in registers (its tiles and slices as in the rule below).
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224)                   # bf16 past 2^24 codes: 300 tiles
-    expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4112, 4224, dtype=1, mode=2)  # fp16, float zeros, past 4096 columns
+    expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4240, 4224, dtype=1, mode=2)  # fp16, float zeros, past 4096 columns (past regime i)
     expect(("q_mma_x_held", 128, 3, 2, 5), 4, 4800, 4224, mode=2)       # 300 tiles over 105 blocks
     # Long rows on few tiles (s34, s35): under 2048 rows at any size, from 2048 to 4095 rows up to
     # 1.5 tiles an SM to 2^25 codes (groups of 32: 1.1) or past 2^24 codes (not groups of 32),
@@ -564,7 +597,7 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma_x_held", 128), 4, 2632, 6272, mode=2, group=32)      # groups of 32 past 1.1 tiles an SM
     assert pick(4, 2304, 7000, mode=2, group=32)[:2] == long_rows       # 144 tiles
     assert pick(4, 3800, 4400, mode=2)[:2] != long_rows                 # 238 tiles, 2^24 codes
-    assert pick(4, 3800, 4416)[:2] == pick(4, 4095, 16384, dtype=1, mode=0)[:2] == long_rows  # past 2^24
+    assert pick(4, 3780, 4440)[:2] == pick(4, 4095, 16384, dtype=1, mode=0)[:2] == long_rows  # past 2^24 (below regime i)
     assert pick(4, 3200, 6272, mode=2, group=32)[:2] != long_rows and pick(4, 4096, 16384, dtype=1)[:2] != long_rows
     assert pick(4, 3132, 16384, mode=2, group=64)[:2] == long_rows                  # float zeros g64 past 2^24
     assert pick(4, 3132, 16384, dtype=1, group=64)[:2] == ("q_mma_x_held", 128)      # integer zeros g64: 0.95x
@@ -618,8 +651,9 @@ def test_heuristic_lanes_rows_and_splits():
     expect(("q_mma", 256, 256, 1, 1, False), 4, 8192, 8192, dtype=1, ws=0)
     # Under 2^25 codes, K up to 14336, tiles in near-equal shares (an SM's, or waves): tensor
     # cores reading x in place, a 16-row tile a block, 8 K warps (4 from 24576 rows), unsplit.
-    expect(("q_mma", 256, 256, 1, 1, False), 4, 4096, 6144, dtype=1)        # past 2^24 codes (q_mma_rounds below)
-    expect(("q_mma", 256, 256, 1, 1, False), 4, 6144, 5120, dtype=1, mode=0)
+    # (Regimes i and j of q_mma_rounds took 4096 x 6144 and 6144 x 5120 from it in s37.)
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 5242, 6144, dtype=1)        # past 2^24 codes (q_mma_rounds below)
+    expect(("q_mma", 256, 256, 1, 1, False), 4, 5453, 5120, dtype=1, mode=0)
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 4096, 2048, dtype=1)        # one wave of tiles: rounds
     expect(("q_mma_x_held", 128, 2, 2, 1), 4, 13000, 1024, dtype=1)         # past 6 tiles an SM on 8 steps: x held (s35)
     expect(("q_mma_rounds", 256, 256, 1, 1), 4, 9000, 1024, dtype=1)        # (rounds up to 6 tiles an SM on 1024 columns)

@@ -56,6 +56,20 @@
 #                    shapes and edges in four formats, the large ones and (d)'s in four more; 50
 #                    random shapes (seed 3601: 40 of 16-20000 x 65-1023 log-uniform; seed 3602: 10
 #                    of 20000-400000 x 1025-2048) in four
+#   float-34         s37: float zeros on 3073 to 4096 columns from 3 to 4 tiles an SM on rounds at
+#                    4 warps of 2 steps (regime h): its shapes and edges, 16 random shapes (seed 3701:
+#                    6337-8448 x 3073-4096) in four float formats; the benchmark's 11 in int4-g128-float
+#   wave-2           s37: regime (i), rows of 4097-8192 columns filling 90% of a wave of 8-warp blocks
+#                    of 2 steps, and (h) down to 2177 columns: shapes and edges in six formats; 24
+#                    random shapes (seed 3702: 16 of 3793-4224 x 4097-8192, 8 of 6337-8448 x
+#                    2177-3072) in four; the benchmark's 11 in int4-g128 and int4-g32
+#   int-long         s37: regime (j), integer and symmetric zeros on 4097-7168 columns from 2.75 to 4
+#                    tiles an SM, with (h)'s lower edge: shapes and edges in six formats (bf16 float
+#                    zeros as the control); 16 random shapes (seed 3703: 5809-8448 x 4097-7168) in
+#                    four; the benchmark's 11 in its four formats
+#   int-long-final   s37: (j)'s final form (longer rows need more tiles): int-long's returned cases and
+#                    the new edges in five formats; 16 random shapes (seed 3704: 5809-8448 x
+#                    4097-7168) in four; the benchmark's 11 in its four formats
 #   short-rows-final s36: the final form (under 128 columns only whole 16-column packs): the
 #                    short-rows run's slowest cases and its random shapes under 128 columns in
 #                    four formats; 40 random shapes (seed 3603: 16-20000 x 65-1023) in two; the
@@ -168,6 +182,34 @@ rounds-float)
   R=17877x205,38050x221,15244x203,16874x241,52283x151,35214x178,59696x162,41293x189,28019x140,53038x202,17799x255,20784x171,37327x197,34764x181,16343x234,25016x186,42645x230,13621x174,34085x168,13073x239,34486x156,37384x183,36241x196,21018x157
   export BENCH_ARGS="--quantized --shapes $S --formats int4-g128-float,int4-g64-float,int4-g32-float,int4-g128-float-fp16" \
     BENCH_ARGS2="--quantized --shapes $R --formats int4-g128-float,int4-g64-float" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final, rounds-warps or rounds-float" >&2; exit 2 ;;
+float-34)
+  S=7600x3584,7600x4096,6500x3200,6500x3100,6800x3500,8000x3900,8400x4096,8448x4096,8449x4096,6337x3584,6336x3584,7000x3073,7000x3072,7600x4097
+  R=8298x3275,6598x3896,6486x3735,7492x3195,6934x3792,7505x3265,7853x3627,6400x3132,8444x3086,7927x3782,6508x3466,8363x3403,8118x3571,6341x3980,8028x3808,7630x4004
+  FL="--formats int4-g128-float,int4-g64-float,int4-g32-float,int4-g128-float-fp16"
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $S $FL" BENCH_ARGS2="--quantized --shapes $R $FL" \
+    BENCH_ARGS3="--quantized --shapes $SUITE --formats int4-g128-float" ;;
+wave-2)
+  S=4000x6000,4100x7000,3900x8192,4150x5200,4096x6144,4200x8192,4000x7392,4224x8192,4225x8192,3808x6000,3792x6000,4100x4097,4100x8193,4000x7393,6500x2560,7600x3000,8000x2304,6500x2177,7000x2176,8448x3072,6337x2560
+  R=4142x5248,3915x5482,4054x5711,3855x6198,4022x5161,3987x5175,4114x5046,3906x5571,4121x6057,4043x5982,4205x5176,3841x6058,4008x6009,4092x8015,4124x4426,4166x5397,8293x2475,6416x2265,7620x2345,7187x2237,8154x2521,8362x2466,6845x2536,7317x2369
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g128-float,int4-g64-float,int4-g128-sym-bf16,int4-g64" \
+    BENCH_ARGS2="--quantized --shapes $R --formats int4-g128,int4-g128-float,int4-g32,int4-g64-float" \
+    BENCH_ARGS3="--quantized --shapes $SUITE --formats int4-g128,int4-g32" ;;
+int-long)
+  S=7600x5000,8192x7000,7000x6000,6500x4500,7000x5500,8000x6500,6000x5000,5825x4097,5808x5000,8448x7168,8449x5000,7600x7169,6144x5120,8192x4097,6337x2560,6416x2265,6337x3584
+  R=6148x5709,7193x7036,7636x4503,5822x6605,7100x4463,5858x4425,7778x4688,6149x5842,8085x6883,7174x4944,7121x5401,6052x5901,6898x5178,6477x4740,7673x5812,6197x4660
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g64,int4-g32-sym,int4-g128-bf16,int4-g128-float" \
+    BENCH_ARGS2="--quantized --shapes $R --formats int4-g128,int4-g32,int4-g128-bf16,int4-g32-sym" \
+    BENCH_ARGS3="--quantized --shapes $SUITE" ;;
+int-long-final)
+  S=5822x6605,6052x5901,6148x5709,6149x5842,7000x6000,7193x7036,7673x5812,7937x5633,7920x5633,6353x6145,6336x6145,6149x5632,6149x6144
+  R=6674x5897,5820x6263,6374x6546,7411x6352,7989x4555,6085x5005,8230x6313,7402x4240,6038x6549,7194x5839,6979x4889,7862x4240,7302x6779,6679x5396,6696x5504,7498x6544
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g64,int4-g32-sym,int4-g128-bf16" \
+    BENCH_ARGS2="--quantized --shapes $R --formats int4-g128,int4-g32,int4-g128-bf16,int4-g64" \
+    BENCH_ARGS3="--quantized --shapes $SUITE" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final, rounds-warps, rounds-float, float-34, wave-2, int-long or int-long-final" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

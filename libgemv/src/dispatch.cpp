@@ -783,6 +783,25 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     form's one wave (128 tiles an SM: 64 tiles a block, 2 blocks an SM) up to 200 (s36:
 //     400000 x 1280 bf16 138.7 us against x held's 166.7, 280000 x 1536 110.0 against 138.4);
 //     at 1048576 x 1152 rounds lost (372 against 297).
+// (h) Float zeros on 2177 to 4096 columns from 3 to 4 tiles an SM, past 8-warp blocks' one wave
+//     (3 an SM) and within one of 4-warp blocks of 2 steps (4 an SM), which run it (s37, NOTES.md
+//     section 56, -s37-rounds-warps-sweep.txt): bf16 g128 7600 x 3584 10.24 us against x held's
+//     11.13 (tinygemm's 10.5), 6500 x 3200 8.82 against 9.81, 7600 x 4096 10.42 against 11.10;
+//     8 warps of one step ran 9.6-11.1; on 2177 to 3072 columns (where (d) ran 8 warps of one
+//     step) 8000 x 2304 7.30 against 8.44, 6500 x 2560 7.73 against 8.19; there not to 3.02
+//     tiles an SM, where 8 warps' second wave holds a tile or two (6337 x 2560 7.29 against 7.67).
+// (i) Rows of 4097 to 8192 columns (groups of 32 and 64 to 7392) where the tiles fill 90% or
+//     more of one wave of 8-warp blocks of 2 steps (1.8 to 2 tiles an SM), which x held and
+//     q_mma ran (s37, -s37-rounds-warps-sweep.txt): bf16 float zeros 4096 x 6144 8.58 us against x held's 10.12, 4150 x 5200
+//     8.70 against 10.15; fp16 integer zeros 4096 x 6144 8.11 against q_mma's 9.46, 4200 x 8192
+//     10.23 against x held's 11.13; groups of 32 lost on 8192 columns (4200 x 8192 0.94x).
+// (j) Integer and symmetric zeros on 4097 to 7168 columns from 2.75 to 4 tiles an SM, one wave
+//     of 8-warp blocks of one step, which x held and q_mma ran (s37, -s37-rounds-warps-sweep.txt): fp16 g32 8192 x 7000 16.94
+//     us against x held's 19.31, 7600 x 5000 g128 11.44 against q_mma's 16.48, bf16 6500 x 4500
+//     10.62 against x held's 11.11; on 8192 columns (6600 x 8192 0.92-1.01x) and under 2.75
+//     tiles an SM (5500 x 6000 0.93-0.97x) x held stays. Longer rows need more tiles: groups of
+//     128 lost past 5632 columns under 3.75 tiles an SM (5822 x 6605 0.91x, 7193 x 7036 0.97x,
+//     6052 x 5901 0.98x), groups of 32 past 6144 under 3 (5822 x 6605 0.98x).
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
 // SM (2048 x 4096 4.79 against 5.04 us), but 1 on 1024 columns or fewer (16 x 1024 1.74
 // against 1.89) and in groups of 32 and 64 past 1536 (2048 x 4096 g32 5.75 against 6.11; s35);
@@ -822,8 +841,23 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         take = tiles <= 6 * sms && (tiles > 4 * sms || sub_groups);
     else if (pb.k <= 3072)
         take = tiles <= 6 * sms && pb.k > 2176;
-    else
-        take = tiles > 4 * sms && tiles <= 5 * sms && pb.k <= 4096 && pb.qw.group_size != 32;
+    else // (h) 3 to 4 tiles an SM at 4 warps; (d) 4 to 5
+        take = pb.k <= 4096 && tiles > 3 * sms && tiles <= 5 * sms && (tiles <= 4 * sms || pb.qw.group_size != 32);
+    // (i) Rows of 4097 to 8192 columns (groups of 32 and 64 to 7392) filling 90% or more of one
+    // wave of 8-warp blocks of 2 steps (2 an SM).
+    const bool wave_of_2_full = 10 * tiles >= 18 * sms && tiles <= 2 * sms;
+    if (!take && wave_of_2_full && pb.k > 4096 && pb.k <= (sub_groups ? 7392 : 8192)) {
+        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 2, 0, 1);
+        return true;
+    }
+    // (j) Integer and symmetric zeros on 4097 to 7168 columns up to 4 tiles an SM, one wave of
+    // 8-warp blocks of one step: from 2.75 tiles an SM, on longer rows from 3 (groups of 32 and
+    // 64, past 6144 columns) or 3.75 (groups of 128 up, past 5632).
+    const int64_t j_from4 = pb.k <= (sub_groups ? 6144 : 5632) ? 11 : sub_groups ? 12 : 15; // tiles an SM times 4
+    if (!take && !float_zeros && pb.k > 4096 && pb.k <= 7168 && 4 * tiles > j_from4 * sms && tiles <= 4 * sms) {
+        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
+        return true;
+    }
     if (!take) return false;
     const bool symmetric = pb.qw.zero_mode == GEMV_QZERO_SYMMETRIC;
     const bool one_step_band = symmetric ? 10 * tiles <= 13 * sms : 2 * tiles <= 3 * sms;
@@ -842,6 +876,9 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
             warps = 2;
         else if (steps == 3 || steps == 4)
             warps = 4;
+    } else if (float_zeros && pb.k > 2176 && tiles > 3 * sms && tiles <= 4 * sms &&
+               (pb.k > 3072 || 50 * tiles > 151 * sms)) { // (h): a wave of 4-warp blocks of 2 steps
+        warps = 4, round_steps = 2;
     }
     *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, round_steps, 0, 1);
     return true;
