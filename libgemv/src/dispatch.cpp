@@ -720,8 +720,8 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
     return true;
 }
 
-// int4 weights, x contiguous and aligned: q_mma_rounds, a 16-row tile a block of 8 warps, K
-// unsplit, in three regimes of tiles (T, the H100's S = 132 SMs). Steps a round: 2 (110-118
+// int4 weights, x contiguous and aligned: q_mma_rounds, a 16-row tile a block of 8 warps (fewer
+// in (f) and (h)), K unsplit, in the regimes below (T tiles, the H100's S = 132 SMs). Steps a round: 2 (110-118
 // registers: two blocks an SM) or 1 (60-78: three). Groups of 32 and 64 (s32, NOTES.md section
 // 49: x held or q_rows ran them before; bf16 float zeros g64 4096^2 9.63 -> 7.92 us, fp16
 // integer zeros g32 8192 x 2048 7.51 -> 6.26) take the same regimes to 4096 columns.
@@ -792,13 +792,15 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     tiles an SM, where 8 warps' second wave holds a tile or two (6337 x 2560 7.29 against 7.67).
 // (i) Rows of 4097 to 8192 columns (groups of 32 and 64 to 7392) where the tiles fill 90% or
 //     more of one wave of 8-warp blocks of 2 steps (1.8 to 2 tiles an SM), which x held and
-//     q_mma ran (s37, -s37-rounds-warps-sweep.txt): bf16 float zeros 4096 x 6144 8.58 us against x held's 10.12, 4150 x 5200
-//     8.70 against 10.15; fp16 integer zeros 4096 x 6144 8.11 against q_mma's 9.46, 4200 x 8192
-//     10.23 against x held's 11.13; groups of 32 lost on 8192 columns (4200 x 8192 0.94x).
+//     q_mma ran (s37, -s37-rounds-warps-sweep.txt): bf16 float zeros 4096 x 6144 8.58 us
+//     against x held's 10.12, 4150 x 5200 8.70 against 10.15; fp16 integer zeros 4096 x 6144
+//     8.11 against q_mma's 9.46, 4200 x 8192 10.23 against x held's 11.13; groups of 32 lost
+//     on 8192 columns (4200 x 8192 0.94x).
 // (j) Integer and symmetric zeros on 4097 to 7168 columns from 2.75 to 4 tiles an SM, one wave
-//     of 8-warp blocks of one step, which x held and q_mma ran (s37, -s37-rounds-warps-sweep.txt): fp16 g32 8192 x 7000 16.94
-//     us against x held's 19.31, 7600 x 5000 g128 11.44 against q_mma's 16.48, bf16 6500 x 4500
-//     10.62 against x held's 11.11; on 8192 columns (6600 x 8192 0.92-1.01x) and under 2.75
+//     of 8-warp blocks of one step, which x held and q_mma ran (s37, -s37-rounds-warps-sweep.txt):
+//     fp16 g32 8192 x 7000 16.94 us against x held's 19.31, 7600 x 5000 g128 11.44 against
+//     q_mma's 16.48, bf16 6500 x 4500 10.62 against x held's 11.11; on 8192 columns (6600 x
+//     8192 0.92-1.01x) and under 2.75
 //     tiles an SM (5500 x 6000 0.93-0.97x) x held stays. Longer rows need more tiles: groups of
 //     128 lost past 5632 columns under 3.75 tiles an SM (5822 x 6605 0.91x, 7193 x 7036 0.97x,
 //     6052 x 5901 0.98x), groups of 32 past 6144 under 3 (5822 x 6605 0.98x).
