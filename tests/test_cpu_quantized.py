@@ -483,6 +483,11 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 6149, 5632) == pick(4, 7937, 5633) == pick(4, 6353, 6145, group=32) == rounds1
     assert pick(4, 7920, 5633)[0] != "q_mma_rounds" and pick(4, 6336, 6145, group=64)[0] != "q_mma_rounds"
     assert pick(4, 6149, 6144, dtype=1, group=32) == rounds1
+    # Groups of 32 to 8192 columns, past 7168 from 3.25 tiles an SM (8192 x 8192 fp16 21.08 ->
+    # 19.23 us; 6337 x 8192 lost 2.5%); groups of 64 not (6600 x 8192 0.94x).
+    assert pick(4, 8192, 8192, dtype=1, group=32) == pick(4, 6865, 7169, group=32, mode=0) == rounds1
+    assert pick(4, 6864, 8192, dtype=1, group=32)[0] != "q_mma_rounds" and pick(4, 8192, 8193, dtype=1, group=32)[0] != "q_mma_rounds"
+    assert pick(4, 8192, 7169, dtype=1, group=64)[0] != "q_mma_rounds" and pick(4, 6353, 7168, dtype=1, group=32) == rounds1
     assert pick(4, 7000, 1024, mode=2)[0] != "q_mma_rounds" and pick(4, 7000, 1024, mode=2, group=64) == rounds1
     assert pick(4, 9000, 1024, mode=2) == pick(4, 12672, 1024, mode=2) == rounds1
     assert pick(4, 10576, 4096, mode=2)[0] != "q_mma_rounds" and pick(4, 10576, 4096) == rounds1  # 661 tiles

@@ -70,6 +70,9 @@
 #   int-long-final   s37: (j)'s final form (longer rows need more tiles): int-long's returned cases and
 #                    the new edges in five formats; 16 random shapes (seed 3704: 5809-8448 x
 #                    4097-7168) in four; the benchmark's 11 in its four formats
+#   g32-8192         s37: (j) for groups of 32 to 8192 columns from 3 tiles an SM: shapes and edges in
+#                    int4-g32 and -g32-sym (g64 and g32 float zeros as controls); 12 random shapes
+#                    (seed 3705: 6337-8448 x 7169-8192) in two; the benchmark's 11 in its four formats
 #   short-rows-final s36: the final form (under 128 columns only whole 16-column packs): the
 #                    short-rows run's slowest cases and its random shapes under 128 columns in
 #                    four formats; 40 random shapes (seed 3603: 16-20000 x 65-1023) in two; the
@@ -210,6 +213,13 @@ int-long-final)
   export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g64,int4-g32-sym,int4-g128-bf16" \
     BENCH_ARGS2="--quantized --shapes $R --formats int4-g128,int4-g32,int4-g128-bf16,int4-g64" \
     BENCH_ARGS3="--quantized --shapes $SUITE" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final, rounds-warps, rounds-float, float-34, wave-2, int-long or int-long-final" >&2; exit 2 ;;
+g32-8192)
+  S=6600x8192,7000x8192,7392x8192,7800x8192,8192x8192,8448x8192,8449x8192,6337x8192,6336x8192,7600x7600,8000x7800,8192x8193
+  R=6782x7365,7355x8114,6499x7658,7221x7226,6468x7410,8061x7221,8299x8032,6813x7421,6947x8112,6364x7906,7529x7748,8275x7967
+  SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
+  export BENCH_ARGS="--quantized --shapes $S --formats int4-g32,int4-g32-sym,int4-g64,int4-g32-float" \
+    BENCH_ARGS2="--quantized --shapes $R --formats int4-g32,int4-g32-sym" \
+    BENCH_ARGS3="--quantized --shapes $SUITE" ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final, rounds-warps, rounds-float, float-34, wave-2, int-long, int-long-final or g32-8192" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

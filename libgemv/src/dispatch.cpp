@@ -801,7 +801,10 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     fp16 g32 8192 x 7000 16.94 us against x held's 19.31, 7600 x 5000 g128 11.44 against
 //     q_mma's 16.48, bf16 6500 x 4500 10.62 against x held's 11.11; on 8192 columns (6600 x
 //     8192 0.92-1.01x) and under 2.75
-//     tiles an SM (5500 x 6000 0.93-0.97x) x held stays. Longer rows need more tiles: groups of
+//     tiles an SM (5500 x 6000 0.93-0.97x) x held stays, but for groups of 32 from 3.25 tiles an
+//     SM (8192 x 8192 fp16 21.08 -> 19.23 us, 7392 x 8192 19.35 -> 18.67 in pygemv-bench; 6337
+//     x 8192 lost 2.5%, 6600 x 8192 up to 1.5%; g64 at 6600 x 8192 lost 6%).
+//     Longer rows need more tiles: groups of
 //     128 lost past 5632 columns under 3.75 tiles an SM (5822 x 6605 0.91x, 7193 x 7036 0.97x,
 //     6052 x 5901 0.98x), groups of 32 past 6144 under 3 (5822 x 6605 0.98x).
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
@@ -852,11 +855,16 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 2, 0, 1);
         return true;
     }
-    // (j) Integer and symmetric zeros on 4097 to 7168 columns up to 4 tiles an SM, one wave of
-    // 8-warp blocks of one step: from 2.75 tiles an SM, on longer rows from 3 (groups of 32 and
-    // 64, past 6144 columns) or 3.75 (groups of 128 up, past 5632).
-    const int64_t j_from4 = pb.k <= (sub_groups ? 6144 : 5632) ? 11 : sub_groups ? 12 : 15; // tiles an SM times 4
-    if (!take && !float_zeros && pb.k > 4096 && pb.k <= 7168 && 4 * tiles > j_from4 * sms && tiles <= 4 * sms) {
+    // (j) Integer and symmetric zeros on 4097 to 7168 columns (groups of 32: 8192) up to 4 tiles
+    // an SM, one wave of 8-warp blocks of one step: from 2.75 tiles an SM, on longer rows from 3
+    // (groups of 32 and 64, past 6144 columns; 3.25 past 7168) or 3.75 (groups of 128 up, past
+    // 5632).
+    const int64_t j_from4 = pb.k <= (sub_groups ? 6144 : 5632) ? 11 // tiles an SM, times 4
+                            : !sub_groups                         ? 15
+                            : pb.k <= 7168                        ? 12
+                                                                  : 13;
+    const int64_t j_to = pb.qw.group_size == 32 ? 8192 : 7168; // groups of 32: to 8192
+    if (!take && !float_zeros && pb.k > 4096 && pb.k <= j_to && 4 * tiles > j_from4 * sms && tiles <= 4 * sms) {
         *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
         return true;
     }
