@@ -622,6 +622,11 @@ XHeldShape x_held_shape(const Problem &pb) {
 // keeping the slices' blocks within one wave (3 blocks an SM at one step, 2 at two); rounding
 // the share up must not spill a few blocks into a second wave (3193 x 27104: 405 blocks for 396
 // slots ran 0.92x x held's larger form; s35).
+// q_mma_rounds: a 16-row tile a block of `warps` warps taking `round_steps` steps a round, K unsplit.
+gemv_config_t rounds_form(int warps, int round_steps) {
+    return make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, round_steps, 0, 1);
+}
+
 gemv_config_t x_held_small_form(const XHeldShape &xs, int s, int split, int64_t sms) {
     const int64_t wave = (s == 1 ? 3 : 2) * sms;
     int64_t tpb = (xs.tiles * split + wave - 1) / wave;
@@ -851,10 +856,7 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     // (i) Rows of 4097 to 8192 columns (groups of 32 and 64 to 7392) filling 90% or more of one
     // wave of 8-warp blocks of 2 steps (2 an SM).
     const bool wave_of_2_full = 10 * tiles >= 18 * sms && tiles <= 2 * sms;
-    if (!take && wave_of_2_full && pb.k > 4096 && pb.k <= (sub_groups ? 7392 : 8192)) {
-        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 2, 0, 1);
-        return true;
-    }
+    const bool regime_i = wave_of_2_full && pb.k > 4096 && pb.k <= (sub_groups ? 7392 : 8192);
     // (j) Integer and symmetric zeros on 4097 to 7168 columns (groups of 32: 8192) up to 4 tiles
     // an SM, one wave of 8-warp blocks of one step: from 2.75 tiles an SM, on longer rows from 3
     // (groups of 32 and 64, past 6144 columns; 3.25 past 7168) or 3.75 (groups of 128 up, past
@@ -864,8 +866,9 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
                             : pb.k <= 7168                        ? 12
                                                                   : 13;
     const int64_t j_to = pb.qw.group_size == 32 ? 8192 : 7168; // groups of 32: to 8192
-    if (!take && !float_zeros && pb.k > 4096 && pb.k <= j_to && 4 * tiles > j_from4 * sms && tiles <= 4 * sms) {
-        *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
+    const bool regime_j = !float_zeros && pb.k > 4096 && pb.k <= j_to && 4 * tiles > j_from4 * sms && tiles <= 4 * sms;
+    if (!take && (regime_i || regime_j)) {
+        *out = rounds_form(8, regime_i ? 2 : 1);
         return true;
     }
     if (!take) return false;
@@ -876,6 +879,9 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const bool two_steps = tiles <= sms ? pb.k > 1024 && (pb.k <= 1536 || !sub_groups)
                                         : !one_step_band && tiles <= 2 * sms && pb.k >= 1024 &&
                                               (float_zeros || symmetric || long_rows);
+    // (h): past 3.02 tiles an SM on 3072 columns or fewer, where (d) takes the rows too.
+    const bool regime_h = float_zeros && pb.k > 2176 && tiles > 3 * sms && tiles <= 4 * sms &&
+                          (pb.k > 3072 || 50 * tiles > 151 * sms);
     int warps = 8, round_steps = two_steps ? 2 : 1;
     if (pb.k < 1024) { // (f): fewer warps on fewer steps
         if (steps == 1)
@@ -886,11 +892,10 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
             warps = 2;
         else if (steps == 3 || steps == 4)
             warps = 4;
-    } else if (float_zeros && pb.k > 2176 && tiles > 3 * sms && tiles <= 4 * sms &&
-               (pb.k > 3072 || 50 * tiles > 151 * sms)) { // (h): a wave of 4-warp blocks of 2 steps
+    } else if (regime_h) { // a wave of 4-warp blocks of 2 steps
         warps = 4, round_steps = 2;
     }
-    *out = make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, round_steps, 0, 1);
+    *out = rounds_form(warps, round_steps);
     return true;
 }
 
@@ -964,7 +969,7 @@ gemv_config_t heuristic_quantized(const Problem &pb, int sm_count) {
         // q_rows' 305, bf16 float zeros 268 against 391). Else the rules below.
         if (pb.qw.bits == 4 && xs.codes >= ((int64_t)1 << 28))
             return xs.steps <= 16 ? x_held_small_form(xs, 2, 1, sms)
-                                  : make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 256, 1, kLoadsAligned, 1, 0, 1);
+                                  : rounds_form(8, 1);
     }
     if (mma_format && qmma_x_in_place_ok(pb) && pb.m >= 4096 && pb.k <= 14336) {
         const int64_t steps = (pb.k + 127) / 128, tiles = (pb.m + 15) / 16;
