@@ -498,10 +498,30 @@ def test_heuristic_lanes_rows_and_splits():
     # or fewer and in groups of 32 and 64 past 1536 (600 x 1024 bf16 float zeros 2.03 us against
     # q_rows' 4.21, 1000 x 2048 2.84 against 4.25).
     assert pick(4, 16, 1024) == pick(4, 600, 1024, mode=2) == pick(4, 2047, 897, dtype=1) == rounds1
-    assert pick(4, 1000, 2048, mode=2) == pick(4, 512, 3072, dtype=1) == pick(4, 1024, 4096, group=0) == two_steps
+    assert pick(4, 1000, 2048, mode=2) == pick(4, 1100, 3072, dtype=1) == pick(4, 1100, 4096, group=0) == two_steps
     assert pick(4, 100, 1536, group=32) == two_steps and pick(4, 100, 2048, group=32) == pick(4, 1536, 4096, group=64) == rounds1
-    assert pick(4, 512, 3073)[:2] == pick(4, 1535, 2049, group=32)[:2] == ("q_mma_x_held", 256)  # long rows, below
+    assert pick(4, 1000, 28672)[:2] == pick(4, 1535, 2049, group=32)[:2] == ("q_mma_x_held", 256)  # long rows, below
     assert pick(4, 600, 1024, incx=2)[0] != "q_mma_rounds"
+    # Few tiles on long rows, K split (regime k, s38): up to half a tile an SM (66 tiles) from 20
+    # steps, up to 0.75 (99 tiles) from 40, up to 256 steps and 2^24 codes; 4-warp blocks of one
+    # step, K in slices of 4 steps, or 8, 12, ... where one wave of 6 blocks an SM (132 SMs: 792
+    # blocks) holds no more. x held's small form, q_rows and (e) ran them before (bf16 float
+    # zeros 128 x 4096 3.87 -> 2.94 us).
+    def split(s):
+        return ("q_mma_rounds", 128, 128, 1, s)
+    for dtype, mode, g in [(1, 1, 128), (1, 0, 128), (2, 2, 128), (2, 2, 64), (1, 1, 32), (2, 1, 0)]:
+        assert pick(4, 1000, 4100, dtype=dtype, mode=mode, group=g) == split(9), (dtype, mode, g)  # 33 steps
+    assert pick(4, 128, 2433) == split(5) and pick(4, 128, 2432) == two_steps   # 20 steps; 19: (e)
+    assert pick(4, 300, 28672) == split(28) and pick(4, 1, 2560) == split(5)    # 19 tiles: slices of 8 steps
+    assert pick(4, 1056, 4992) == split(10) and pick(4, 1057, 4992)[0] == "q_mma_x_held"  # 66 tiles; 67 under 40 steps
+    assert pick(4, 1057, 4993) == split(10) and pick(4, 1584, 5120) == split(5)  # 40 steps: to 99 tiles (of 8 steps)
+    assert pick(4, 1585, 5120)[0] == "q_mma_x_held" and pick(4, 1056, 8000) == split(8)  # 100 tiles; 63 steps: 8 of 8
+    assert pick(4, 1000, 8192) == split(8) and pick(4, 768, 11008) == split(11)  # slices of 8 steps
+    # Groups of 32 within 4.5 blocks an SM (594): 269 x 23141 in 23 slices of 8 steps, not 46 of 4.
+    assert pick(4, 269, 23141, dtype=1, group=32) == split(23) and pick(4, 269, 23141, dtype=1) == split(46)
+    assert pick(4, 1000, 4100, dtype=1, group=32) == split(9) and pick(4, 1056, 4992, dtype=1, group=32) == split(5)
+    assert pick(4, 1000, 16777) == split(11) and pick(4, 1000, 16778)[:2] == ("q_mma_x_held", 256)  # 2^24 codes; of 12 steps
+    assert pick(4, 1000, 4100, ws=0)[4] == 1 and pick(4, 1000, 4100, incx=2)[0] == "q_rows"  # no workspace: unsplit
     # Rows of 65 to 1023 columns (regime f, s36): one step a round, up to one wave of blocks of 8
     # warps (4 an SM, 3 with float zeros); under 128 columns only whole 16-column packs (2827 x
     # 107 ran 0.88-0.97x). q_rows and q_mma ran them up to 2.8x slower (200 x 640 fp16 g32 5.61
@@ -564,7 +584,7 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 4400, 1023, dtype=1) == one_step and pick(4, 4240, 4097, mode=2)[0] != "q_mma_rounds"  # (f)
     assert pick(4, 8192, 4097, dtype=1) == one_step and pick(4, 8192, 1023, dtype=1) == one_step  # (j), (f)
     assert pick(4, 2051, 4099)[0] == "q_mma_rounds"                           # the GPU test's shape
-    assert pick(4, 4096, 4097) == two_steps and pick(4, 1023, 4096)[0] != "q_mma_rounds"  # (i)
+    assert pick(4, 4096, 4097) == two_steps and pick(4, 1023, 4096) == ("q_mma_rounds", 128, 128, 1, 8)  # (i), (k)
     assert pick(4, 4096, 2047)[0] == "q_mma_rounds"
     # Groups of 32 and 64 (2 or 4 groups a step, in B's columns) take the same regimes up to 5632
     # columns (s35; 2048 x 8192 lost 0-13%, s32), integer zeros one step a round from 1.5 tiles an
@@ -592,7 +612,7 @@ def test_heuristic_lanes_rows_and_splits():
     # x held's smaller-matrix form (8 warps of one step, slices of 8 steps, 3 blocks an SM);
     # q_rows or q_mma ran them 1.1-2x slower (2008 x 8704 bf16 float zeros 13.97 us against
     # 7.84, fp16 640 x 28672 13.16 against 7.80, 2944 x 6144 9.02 against 7.44, 2300 x 20000
-    # 26.83 against 13.67).
+    # 26.83 against 13.67); up to 2^24 codes under 0.75 tiles an SM regime (k) runs them now.
     long_rows = ("q_mma_x_held", 256)
     expect(("q_mma_x_held", 256, 4, 1, 11), 4, 2048, 11008, mode=2)     # 128 tiles, 11 slices
     expect(("q_mma_x_held", 256, 3, 1, 9), 4, 2008, 8704, mode=2)
@@ -608,8 +628,8 @@ def test_heuristic_lanes_rows_and_splits():
     assert pick(4, 3132, 16384, dtype=1, group=64)[:2] == ("q_mma_x_held", 128)      # integer zeros g64: 0.95x
     assert pick(4, 4000, 6000, mode=2)[:2] != long_rows and pick(4, 3500, 10000, mode=2)[:2] == long_rows  # 2^25
     assert pick(4, 2047, 16400, mode=2)[:2] == pick(4, 512, 131072, dtype=1)[:2] == long_rows  # under 2048 rows past 2^25 codes too
-    assert pick(4, 3072, 11008, dtype=1)[:2] == pick(4, 1000, 4100, dtype=1)[:2] == long_rows
-    assert pick(4, 100, 65536, mode=2)[:2] == pick(4, 3, 28672, dtype=1)[:2] == long_rows  # under 512 rows too
+    assert pick(4, 3072, 11008, dtype=1)[:2] == pick(4, 1000, 28672, dtype=1)[:2] == long_rows
+    assert pick(4, 100, 65536, mode=2)[:2] == pick(4, 3, 32897, dtype=1)[:2] == long_rows  # under 512 rows too (past regime k)
     assert pick(8, 600, 16384, dtype=1)[0] == pick(8, 1000, 8704, dtype=1)[0] == "q_rows"   # int8: not measured there
     expect(("q_mma_x_held", 128, 8, 2, 8), 4, 8192, 8192)                   # bf16, integer zeros
     expect(("q_mma_x_held", 128, 28, 2, 8), 4, 28672, 8192, mode=2)         # bf16, float zeros
@@ -618,10 +638,10 @@ def test_heuristic_lanes_rows_and_splits():
     # block, K unsplit in 8 to 16 steps (2 steps a warp past 8; up to 2^25 codes), else slices
     # of 8 steps (up to 2^23 codes, not q_mma's formats), the tiles shared out over a wave of
     # 3 blocks an SM at one step, 2 at two.
-    expect(("q_mma_x_held", 256, 1, 1, 5), 4, 1000, 4100)                 # 33 steps: 5 slices, 315 blocks
+    expect(("q_mma_x_held", 256, 2, 1, 5), 4, 2000, 4100)                 # 33 steps: 5 slices, 2 tiles a block
     expect(("q_mma_x_held", 256, 3, 2, 1), 4, 9500, 1536, mode=2, group=32)  # groups of 32, 12 steps: one slice
     expect(("q_mma_x_held", 256, 2, 2, 1), 4, 6397, 1219, dtype=1, mode=2)  # 400 tiles over 264 blocks
-    expect(("q_mma_x_held", 256, 2, 1, 5), 4, 1536, 5000, mode=2, group=64)  # 96 tiles x 5 slices: 2 a block
+    expect(("q_mma_x_held", 256, 2, 1, 5), 4, 1536, 4992, mode=2, group=64)  # 96 tiles x 5 slices: 2 a block
     expect(("q_mma_x_held", 256, 2, 1, 1), 4, 8192, 1024, mode=2)         # 8 steps (other zeros: q_mma_rounds)
     expect(("q_mma_x_held", 256, 5, 2, 1), 4, 16960, 1152, dtype=1)       # 9 steps, 1060 tiles
     expect(("q_mma_x_held", 256, 4, 2, 1), 4, 16384, 2048, mode=2)        # 16 steps, 2^25 codes

@@ -316,8 +316,8 @@ def test_quantized_entries_are_keyed_by_bits_and_group_size(tmp_path):
                       Entry("float16", 4096, 4096, q_rows, 6.0, 6.1, bits=4, group=32),   # same shape, other group
                       Entry("bfloat16", 8192, 8192, q_rows, 12.7, 13.0, bits=4, group=128),
                       Entry("float16", 4096, 4096, q_rows_row, 9.0, 9.5, bits=8, group=0),
-                      Entry("float16", 900, 4608, q_rows, 5.0, 5.4, bits=4, group=32),
-                      Entry("bfloat16", 900, 4608, q_rows, 5.0, 5.4, bits=4, group=128)]
+                      Entry("float16", 900, 20000, q_rows, 5.0, 5.4, bits=4, group=32),
+                      Entry("bfloat16", 900, 20000, q_rows, 5.0, 5.4, bits=4, group=128)]
     path = write_table(tmp_path / "q.gemvtable", H100, es)
     text = path.read_text()
     assert "\nW4G128 float16 1 4096 4096 q_mma 32 4 1 1 1 16 " in text and "\nW8G0 float16 1 4096 4096 q_rows " in text
@@ -342,10 +342,12 @@ def test_quantized_entries_are_keyed_by_bits_and_group_size(tmp_path):
         # Where the heuristic's x-held rule for smaller matrices runs, an entry of groups of
         # 128 up serves its own shape alone; with x strided (no x held) it serves its
         # neighbours as before, and so do entries of groups of 32 and 64.
-        assert t.lookup(900, 4608, "bfloat16", weights=(4, 128, 2)) == (q_rows, 0.0)
-        assert t.lookup(880, 4700, "bfloat16", weights=(4, 128, 2)) is None
-        assert t.lookup(880, 4700, "bfloat16", weights=(4, 128, 2), incx=2)[0] == q_rows
-        assert t.lookup(880, 4700, "float16", weights=(4, 32, 1))[0] == q_rows
+        # (Past 2^24 codes: under it q_mma_rounds' regime (k) takes these rows.)
+        assert t.lookup(900, 20000, "bfloat16", weights=(4, 128, 2)) == (q_rows, 0.0)
+        assert t.lookup(880, 20400, "bfloat16", weights=(4, 128, 2)) is None
+        assert t.lookup(880, 20400, "bfloat16", weights=(4, 128, 2), incx=2)[0] == q_rows
+        assert t.lookup(880, 20400, "float16", weights=(4, 32, 1))[0] == q_rows
+        assert t.lookup(880, 4700, "float16", weights=(4, 32, 1)) is None    # regime (k)
         # q_mma serves fp16 with symmetric or integer zeros only: with float zeros the fp16
         # W4G128 entry cannot run, and nothing else is in reach.
         assert t.lookup(4096, 4096, "float16", weights=(4, 128, 2)) is None

@@ -502,14 +502,15 @@ def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, d
         block = [c for c in space.configs() if c.variant == "q_block_rows" and validate(c)]
         assert {c.unroll for c in block} == {1, 2} and not any(c.x_in_smem for c in block)
         assert build_space(4096, 512, dtype, weights=weights).threads_per_row["q_block_rows"] == [32]  # 32 packs a row
-    if "q_mma_rounds" in ops:  # a 16-row tile a block of 1 to 8 warps, unroll 1 or 2, K unsplit; groups of 32 too
-        assert space.threads_per_row["q_mma_rounds"] == [32, 64, 128, 256] and space.split_k["q_mma_rounds"] == [1]
+    if "q_mma_rounds" in ops:  # a 16-row tile a block of 1 to 8 warps, unroll 1 or 2, K in slices; groups of 32 too
+        assert space.threads_per_row["q_mma_rounds"] == [32, 64, 128, 256]
+        assert space.split_k["q_mma_rounds"] == [1, 2, 4, 8, 16, 32]
         assert all(space.rows_per_block[("q_mma_rounds", p)] == [1] for p in (32, 256))
         rounds = [c for c in space.configs() if c.variant == "q_mma_rounds" and validate(c)]
         assert {c.unroll for c in rounds} == {1, 2} and not any(c.x_in_smem for c in rounds)
         assert build_space(4096, 256, dtype, weights=weights).threads_per_row["q_mma_rounds"] == [32, 64]  # 2 steps
     assert space.vector_loads == [pygemv.LOADS_ALIGNED]
-    for v in ops - {"q_block_rows", "q_mma_rounds"}:
+    for v in ops - {"q_block_rows"}:
         assert 1 in space.split_k[v] and max(space.split_k[v]) == 32  # 64 slices of 4096 are under a 128-column step
     configs = [c for c in space.configs() if validate(c)]
     assert configs and all(c.vector_loads == pygemv.LOADS_ALIGNED for c in configs)
@@ -527,18 +528,18 @@ def test_quantized_space_is_the_quantized_operations_with_fixed_loads(weights, d
 def test_quantized_tune_finds_the_optimum_and_writes_entries_keyed_by_bits_and_group(tmp_path):
     from pygemv.tuning.cli import entry_of, plan_jobs, study_name
     best = C("q_rows", 16, 32, True, 2, True, 4)
-    m = FakeMeasure(900, 4608, "float16", best, weights=(4, 128, "int"))  # not q_mma_rounds' shape
+    m = FakeMeasure(900, 32768, "float16", best, weights=(4, 128, "int"))  # not q_mma_rounds' shape
     r = tune(m, 40, seeds=[best])
     assert r.config == best and r.weights == (4, 128, "int")
     assert all(m.can_run(c)[0] for c in m.timed)
     from pygemv.tuning.tuner import ShapeResult
     assert ShapeResult.from_dict(r.as_dict()) == r
     e = entry_of(r)
-    assert (e.op, e.bits, e.group) == ("N", 4, 128) and e.line().startswith("W4G128 float16 1 900 4608 q_rows ")
+    assert (e.op, e.bits, e.group) == ("N", 4, 128) and e.line().startswith("W4G128 float16 1 900 32768 q_rows ")
     fp = Fingerprint("Fake GPU", 4, 9, 0, 13000, pygemv.library_version())
     path = write_table(tmp_path / "q.gemvtable", fp, [e])
     with pygemv.Table(path) as t:
-        assert t.lookup(900, 4608, "float16", weights=(4, 128, 1))[0] == best
+        assert t.lookup(900, 32768, "float16", weights=(4, 128, 1))[0] == best
         # Where the heuristic runs q_mma_rounds (int4 of 2048 to 4096 rows, 2048 columns up, to 2^24 codes), other
         # operations' entries serve no shape (they were tuned before it).
         assert t.lookup(2048, 4096, "float16", weights=(4, 128, 1)) is None
@@ -580,7 +581,7 @@ def test_merge_later_tables_win_and_the_result_parses(tmp_path):
     faster = C("block_per_row", 128, 1, True, 2)
     part = [Entry("float16", 1024, 1024, faster, 2.5, 3.5),                                       # replaces
             Entry("float16", 4096, 4096, C("t_splitm_twopass", 16, 16, True, 4, False, 16), 13.6, 14.0, "T"),
-            Entry("float16", 900, 4608, C("q_mma", 32, 4, True, 1, True, 16), 5.0, 5.4, bits=4, group=128)]
+            Entry("float16", 900, 32768, C("q_mma", 32, 4, True, 1, True, 16), 5.0, 5.4, bits=4, group=128)]
     new = write_table(tmp_path / "part.gemvtable", H100, part, info={"tool": "pygemv-tune part"})
     text = new.read_text().replace("# libgemv tuned", "# part two\n# libgemv tuned")
     new.write_text(text)
@@ -593,7 +594,7 @@ def test_merge_later_tables_win_and_the_result_parses(tmp_path):
         assert t.lookup(1024, 1024, "float16") == (faster, 0.0)
         assert t.lookup(1024, 1024, "float16", trans=True)[0] == C("t_columns", 32, 8, True, 4)
         assert t.lookup(4096, 4096, "float16", trans=True)[0].variant == "t_splitm_twopass"
-        assert t.lookup(900, 4608, "float16", weights=(4, 128, 1))[0].variant == "q_mma"
+        assert t.lookup(900, 32768, "float16", weights=(4, 128, 1))[0].variant == "q_mma"
         assert t.lookup(16, 17, "float32")[0] == C("rows_per_warp", 4, 16, False, 2)
     other = write_table(tmp_path / "other.gemvtable", Fingerprint("NVIDIA H200", 132, 9, 0, 13000,
                                                                    pygemv.library_version()), part)

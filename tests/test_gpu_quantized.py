@@ -149,17 +149,20 @@ def test_rounds_every_zero_mode_group_and_dtype(torch, dtype, mode):
     128, 256 and one a row, K not a multiple of a pack (the last pack's x read element by
     element, zero past K) nor of a step or a group (a last step of fewer groups),
     M not a multiple of the 16-row tile, 1 to 8 warps a tile (more warps than steps included),
-    1 or 2 steps a round; NaN-poisoned y, alpha and beta; and the dispatcher's own choice on a
-    matrix of its regime."""
+    1 or 2 steps a round, K split into slices (a short last slice, more slices than steps, more
+    warps than a slice's steps); NaN-poisoned y, alpha and beta; and the dispatcher's own
+    choice on a matrix of its regime."""
     for (m, k), gs in itertools.product(((77, 13000), (301, 4100), (5, 70), (1000, 1667)), (32, 64, 128, 256, None)):
         W = weights(torch, m, k, dtype, seed=m + k + 2)
         Q = pygemv.quantize(W, bits=4, group_size=gs, zero_point=mode)
         D = dense(Q)
-        for p, unroll in ((256, 2), (32, 1), (128, 2), (64, 1), (256, 1)):
-            c = pygemv.Config("q_mma_rounds", p, 1, pygemv.LOADS_ALIGNED, unroll, False, 1)
-            check_gemv(torch, Q, D, dtype, config=c, seed=p + unroll)
-        c = pygemv.Config("q_mma_rounds", 128, 1, pygemv.LOADS_ALIGNED, 2, False, 1)
-        check_gemv(torch, Q, D, dtype, alpha=-0.75, beta=1.5, config=c, seed=8)
+        for p, unroll, split in ((256, 2, 1), (32, 1, 1), (128, 2, 1), (64, 1, 1), (256, 1, 1),
+                                 (256, 1, 2), (128, 2, 3), (64, 2, 7), (256, 2, 64)):
+            c = pygemv.Config("q_mma_rounds", p, 1, pygemv.LOADS_ALIGNED, unroll, False, split)
+            check_gemv(torch, Q, D, dtype, config=c, seed=p + unroll + split)
+        for split in (1, 3):
+            c = pygemv.Config("q_mma_rounds", 128, 1, pygemv.LOADS_ALIGNED, 2, False, split)
+            check_gemv(torch, Q, D, dtype, alpha=-0.75, beta=1.5, config=c, seed=8 + split)
     W = weights(torch, 2051, 4099, dtype, seed=10)  # the dispatcher's q_mma_rounds (test_cpu_quantized)
     Q = pygemv.quantize(W, bits=4, group_size=128, zero_point=mode)
     check_gemv(torch, Q, dense(Q), dtype, seed=10)

@@ -271,7 +271,7 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
         # of 128 columns: up to a warp a step. q_mma's steps lie in one group (128 up).
         if var.name == "q_mma" and weights[1] is not None and weights[1] < 128:
             continue
-        if var.split_k[1] == 1:  # q_block_rows, q_mma_rounds: K unsplit, x in place
+        if var.split_k[1] == 1:  # q_block_rows: K unsplit, x in place
             space.split_k[var.name] = [1]
             # Blocks of up to a row's packs (q_block_rows) or a warp a 128-column step (q_mma_rounds).
             most = 32 * -(-k // 128) if var.name == "q_mma_rounds" else packs

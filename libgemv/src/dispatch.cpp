@@ -618,15 +618,16 @@ XHeldShape x_held_shape(const Problem &pb) {
             mul_sat(pb.m, pb.k), (pb.k + step_cols - 1) / step_cols, (pb.m + 15) / 16};
 }
 
+// q_mma_rounds: a 16-row tile a block of `warps` warps taking `round_steps` steps a round, K in
+// `split` slices (1: unsplit).
+gemv_config_t rounds_form(int warps, int round_steps, int split = 1) {
+    return make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, round_steps, 0, split);
+}
+
 // x held's smaller-matrix form: 8 warps of s steps, K in `split` slices, the tiles a block
 // keeping the slices' blocks within one wave (3 blocks an SM at one step, 2 at two); rounding
 // the share up must not spill a few blocks into a second wave (3193 x 27104: 405 blocks for 396
 // slots ran 0.92x x held's larger form; s35).
-// q_mma_rounds: a 16-row tile a block of `warps` warps taking `round_steps` steps a round, K unsplit.
-gemv_config_t rounds_form(int warps, int round_steps) {
-    return make_config(GEMV_VARIANT_Q_MMA_ROUNDS, 32 * warps, 1, kLoadsAligned, round_steps, 0, 1);
-}
-
 gemv_config_t x_held_small_form(const XHeldShape &xs, int s, int split, int64_t sms) {
     const int64_t wave = (s == 1 ? 3 : 2) * sms;
     int64_t tpb = (xs.tiles * split + wave - 1) / wave;
@@ -726,7 +727,7 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 }
 
 // int4 weights, x contiguous and aligned: q_mma_rounds, a 16-row tile a block of 8 warps (fewer
-// in (f) and (h)), K unsplit, in the regimes below (T tiles, the H100's S = 132 SMs). Steps a round: 2 (110-118
+// in (f), (h) and (k)), K unsplit but in (k), in the regimes below (T tiles, the H100's S = 132 SMs). Steps a round: 2 (110-118
 // registers: two blocks an SM) or 1 (60-78: three). Groups of 32 and 64 (s32, NOTES.md section
 // 49: x held or q_rows ran them before; bf16 float zeros g64 4096^2 9.63 -> 7.92 us, fp16
 // integer zeros g32 8192 x 2048 7.51 -> 6.26) take the same regimes to 4096 columns.
@@ -812,6 +813,15 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     Longer rows need more tiles: groups of
 //     128 lost past 5632 columns under 3.75 tiles an SM (5822 x 6605 0.91x, 7193 x 7036 0.97x,
 //     6052 x 5901 0.98x), groups of 32 past 6144 under 3 (5822 x 6605 0.98x).
+// (k) Few tiles on long rows, K split (s38, NOTES.md section 57, -s38-split-*.txt): up to half
+//     a tile an SM from 20 steps (2433 columns), up to 0.75 from 40 (4993), up to 256 steps
+//     (32768 columns, as measured) and 2^24 codes. 4-warp blocks of one step a round, K in
+//     slices of 4 steps (a step a warp), or of 8, 12, ... where one wave of 6 blocks an SM
+//     (groups of 32: 4.5) holds no more; the two-pass reduce adds the slices' partials. Every load of the matrix is
+//     in flight at once. x held's small form, q_rows and (e) ran them: bf16 float zeros 128 x
+//     4096 3.87 -> 2.94 us, fp16 g32 1000 x 3072 4.66 -> 3.67 (q_rows), bf16 float zeros 600 x
+//     3072 3.80 -> 3.18 ((e)). At 16 steps (e) stays (1000 x 2048 0.83-0.94x); past 2^24 codes
+//     (1000 x 25165: 0.96-1.04x) and at a tile an SM (2000 rows) the slices lost or tied.
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
 // SM (2048 x 4096 4.79 against 5.04 us), but 1 on 1024 columns or fewer (16 x 1024 1.74
 // against 1.89) and in groups of 32 and 64 past 1536 (2048 x 4096 g32 5.75 against 6.11; s35);
@@ -827,6 +837,28 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const bool float_zeros = pb.qw.zero_mode == GEMV_QZERO_FLOAT;
     const bool sub_groups = q_groups_under_a_step(pb.qw);
     const int64_t steps = (pb.k + 127) / 128;
+    // (k): where the workspace is short of the slices' partials, the regimes below run the
+    // problem unsplit or pass it on.
+    const bool regime_k = steps >= 20 && steps <= 256 && mul_sat(pb.m, pb.k) <= ((int64_t)1 << 24) &&
+                          (2 * tiles <= sms || (4 * tiles <= 3 * sms && steps >= 40));
+    if (regime_k) {
+        // Slices of 4 r steps (r rounds of a step a warp), r the fewest that keep the blocks within
+        // the wave: a slice of a few steps more than a multiple of 4 leaves warps idle in its last
+        // round (1000 x 8192: 8 slices of 8 steps 4.91-5.43 us, 11 of 6 5.32-5.67). Groups of 32
+        // (4 scales a step) within 4.5 blocks an SM: 269 x 23141 ran 46 slices of 4 steps in
+        // 6.18-6.24 us, 23 of 8 in 5.82-5.87 (x held 5.93).
+        const int64_t wave2 = (pb.qw.group_size == 32 ? 9 : 12) * sms; // twice the blocks a wave takes
+        int64_t split = 2;
+        for (int64_t r = 1; r <= steps; ++r) {
+            split = std::max<int64_t>(2, (steps + 4 * r - 1) / (4 * r));
+            if (2 * split * tiles <= wave2 || split == 2) break;
+        }
+        const gemv_config_t form = rounds_form(4, 1, (int)split);
+        if (workspace_needed(form, pb) <= pb.workspace_bytes) {
+            *out = form;
+            return true;
+        }
+    }
     const bool wave_of_8 = tiles <= (float_zeros ? 3 : 4) * sms; // 8 warps: 4 blocks an SM, 3 with float zeros
     bool take;
     if (pb.k < 1024) // (f)

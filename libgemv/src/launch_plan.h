@@ -89,8 +89,8 @@ inline LaunchPlan qrow_plan(const QLaunch &L) {
 // Unstaged (x_in_smem = 0): no dynamic shared memory.
 inline LaunchPlan qmma_plan(const QLaunch &L) {
     const QArgs &a = L.args;
-    if (L.rounds) // q_mma_rounds: a tile a block, no split; the warps' row sums in static shared memory
-        return {dim3(grid_x(L.blocks)), dim3(1u << a.p_log2), 0,
+    if (L.rounds) // q_mma_rounds: a tile a block (grid.y: its K slices); the warps' row sums in static shared memory
+        return {dim3(grid_x(L.blocks), (unsigned)L.splits), dim3(1u << a.p_log2), 0,
                 kQmmaMaxThreads / 32 * 16 * sizeof(float)};
     if (L.x_held) // q_mma_x_held: kw warps a block over its teams tiles, each warp a row of sums
         return {dim3(grid_x(L.blocks), (unsigned)L.splits),

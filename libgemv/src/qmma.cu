@@ -538,7 +538,8 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
 
 // Variant q_mma_rounds: a 16-row tile a block, its kw warps taking the steps of 128 columns
 // in rounds (warp w: steps w, w + kw, ... ; `unroll` of them a round), every load of a round
-// (codes, x, scales, zeros) asked for before any of it is used; K unsplit, no workspace. It
+// (codes, x, scales, zeros) asked for before any of it is used; K unsplit (no workspace) or, in
+// the SPLIT instance, in slices whose partials the two-pass reduce adds. It
 // is q_mma's in-place arithmetic on x held's formats (int4, groups of 128 up or one a row,
 // every zero mode, fp16 or bf16) with the loop of benchmarks/experiments/qdmma.cu's
 // qdm2_kernel, which ran the small and medium matrices 1.1-1.35x faster than the kernels
@@ -549,7 +550,9 @@ template <typename T, int S> cudaError_t launch_x_held(const QLaunch &L, const L
 // goes to B's column 2 (t / PPG), so D's column 2n sums group n alone; lane t scales column
 // 2t by group t's scale (and float zero), and the lanes' sums join lane t = 0's at the end.
 // SPREAD (groups of 64): x of pack t in column 2t, which lane t scales by group t / 2's.
-template <typename T, int ZMODE, int U, int PPG, bool SPREAD>
+// SPLIT (its own instance, so the unsplit one stays as measured): block (x, y) takes slice y's
+// steps of its tile (a.slice columns, whole steps) and writes partials for the reduce.
+template <typename T, int ZMODE, int U, int PPG, bool SPREAD, bool SPLIT = false>
 __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rounds_kernel(const QArgs a) {
     constexpr bool SUB = PPG > 0; // several groups a step
     static_assert(PPG >= 0 && PPG <= 2 && (!SPREAD || PPG == 2), "groups of 32 (PPG 1), 64 (2) or a step up (0)");
@@ -561,7 +564,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     const int64_t row0 = (int64_t)blockIdx.x * 16;
     // Before the PDL wait, the first wave asks L2 for the start of its tile's first round
     // (prefetch_lines over the 16 rows), inline as x held's prefetch (NOTES.md section 35).
-    if (a.prefetch_lines > 0 && (int64_t)blockIdx.x < a.prefetch_blocks) {
+    if (!SPLIT && a.prefetch_lines > 0 && (int64_t)blockIdx.x < a.prefetch_blocks) {
         const int rows = (int)min((int64_t)16, a.m - row0);
         const int64_t row_bytes = (a.k + 31) / 32 * 16;
         for (int i = threadIdx.x; i < a.prefetch_lines; i += blockDim.x) {
@@ -575,7 +578,9 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     const int g = lane >> 2, t = lane & 3;
     const int64_t r0 = min(row0 + g, a.m - 1), r1 = min(row0 + g + 8, a.m - 1); // rows past M: never stored
     const int64_t packs = (a.k + 31) / 32;
-    const int steps = (int)((a.k + STEP - 1) / STEP); // K up to 2^36 (can_implement)
+    const int all_steps = (int)((a.k + STEP - 1) / STEP); // K up to 2^36 (can_implement)
+    const int first_step = SPLIT ? (int)blockIdx.y * (int)(a.slice / STEP) : 0;
+    const int steps = SPLIT ? min(all_steps, first_step + (int)(a.slice / STEP)) : all_steps; // the slice's end
     const uint4 *q0 = reinterpret_cast<const uint4 *>(a.q + r0 * a.ldq) + t;
     const uint4 *q1 = reinterpret_cast<const uint4 *>(a.q + r1 * a.ldq) + t;
     const __half *x = static_cast<const __half *>(a.x); // 16-bit words: the PRMTs do not care which type
@@ -629,7 +634,7 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     // acc0 first, the same code ran groups of 32 at one step 2-4% slower; NOTES.md section 51).
     float acc1 = 0.f, acc0 = 0.f;
     Round r;
-    for (int s0 = warp; s0 < steps; s0 += kw * U) {
+    for (int s0 = first_step + warp; s0 < steps; s0 += kw * U) {
         load(r, s0);
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -668,25 +673,28 @@ __global__ void __launch_bounds__(kQmmaMaxThreads, U == 1 ? 3 : 2) gemv_qmma_rou
     store_tile_sums<T>(a, warp_sums, row0, true, kw, acc0, acc1);
 }
 
-template <typename T, int U, int PPG>
+template <typename T, int U, int PPG, bool SPLIT>
 cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
-    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U, PPG, false>
-                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U, PPG, false>
-                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U, PPG, false>;
+    auto kernel = L.zero_mode == GEMV_QZERO_INT     ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_INT, U, PPG, false, SPLIT>
+                  : L.zero_mode == GEMV_QZERO_FLOAT ? gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, U, PPG, false, SPLIT>
+                                                    : gemv_qmma_rounds_kernel<T, GEMV_QZERO_SYMMETRIC, U, PPG, false, SPLIT>;
     return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, stream, L.args.pdl, L.args);
 }
 // Groups of 32 and 64 (gs_log2 5, 6): 1 and 2 packs a group. Groups of 64 with float zeros at
 // one step a round spread (x of pack t in B's column 2t, as groups of 32): in columns 0 and 2
 // they ran 0.90-0.97x the two-columns-a-lane form before (2560 x 3072 bf16 6.13 against 5.51
 // us; NOTES.md section 51).
-template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+template <typename T, int U, bool SPLIT> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
     if constexpr (U == 1) {
         if (L.args.gs_log2 == 6 && L.zero_mode == GEMV_QZERO_FLOAT)
-            return launch_kernel(gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, 1, 2, true>, p.grid, p.block, p.dynamic_smem,
-                                 stream, L.args.pdl, L.args);
+            return launch_kernel(gemv_qmma_rounds_kernel<T, GEMV_QZERO_FLOAT, 1, 2, true, SPLIT>, p.grid, p.block,
+                                 p.dynamic_smem, stream, L.args.pdl, L.args);
     }
-    if (L.args.gs_log2 == 5) return launch_rounds<T, U, 1>(L, p, stream);
-    return L.args.gs_log2 == 6 ? launch_rounds<T, U, 2>(L, p, stream) : launch_rounds<T, U, 0>(L, p, stream);
+    if (L.args.gs_log2 == 5) return launch_rounds<T, U, 1, SPLIT>(L, p, stream);
+    return L.args.gs_log2 == 6 ? launch_rounds<T, U, 2, SPLIT>(L, p, stream) : launch_rounds<T, U, 0, SPLIT>(L, p, stream);
+}
+template <typename T, int U> cudaError_t launch_rounds(const QLaunch &L, const LaunchPlan &p, cudaStream_t stream) {
+    return L.splits > 1 ? launch_rounds<T, U, true>(L, p, stream) : launch_rounds<T, U, false>(L, p, stream);
 }
 
 } // namespace

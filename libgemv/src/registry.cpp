@@ -627,7 +627,8 @@ gemv_status_t qmma_launch(const Operation &op, const gemv_config_t &c, const Pro
 }
 
 // Rounds (qmma.cu): int4 of any group size (groups of 32 and 64 in B's columns, as x held),
-// x read in place, a tile a block (grid.x: at most 2^31 - 1 tiles); no slices, so no workspace.
+// x read in place, a tile a block (grid.x: at most 2^31 - 1 tiles; grid.y its K slices, whose
+// partials take the workspace).
 gemv_status_t qmma_rounds_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
     if (pb.qw.bits != 4) {
         set_error("%s takes int4 weights; got int%d: q_block_rows and q_mma_x_held run int8", op.info.name,
@@ -647,7 +648,7 @@ gemv_status_t qmma_rounds_launch(const Operation &op, const gemv_config_t &c, co
     L.rounds = true;
     L.unroll = c.unroll;
     L.blocks = (pb.m + 15) / 16;
-    if (q_prefetch_on(pb) && L.blocks > sm_count(pb.device)) {
+    if (q_prefetch_on(pb) && L.splits == 1 && L.blocks > sm_count(pb.device)) {
         // The first wave (3 blocks an SM at one step a round, 2 at two: the kernel's launch
         // bounds) asks L2 for half of its first round (kw * unroll steps of 64 bytes a row), as
         // q_block_rows does. Measured (NOTES.md section 47): a half or a third of the round 1.037x
@@ -889,7 +890,7 @@ constexpr Operation quantized_block_rows(gemv_variant_info_t i) {
     return {i, qblock_can_implement, q_workspace, qblock_launch, kNoSplit, 1u << kLoadsAligned, false};
 }
 constexpr Operation quantized_mma_rounds(gemv_variant_info_t i) {
-    return {i, qmma_rounds_can_implement, q_workspace, qmma_rounds_launch, kNoSplit, 1u << kLoadsAligned, false};
+    return {i, qmma_rounds_can_implement, q_workspace, qmma_rounds_launch, kSplitTwoPass, 1u << kLoadsAligned, false};
 }
 // Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
 // kTileMaxPacks packs in flight a thread.
@@ -943,8 +944,8 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_block_rows(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_BLOCK_ROWS, "q_block_rows", "op N, int8 weights (any zero mode and group size) in fp16 or bf16, x contiguous and 16-byte aligned: a block of threads_per_row threads owns rows_per_block rows, as many blocks as row groups, its threads taking the rows' 16-byte code packs in turn (unroll a row in flight) and reading x in place through L1; K unsplit",
                                   32, kQBlockMaxThreads, 1, 4, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 8)))),
-    quantized_mma_rounds(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_ROUNDS, "q_mma_rounds", "op N, int4 weights (any group size and zero mode) in fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, a 16-row tile a block (rows_per_block 1), its threads_per_row / 32 warps taking the steps of 128 columns in rounds of unroll steps, each round's codes, x, scales and zeros asked for at once; K unsplit",
-                                  32, kQmmaMaxThreads, 1, 1, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/0,
+    quantized_mma_rounds(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_ROUNDS, "q_mma_rounds", "op N, int4 weights (any group size and zero mode) in fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, a 16-row tile a block (rows_per_block 1), its threads_per_row / 32 warps taking the steps of 128 columns in rounds of unroll steps, each round's codes, x, scales and zeros asked for at once; split_k slices reduced in fixed order",
+                                  32, kQmmaMaxThreads, 1, 1, 1, 64, 1, 1, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 4)))),
 };
 // clang-format on

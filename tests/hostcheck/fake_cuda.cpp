@@ -806,13 +806,15 @@ cudaError_t launch_qmma(const QLaunch &L, cudaStream_t) {
     if (L.rounds) {
         // q_mma_rounds: int4 in fp16 or bf16, groups of 32 up (a step 4, 2 or one group; the
         // sub-step kernels from gs_log2 5), or one a row, a block of 2^p_log2 threads (32..256)
-        // a 16-row tile, K unsplit, x read in place.
+        // a 16-row tile, K in grid.y slices of whole 128-column steps, x read in place.
         if (L.bits != 4 || (L.dtype != GEMV_DTYPE_F16 && L.dtype != GEMV_DTYPE_BF16) || (L.unroll != 1 && L.unroll != 2) ||
             L.args.gs_log2 < 5 || L.x_held || L.x_staged)
             violation(world(), "qmma: rounds: int4 in fp16 or bf16, groups of 32 up, unroll 1 or 2, x in place");
-        if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || p.block.x != 1u << L.args.p_log2 || L.splits != 1 || L.args.acc ||
-            p.dynamic_smem != 0 || (int64_t)p.grid.x != (L.args.m + 15) / 16)
-            violation(world(), "qmma: rounds: block not 2^p_log2 threads (32..256), K split, or not a tile a block");
+        if (L.args.p_log2 < 5 || L.args.p_log2 > 8 || p.block.x != 1u << L.args.p_log2 || p.grid.y != (unsigned)L.splits ||
+            L.args.slice % 128 != 0 || (L.splits - 1) * L.args.slice >= L.args.k || p.dynamic_smem != 0 ||
+            (int64_t)p.grid.x != (L.args.m + 15) / 16)
+            violation(world(), "qmma: rounds: block not 2^p_log2 threads (32..256), not a tile a block, or slices "
+                               "not grid.y, of whole steps, each with a step of K");
         if (L.args.incx != 1 || !aligned16(L.args.x) || L.args.perm)
             violation(world(), "qmma: rounds: x read in place but strided, unaligned or permuted");
         return check_quantized("qmma", L, p, libgemv::kQmmaMaxThreads, 0);
@@ -904,10 +906,10 @@ cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPl
     const bool qblock = std::string(kernel) == "qblock";
     const int64_t block_rows = qblock ? L.rows : 16;
     if (a.prefetch_lines < 0 ||
-        (a.prefetch_lines > 0 && (!(qblock ? a.gs_log2 >= 62 : L.rounds) || !a.pdl || a.prefetch_blocks < 1 ||
+        (a.prefetch_lines > 0 && (!(qblock ? a.gs_log2 >= 62 : L.rounds && L.splits == 1) || !a.pdl || a.prefetch_blocks < 1 ||
                                   a.prefetch_lines > std::max<int64_t>(1, block_rows * row_lines / 2))))
         violation(w, "%s: %d lines prefetched (%lld blocks, group log2 %d, rows of %lld lines): q_block_rows with "
-                  "one group a row or q_mma_rounds alone, with PDL, at most half of its rows",
+                  "one group a row or q_mma_rounds unsplit alone, with PDL, at most half of its rows",
                   kernel, a.prefetch_lines, (long long)a.prefetch_blocks, a.gs_log2, (long long)row_lines);
     if (a.prefetch_rows > 0 && (!qrows || a.prefetch_rows > (int64_t)a.teams * L.rows || L.splits != 1))
         violation(w, "%s: %d rows prefetched, tiles of %d rows, %d slices (q_rows unsplit alone)", kernel,
