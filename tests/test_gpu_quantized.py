@@ -166,6 +166,9 @@ def test_rounds_every_zero_mode_group_and_dtype(torch, dtype, mode):
     W = weights(torch, 2051, 4099, dtype, seed=10)  # the dispatcher's q_mma_rounds (test_cpu_quantized)
     Q = pygemv.quantize(W, bits=4, group_size=128, zero_point=mode)
     check_gemv(torch, Q, dense(Q), dtype, seed=10)
+    for (m, k), gs in (((1000, 4100), 32), ((300, 4999), 128)):  # its regime (k): K in slices of 4 r steps
+        Q = pygemv.quantize(weights(torch, m, k, dtype, seed=11), bits=4, group_size=gs, zero_point=mode)
+        check_gemv(torch, Q, dense(Q), dtype, alpha=0.5, beta=-1.25, seed=11)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])

@@ -29,26 +29,32 @@ def configs(names: str) -> dict:
     return out
 
 
-def forms(m: int, k: int) -> dict:
-    """Rounds split into slices of about n steps, as many as one wave holds (blocks of w warps at
-    one step a round: 6 an SM at 4 warps, 3 at 8, 12 at 2), and unsplit for reference."""
+def sliced(m: int, k: int, w: int, n: int, per_sm: int):
+    """Slices of about n steps for blocks of w warps at one step a round, at most per_sm blocks
+    an SM: (slices, config)."""
     tiles, steps = (m + 15) // 16, (k + 127) // 128
+    s = max(2, min(-(-steps // n), per_sm * SMS // tiles))
+    return s, pygemv.Config("q_mma_rounds", 32 * w, 1, 1, 1, 0, s)
+
+
+def forms(m: int, k: int) -> dict:
+    """Slices of about n steps, as many as one wave holds (6 blocks an SM at 4 warps, 3 at 8, 12
+    at 2): w<warps>n<steps a slice>s<slices>; and unsplit for reference."""
     out = {}
     for w, n, per_sm in ((4, 4, 6), (4, 6, 6), (4, 8, 6), (8, 8, 3), (2, 4, 12)):
-        s = max(2, min(-(-steps // n), per_sm * SMS // tiles))
-        out[f"w{w}n{n}s{s}"] = pygemv.Config("q_mma_rounds", 32 * w, 1, 1, 1, 0, s)
+        s, c = sliced(m, k, w, n, per_sm)
+        out[f"w{w}n{n}s{s}"] = c
     out["w8u1s1"] = pygemv.Config("q_mma_rounds", 256, 1, 1, 1, 0, 1)
     out["w8u2s1"] = pygemv.Config("q_mma_rounds", 256, 1, 1, 2, 0, 1)
     return out
 
 
 def forms2(m: int, k: int) -> dict:
-    """Regime (k)'s form against four others: w<warps>n<steps a slice>c<blocks an SM at most>."""
-    tiles, steps = (m + 15) // 16, (k + 127) // 128
+    """Regime (k)'s first form against four others: w<warps>n<steps a slice>c<blocks an SM at most>s<slices>."""
     out = {}
     for w, n, per_sm in ((4, 4, 6), (8, 6, 3), (8, 8, 3), (4, 8, 6), (4, 4, 4)):
-        s = max(2, min(-(-steps // n), per_sm * SMS // tiles))
-        out[f"w{w}n{n}c{per_sm}s{s}"] = pygemv.Config("q_mma_rounds", 32 * w, 1, 1, 1, 0, s)
+        s, c = sliced(m, k, w, n, per_sm)
+        out[f"w{w}n{n}c{per_sm}s{s}"] = c
     return out
 
 

@@ -727,10 +727,11 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 }
 
 // int4 weights, x contiguous and aligned: q_mma_rounds, a 16-row tile a block of 8 warps (fewer
-// in (f), (h) and (k)), K unsplit but in (k), in the regimes below (T tiles, the H100's S = 132 SMs). Steps a round: 2 (110-118
-// registers: two blocks an SM) or 1 (60-78: three). Groups of 32 and 64 (s32, NOTES.md section
-// 49: x held or q_rows ran them before; bf16 float zeros g64 4096^2 9.63 -> 7.92 us, fp16
-// integer zeros g32 8192 x 2048 7.51 -> 6.26) take the same regimes to 4096 columns.
+// in (f), (h) and (k)), K unsplit but in (k), in the regimes below (T tiles, the H100's S = 132
+// SMs). Steps a round: 2 (110-118 registers: two blocks an SM) or 1 (60-78: three). Groups of
+// 32 and 64 (s32, NOTES.md section 49: x held or q_rows ran them before; bf16 float zeros g64
+// 4096^2 9.63 -> 7.92 us, fp16 integer zeros g32 8192 x 2048 7.51 -> 6.26) take the same
+// regimes to 4096 columns.
 // (a) Any dtype and zero mode, 2048 to 4096 rows up to 2^24 codes, 2048 columns up (1024 past
 //     a tile an SM); groups of 32 and 64 to 5632 columns (s35: 3500 x 4600 7.7 against x held's
 //     8.5 us); up to a tile an SM not over 6144 columns, where x held's smaller form ran
@@ -817,11 +818,12 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     a tile an SM from 20 steps (2433 columns), up to 0.75 from 40 (4993), up to 256 steps
 //     (32768 columns, as measured) and 2^24 codes. 4-warp blocks of one step a round, K in
 //     slices of 4 steps (a step a warp), or of 8, 12, ... where one wave of 6 blocks an SM
-//     (groups of 32: 4.5) holds no more; the two-pass reduce adds the slices' partials. Every load of the matrix is
-//     in flight at once. x held's small form, q_rows and (e) ran them: bf16 float zeros 128 x
-//     4096 3.87 -> 2.94 us, fp16 g32 1000 x 3072 4.66 -> 3.67 (q_rows), bf16 float zeros 600 x
-//     3072 3.80 -> 3.18 ((e)). At 16 steps (e) stays (1000 x 2048 0.83-0.94x); past 2^24 codes
-//     (1000 x 25165: 0.96-1.04x) and at a tile an SM (2000 rows) the slices lost or tied.
+//     (groups of 32: 4.5) holds no more; the two-pass reduce adds the slices' partials. Every
+//     load of the matrix is in flight at once. x held's small form, q_rows and (e) ran them:
+//     bf16 float zeros 128 x 4096 3.87 -> 2.94 us, fp16 g32 1000 x 3072 4.66 -> 3.67 (q_rows),
+//     bf16 float zeros 600 x 3072 3.80 -> 3.18 ((e)); against 5d29356, 147 cases 1.114x. At 16
+//     steps (e) stays (1000 x 2048 0.83-0.94x); past 2^24 codes (1000 x 25165: 0.96-1.04x) and
+//     at a tile an SM (2000 rows) the slices lost or tied.
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
 // SM (2048 x 4096 4.79 against 5.04 us), but 1 on 1024 columns or fewer (16 x 1024 1.74
 // against 1.89) and in groups of 32 and 64 past 1536 (2048 x 4096 g32 5.75 against 6.11; s35);
