@@ -510,16 +510,19 @@ def test_heuristic_lanes_rows_and_splits():
     def split(s):
         return ("q_mma_rounds", 128, 128, 1, s)
     for dtype, mode, g in [(1, 1, 128), (1, 0, 128), (2, 2, 128), (2, 2, 64), (1, 1, 32), (2, 1, 0)]:
-        assert pick(4, 1000, 4100, dtype=dtype, mode=mode, group=g) == split(9), (dtype, mode, g)  # 33 steps
+        assert pick(4, 880, 4100, dtype=dtype, mode=mode, group=g) == split(9), (dtype, mode, g)  # 33 steps
+        # 9 slices of 4 past 4 blocks an SM: 8 warps in 6 of 6 steps (3 blocks an SM)
+        assert pick(4, 1000, 4100, dtype=dtype, mode=mode, group=g) == ("q_mma_rounds", 256, 256, 1, 6), (dtype, mode, g)
     assert pick(4, 128, 2433) == split(5) and pick(4, 128, 2432) == two_steps   # 20 steps; 19: (e)
     assert pick(4, 300, 28672) == split(28) and pick(4, 1, 2560) == split(5)    # 19 tiles: slices of 8 steps
-    assert pick(4, 1056, 4992) == split(10) and pick(4, 1057, 4992)[0] == "q_mma_x_held"  # 66 tiles; 67 under 40 steps
+    assert pick(4, 1056, 4992) == split(10) and pick(4, 1057, 4992)[0] == "q_mma_x_held"  # 66 tiles (7 of 6: 462 blocks); 67 under 40 steps
+    assert pick(4, 720, 6144) == ("q_mma_rounds", 256, 256, 1, 8) and pick(4, 704, 6144) == split(12)  # 45 and 44 tiles
     assert pick(4, 1057, 4993) == split(10) and pick(4, 1584, 5120) == split(5)  # 40 steps: to 99 tiles (of 8 steps)
     assert pick(4, 1585, 5120)[0] == "q_mma_x_held" and pick(4, 1056, 8000) == split(8)  # 100 tiles; 63 steps: 8 of 8
     assert pick(4, 1000, 8192) == split(8) and pick(4, 768, 11008) == split(11)  # slices of 8 steps
     # Groups of 32 within 4.5 blocks an SM (594): 269 x 23141 in 23 slices of 8 steps, not 46 of 4.
     assert pick(4, 269, 23141, dtype=1, group=32) == split(23) and pick(4, 269, 23141, dtype=1) == split(46)
-    assert pick(4, 1000, 4100, dtype=1, group=32) == split(9) and pick(4, 1056, 4992, dtype=1, group=32) == split(5)
+    assert pick(4, 880, 4100, dtype=1, group=32) == split(9) and pick(4, 1056, 4992, dtype=1, group=32) == split(5)
     assert pick(4, 1000, 16777) == split(11) and pick(4, 1000, 16778)[:2] == ("q_mma_x_held", 256)  # 2^24 codes; of 12 steps
     assert pick(4, 1000, 4100, ws=0)[4] == 1 and pick(4, 1000, 4100, incx=2)[0] == "q_rows"  # no workspace: unsplit
     # Rows of 65 to 1023 columns (regime f, s36): one step a round, up to one wave of blocks of 8

@@ -78,6 +78,8 @@
 #                    regime's shapes, edges and controls outside it in int4-g128, -g32, -g128-float
 #                    and -g64; 24 random shapes (seed 3801: 16-1700 x 2048-32768 log-uniform, up to
 #                    2^25 codes) in int4-g128, -g128-float, -g32 and -g32-sym; the benchmark's 11
+#   split-few-8w     s38: the same with (k)'s 8-warp form (slices of 6 steps where 4 warps' slices
+#                    of 4 pass 4 blocks an SM): its shapes and edges added to the first set
 #   short-rows-final s36: the final form (under 128 columns only whole 16-column packs): the
 #                    short-rows run's slowest cases and its random shapes under 128 columns in
 #                    four formats; 40 random shapes (seed 3603: 16-20000 x 65-1023) in two; the
@@ -225,13 +227,14 @@ g32-8192)
   export BENCH_ARGS="--quantized --shapes $S --formats int4-g32,int4-g32-sym,int4-g64,int4-g32-float" \
     BENCH_ARGS2="--quantized --shapes $R --formats int4-g32,int4-g32-sym" \
     BENCH_ARGS3="--quantized --shapes $SUITE" ;;
-split-few)
+split-few|split-few-8w)
   S=16x4096,128x2433,128x2432,300x4096,512x3072,768x11008,1000x4100,1000x2560,1024x8192,1056x4992,1057x4992,1057x4993,1200x3000,1584x5120,1585x5120,640x14336,300x28672,1000x25165,1000x25166,100x16384,3x28672,2000x4100,1536x4096
   R=48x6697,583x4743,178x2223,174x26699,647x12903,504x18504,1541x21563,747x5216,32x7685,432x7848,876x9081,332x5502,154x2905,1440x9228,351x15195,292x10879,543x2478,98x2730,21x4093,223x8092,895x4077,51x6037,1014x25968,269x23141
+  [ "$SET" = split-few ] || S=$S,1024x4100,1022x4097,768x6144,720x6144,704x6144,512x8704
   SUITE=4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672,128256x4096,7392x8192,11008x10944,5003x7392,1000x4100
   export BENCH_ARGS="--quantized --shapes $S --formats int4-g128,int4-g32,int4-g128-float,int4-g64" \
     BENCH_ARGS2="--quantized --shapes $R --formats int4-g128,int4-g128-float,int4-g32,int4-g32-sym" \
     BENCH_ARGS3="--quantized --shapes $SUITE" ;;
-*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final, rounds-warps, rounds-float, float-34, wave-2, int-long, int-long-final, g32-8192 or split-few" >&2; exit 2 ;;
+*) echo "SET: final, first, to4096, past-one-an-sm, band, widen, prefetch, unroll, groups, g64, past-b, past-b-final, long-rows, holes, holes-final, short-rows, short-rows-final, rounds-warps, rounds-float, float-34, wave-2, int-long, int-long-final, g32-8192, split-few or split-few-8w" >&2; exit 2 ;;
 esac
 PREFIX="" BENCH_FROM_THIS=1 exec bash "$(dirname "$0")/bench_vs_previous.sh" "$@"

@@ -818,10 +818,11 @@ bool q_block_rows_config(const Problem &pb, int, gemv_config_t *out) {
 //     a tile an SM from 20 steps (2433 columns), up to 0.75 from 40 (4993), up to 256 steps
 //     (32768 columns, as measured) and 2^24 codes. 4-warp blocks of one step a round, K in
 //     slices of 4 steps (a step a warp), or of 8, 12, ... where one wave of 6 blocks an SM
-//     (groups of 32: 4.5) holds no more; the two-pass reduce adds the slices' partials. Every
+//     (groups of 32: 4.5) holds no more; slices of 4 past 4 blocks an SM as 8-warp blocks in
+//     slices of 6 where 3 an SM hold them. The two-pass reduce adds the slices' partials. Every
 //     load of the matrix is in flight at once. x held's small form, q_rows and (e) ran them:
 //     bf16 float zeros 128 x 4096 3.87 -> 2.94 us, fp16 g32 1000 x 3072 4.66 -> 3.67 (q_rows),
-//     bf16 float zeros 600 x 3072 3.80 -> 3.18 ((e)); against 5d29356, 147 cases 1.114x. At 16
+//     bf16 float zeros 600 x 3072 3.80 -> 3.18 ((e)); against 5d29356, 171 cases 1.124x. At 16
 //     steps (e) stays (1000 x 2048 0.83-0.94x); past 2^24 codes (1000 x 25165: 0.96-1.04x) and
 //     at a tile an SM (2000 rows) the slices lost or tied.
 // Steps a round, by tiles (NOTES.md section 48, -s32-rounds-unroll-*.txt): 2 up to a tile an
@@ -849,13 +850,18 @@ bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         // round (1000 x 8192: 8 slices of 8 steps 4.91-5.43 us, 11 of 6 5.32-5.67). Groups of 32
         // (4 scales a step) within 4.5 blocks an SM: 269 x 23141 ran 46 slices of 4 steps in
         // 6.18-6.24 us, 23 of 8 in 5.82-5.87 (x held 5.93).
+        // Slices of 4 that take more than 4 blocks an SM run as 8-warp blocks in slices of 6 where
+        // 3 an SM hold them (1000 x 4100: 6 slices 4.24-4.48 us in four formats, 9 of 4 4.59-4.87;
+        // 768 x 6144 1.01-1.03x).
         const int64_t wave2 = (pb.qw.group_size == 32 ? 9 : 12) * sms; // twice the blocks a wave takes
-        int64_t split = 2;
-        for (int64_t r = 1; r <= steps; ++r) {
+        int64_t split = 2, r = 1;
+        for (; r <= steps; ++r) {
             split = std::max<int64_t>(2, (steps + 4 * r - 1) / (4 * r));
             if (2 * split * tiles <= wave2 || split == 2) break;
         }
-        const gemv_config_t form = rounds_form(4, 1, (int)split);
+        const int64_t of_6 = std::max<int64_t>(2, (steps + 5) / 6);
+        const bool eight = r == 1 && split * tiles > 4 * sms && of_6 * tiles <= 3 * sms;
+        const gemv_config_t form = rounds_form(eight ? 8 : 4, 1, (int)(eight ? of_6 : split));
         if (workspace_needed(form, pb) <= pb.workspace_bytes) {
             *out = form;
             return true;
