@@ -258,8 +258,8 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
     to its 128-column steps), K slices of one to
     64 (at least a 128-column step each). x is staged for q_rows (fixed); q_mma stages it or
     reads it in place, drawn (x_in_smem); q_mma_x_held reads it in place (fixed) and draws
-    the tiles a block walks (rows_per_block); q_block_rows and q_mma_rounds (int4, any group
-    size) read it in place and never split K."""
+    the tiles a block walks (rows_per_block); q_mma_rounds (int4, any group size) reads it in
+    place, a 16-row tile a block; q_block_rows reads it in place and never splits K."""
     bits = weights[0]
     packs = -(-k * bits // 128)
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED], weights=tuple(weights))
@@ -273,15 +273,14 @@ def _quantized_space(m: int, k: int, dtype: str, weights: tuple) -> Space:
             continue
         if var.split_k[1] == 1:  # q_block_rows: K unsplit, x in place
             space.split_k[var.name] = [1]
-            # Blocks of up to a row's packs (q_block_rows) or a warp a 128-column step (q_mma_rounds).
-            most = 32 * -(-k // 128) if var.name == "q_mma_rounds" else packs
-            if space.add(var.name, [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(most))], m):
+            # Blocks of up to a row's packs.
+            if space.add(var.name, [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(packs))], m):
                 space.no_staging.add(var.name)
             continue
         space.split_k[var.name] = [s for s in _pow2_range(1, 64) if s == 1 or s * 128 <= k]
         most = 32 * -(-k // 128) if lo >= 32 else packs
         ps = [p for p in _pow2_range(lo, hi) if p <= max(lo, _pow2_ceil(most))]
-        if not var.stages_x:  # x held in registers: rows_per_block counts 16-row tiles
+        if not var.stages_x:  # x held, rounds: rows_per_block counts 16-row tiles (rounds: one)
             if space.add(var.name, ps, m, tile_rows=16):
                 space.no_staging.add(var.name)
             continue
