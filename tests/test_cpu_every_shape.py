@@ -313,11 +313,14 @@ def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
         for m, k in ((2318, 6081), (4096, 4097)):
             assert pick(m, k, dtype).vector_loads == pygemv.LOADS_PHASED, (dtype, m, k)
         assert pick(4096, 4096, dtype).vector_loads == pygemv.LOADS_ALIGNED
-        # Small, but 1573 rows under 8 lanes: split over the rows, not one pass of 197 rows a lane
-        # (aligned rows; misaligned ones take the stream of packs).
-        c = pick(1573, 40, dtype)
+        # Small, but 1573 rows under 8 lanes: not one pass of 197 rows a lane. Rows of up to 128
+        # bytes, or under 1 MiB of rows that start anywhere (no stream there), take one pass of
+        # 256 lanes (the latency rule, test below); longer aligned rows split over the rows.
+        for m, k in ((1573, 24), (1573, 69)):
+            c = pick(m, k, dtype)
+            assert (c.variant, c.rows_per_block) == ("t_columns", 256), (dtype, m, k, c)
+        c = pick(1573, 72 if dtype == "float32" else 144, dtype)
         assert c.variant == "t_splitm_twopass" and c.split_k >= 4, c
-        assert pick(1573, 69, dtype).variant == "t_splitm_twopass"  # under 1 MiB: no stream
         assert pick(256, 256, dtype).variant == "t_columns"  # small and short: one pass
         for m, k in ((2, 4452911), (47, 4403), (1573, 69), (5, 100003), (33, 261971)):
             c = pick(m, k, dtype)
@@ -466,6 +469,48 @@ def test_op_t_heuristic_gives_few_misaligned_rows_of_many_columns_one_lane():
         c = pick(21, 305498, dtype, batch=2, stride_a=21 * 305498, stride_x=21, stride_y=305498)
         assert (c.threads_per_row, c.rows_per_block) != (64, 1), (dtype, c)
     assert taken >= 20, taken
+    """)
+
+
+def test_op_t_heuristic_runs_small_matrices_in_one_pass_of_narrow_tiles():
+    """op T on latency-bound matrices: 33 to 2048 rows, up to 2 MiB, rows that start anywhere
+    (or aligned rows of up to 128 bytes), one product: t_columns, one element a load, 512
+    threads, on tiles of 16 bytes of a row halved (to 2 columns) while they number fewer than
+    the SMs (132 in the stand-in); narrowed tiles only up to 1 MiB, and at most 2 tiles an SM;
+    4 rows in flight from 4 rows a lane, 2 from 2. Outside those bounds the other rules run."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, **kw):
+        return pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False, **kw)
+    taken = 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k in ((116, 627), (244, 81), (795, 1057), (1169, 169), (1446, 13), (689, 24), (640, 40), (33, 999),
+                     (2048, 127), (2049, 127), (32, 999), (2000, 523), (1024, 1023), (40, 3001), (78, 21673),
+                     (708, 2340), (300, 9406), (1309, 4), (512, 512), (96, 96), (300, 129), (65, 33), (1000, 513)):
+            c = pick(m, k, dtype)
+            aligned = (k * es) % 16 == 0
+            cols = 16 // es
+            while cols > 2 and -(-k // cols) < 132:
+                cols //= 2
+            want = ((not aligned or k * es <= 128) and 32 < m <= 2048 and m * k * es <= (2 << 20) and
+                    (cols * es == 16 or m * k * es <= (1 << 20)) and -(-k // cols) <= 2 * 132)
+            got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.split_k)
+            if not want:
+                assert got[:3] != ("t_columns", cols, 512 // cols) or c.vector_loads != pygemv.LOADS_SCALAR, (dtype, m, k, c)
+                continue
+            taken += 1
+            rows = -(-m // (512 // cols))
+            assert got == ("t_columns", cols, 512 // cols, pygemv.LOADS_SCALAR, 1), (dtype, m, k, c)
+            assert c.unroll == (4 if rows >= 4 else 2 if rows >= 2 else 1), (dtype, m, k, c)
+        # A batch keeps the other tiles.
+        c = pick(244, 81, dtype, batch=2, stride_a=244 * 81, stride_x=244, stride_y=81)
+        assert (c.threads_per_row, c.rows_per_block) != (2, 256), (dtype, c)
+    assert taken >= 30, taken
+    # Where the rule applies (fp16): 2-column tiles of 256 lanes on 81 columns, 4 of 128 on
+    # 627, 8 of 64 on 1057, 4 rows in flight on 795 rows.
+    assert (pick(244, 81, "float16").threads_per_row, pick(116, 627, "float16").threads_per_row) == (2, 4)
+    c = pick(795, 1057, "float16")
+    assert (c.threads_per_row, c.rows_per_block, c.unroll) == (8, 64, 4), c
     """)
 
 

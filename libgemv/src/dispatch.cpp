@@ -492,6 +492,8 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // tile's columns, r row lanes walk the rows under it, and x[r] is one broadcast load. Fit
 // to a sweep of every op T config on 22 shapes of the H100 (0.990 of each shape's best, worst 0.945;
 // benchmarks/results/h100-2026-11-23-sweep-op-t-all.csv):
+// - 33 to 2048 rows up to 2 MiB of one element a load (rows that start anywhere, or aligned
+//   rows of up to 128 bytes): one pass of narrow tiles, every row in flight (below, s39);
 // - a matrix of at most 256 KiB whose lanes walk at most 16 rows: one pass of 4-pack tiles
 //   (fp16 256x256: 2.7 us, 3.0 split); more rows a lane split (fp16 1573 x 69 ran 24 us in
 //   3 blocks of 196 rows a lane, NOTES 37);
@@ -545,6 +547,26 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, loads, pb.m >= 8 ? 4 : 2, 0, 1);
             if (runs(c, pb)) return c;
         }
+        // Latency-bound matrices (33 to 2048 rows, up to 2 MiB) of rows that start anywhere, or
+        // of aligned rows of up to 128 bytes (a pack or few a row): one pass of 512-thread blocks
+        // on one element a load, every row in flight at once, on tiles of 16 bytes of a row,
+        // narrowed (to 2 columns, up to 1 MiB) until every SM has a block, at most 2 an SM. The
+        // tiles below (32 columns, 8 lanes; 16-byte packs) walked each row in turn or split and
+        // paid the second pass: bf16 244 x 81 4.17 -> 2.04 us, fp16 689 x 24 4.67 -> 2.85, bf16
+        // 795 x 1057 6.68 -> 4.53, fp16 1169 x 169 4.49 -> 3.45 (cuBLAS 2.83, 3.71, 4.79, 3.87).
+        // Past those bounds they lost: 4-byte tiles on 2 MB (fp16 2000 x 523 5.06 -> 7.19 us),
+        // 3 or more blocks an SM (fp16 78 x 21673 5.45 -> 15.94, 40 x 3001 2.37 -> 2.80), 3.3 MB
+        // (bf16 708 x 2340 5.80 -> 6.81). NOTES.md section 58.
+        const int64_t bytes = mul_sat(mul_sat(pb.m, pb.k), esz), sms = std::max(sm_count, 1);
+        if ((loads == kLoadsScalar || (loads == kLoadsAligned && pb.k * esz <= 128)) && pb.batch == 1 &&
+            pb.m > 32 && pb.m <= 2048 && bytes <= (2 << 20)) {
+            int cols = 16 / esz;
+            while (cols > 2 && (pb.k + cols - 1) / cols < sms) cols /= 2;
+            const int64_t rows_per_lane = (pb.m + 512 / cols - 1) / (512 / cols);
+            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, cols, 512 / cols, kLoadsScalar,
+                                                rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1, 0, 1);
+            if ((cols * esz == 16 || bytes <= (1 << 20)) && (pb.k + cols - 1) / cols <= 2 * sms && runs(c, pb)) return c;
+        }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         int64_t tiles = (packs + c_threads - 1) / c_threads;
         const int threads = tiles >= 2 && tiles <= 4 && pb.m >= 16384 ? 512 : 256;
@@ -563,7 +585,6 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             // twice the blocks, 8 an SM (NOTES.md section 41: fp16 1539 x 3179, 100 tiles,
             // 8.4 against 10.7 us; 7083 x 655 8.3 against 11.6); more tiles keep 4 (bf16 421 x
             // 12810, 400 tiles, ran 10.4 against 9.4 us in 2 slices).
-            const int64_t sms = std::max(sm_count, 1);
             const int64_t blocks = (!vec && mul_sat(tiles, pb.batch) <= 2 * sms ? 8 : 4) * sms;
             const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
                                                    tiles <= 1 ? 512 : 64);
