@@ -439,16 +439,21 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
     """)
 
 
+# The heuristic's op T choice on the stand-in (132 SMs, no table), A and x 16-byte aligned.
+PICK_T = """
+    base = 1 << 32
+    def pick(m, k, dtype, **kw):
+        return pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False, **kw)
+"""
+
+
 def test_op_t_heuristic_gives_few_misaligned_rows_of_many_columns_one_lane():
     """op T on few rows that do not start 16-byte aligned, beyond 256 KiB, with at least 16
     tiles of 64 packs an SM (132 SMs in the stand-in): t_columns with one row lane and 64
     threads across a tile, each thread walking every row: realigned packs on 3 to 8 rows, one
     element a load on 9 to 96; 4 rows in flight from 8 rows, else 2. Two rows, more rows,
     fewer columns, aligned rows, small matrices and batches keep the other tiles."""
-    run("""
-    base = 1 << 32
-    def pick(m, k, dtype, **kw):
-        return pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False, **kw)
+    run(PICK_T + """
     taken = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k in ((21, 305498), (54, 427342), (4, 52562781), (3, 2718414), (8, 1000003), (9, 1000003),
@@ -478,10 +483,7 @@ def test_op_t_heuristic_runs_small_matrices_in_one_pass_of_narrow_tiles():
     threads, on tiles of 16 bytes of a row halved (to 2 columns) while they number fewer than
     the SMs (132 in the stand-in); narrowed tiles only up to 1 MiB, and at most 2 tiles an SM;
     4 rows in flight from 4 rows a lane, 2 from 2. Outside those bounds the other rules run."""
-    run("""
-    base = 1 << 32
-    def pick(m, k, dtype, **kw):
-        return pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False, **kw)
+    run(PICK_T + """
     taken = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k in ((116, 627), (244, 81), (795, 1057), (1169, 169), (1446, 13), (689, 24), (640, 40), (33, 999),
