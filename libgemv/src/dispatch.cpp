@@ -512,6 +512,9 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // to the first, one element a load beyond it up to the second.
 constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
 
+// Rows a lane keeps in flight (the unroll) for rows_per_lane rows to walk: 4, 2 or 1.
+int rows_in_flight(int64_t rows_per_lane) { return rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1; }
+
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
@@ -562,9 +565,9 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             pb.m > 32 && pb.m <= 2048 && bytes <= (2 << 20)) {
             int cols = 16 / esz;
             while (cols > 2 && (pb.k + cols - 1) / cols < sms) cols /= 2;
-            const int64_t rows_per_lane = (pb.m + 512 / cols - 1) / (512 / cols);
-            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, cols, 512 / cols, kLoadsScalar,
-                                                rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1, 0, 1);
+            const int lanes = 512 / cols;
+            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, cols, lanes, kLoadsScalar,
+                                                rows_in_flight((pb.m + lanes - 1) / lanes), 0, 1);
             if ((cols * esz == 16 || bytes <= (1 << 20)) && (pb.k + cols - 1) / cols <= 2 * sms && runs(c, pb)) return c;
         }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
@@ -578,8 +581,7 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             tiles = (packs + c_threads - 1) / c_threads;
         }
         const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
-        const int unroll = rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1;
-        gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, loads, unroll, 0, 1);
+        gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, loads, rows_in_flight(rows_per_lane), 0, 1);
         if (!small || rows_per_lane > 16) {
             // One element a load (rows that start anywhere) on at most 2 tiles an SM wants
             // twice the blocks, 8 an SM (NOTES.md section 41: fp16 1539 x 3179, 100 tiles,
