@@ -517,54 +517,41 @@ def test_op_t_heuristic_runs_small_matrices_in_one_pass_of_narrow_tiles():
 
 
 def test_op_t_heuristic_runs_mid_sized_misaligned_matrices_in_one_pass_of_realigned_packs():
-    """op T beyond the one-pass rule's 2 MiB, up to 8 MiB, on 49 to 256 16-bit rows that do not
-    start aligned, one product, where K is at most 64 columns an SM (132 SMs in the stand-in) on
-    at least 0.75 tiles of 8 packs an SM, or more than 256 columns an SM: t_columns, realigned
-    packs, 8 threads across a tile, row lanes from 64 halved (to 16) until the tiles fit one
-    wave of 1024 threads an SM and the lanes are at most twice the rows, at most 5 rows a lane;
-    2 rows in flight where a lane has more than one row. fp32 and the rest keep the other rules."""
+    """op T beyond the one-pass rule's 2 MiB, up to 8 MiB, on 16-bit rows that do not start
+    aligned, one product (132 SMs in the stand-in): t_columns, realigned packs, 8 threads across
+    a tile, 2 rows in flight; 64 lanes on 49 to 192 rows of at most 64 columns an SM and at
+    least 0.75 tiles of 8 packs an SM, 16 lanes on 49 to 80 rows of more than 256 columns an
+    SM. fp32, batches and the rest keep the other rules."""
     run(PICK_T + """
     taken = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k, lda in ((49, 22051, None), (52, 37925, None), (66, 61931, None), (78, 21673, None), (120, 20011, None),
-                          (168, 5145, None), (236, 7874, None), (202, 9649, None), (95, 12711, None), (240, 8313, None),
-                          (255, 4096, 4097), (256, 4099, None), (257, 4099, None), (48, 40001, None), (64, 81268, None),
+                          (168, 5145, None), (236, 7874, None), (202, 9649, None), (95, 12711, None), (184, 8135, None),
+                          (255, 4096, 4097), (192, 5461, None), (193, 5461, None), (48, 40001, None), (64, 81268, None),
                           (71, 8694, None), (250, 1211, None), (100, 8448, 8449), (100, 8449, 8450), (120, 20000, None),
-                          (60, 16896, 16897), (60, 16897, None), (84, 19725, None), (60, 33792, 33793),
-                          (60, 33793, None), (148, 5523, None), (202, 7006, None), (55, 68469, None),
-                          (202, 5809, None), (202, 6239, None), (112, 35883, None), (96, 35883, None),
-                          (97, 34205, None), (190, 7109, None), (49, 58595, None), (80, 40001, None),
-                          (81, 40001, None), (95, 39607, None)):
+                          (60, 33792, 33793), (60, 33793, None), (148, 5523, None), (147, 8009, None), (55, 68469, None),
+                          (150, 5809, None), (150, 6239, None), (80, 40001, None), (81, 40001, None), (95, 39607, None),
+                          (49, 71945, None), (80, 52429, None), (190, 7109, None), (173, 6727, None), (65, 56033, None)):
             lda = lda or k
             c = pick(m, k, dtype, lda=lda)
-            nbytes = m * k * es
-            tiles = -(-(-(-k * es // 16)) // 8)
-            want = ((lda * es) % 16 != 0 and es == 2 and 48 < m <= 256 and (2 << 20) < nbytes <= (8 << 20) and
-                    ((k <= 64 * 132 and 3 * 132 <= 4 * tiles) or k > 256 * 132))
-            if not want:
-                assert c.vector_loads != pygemv.LOADS_REALIGNED or c.threads_per_row != 8, (dtype, m, k, c)
-                continue
-            lanes = 64
-            while lanes > 16 and (tiles > 132 * (1024 // (8 * lanes)) or lanes > 2 * m):
-                lanes //= 2
-            if m > 5 * lanes:
+            nbytes, tiles = m * k * es, -(-(-(-k * es // 16)) // 8)
+            few = k <= 64 * 132 and 3 * 132 <= 4 * tiles and m <= 192
+            many = k > 256 * 132 and m <= 80
+            if not ((lda * es) % 16 != 0 and es == 2 and 48 < m and (2 << 20) < nbytes <= (8 << 20) and (few or many)):
                 assert c.vector_loads != pygemv.LOADS_REALIGNED or c.threads_per_row != 8, (dtype, m, k, c)
                 continue
             taken += 1
             got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
-            assert got == ("t_columns", 8, lanes, pygemv.LOADS_REALIGNED, 2 if m > lanes else 1, 1), (dtype, m, k, c)
+            assert got == ("t_columns", 8, 64 if few else 16, pygemv.LOADS_REALIGNED, 2, 1), (dtype, m, k, c)
         # A batch keeps the other tiles.
-        c = pick(120, 20011, dtype, batch=2, stride_a=120 * 20011, stride_x=120, stride_y=20011)
+        c = pick(55, 68469, dtype, batch=2, stride_a=55 * 68469, stride_x=55, stride_y=68469)
         assert c.vector_loads != pygemv.LOADS_REALIGNED or c.threads_per_row != 8, (dtype, c)
     assert taken >= 20, taken
-    # 16 lanes on fp16 66 x 61931 (968 tiles: 32 lanes would pass one wave), 64 on 236 x 7874;
-    # one element a load on fp16 95 x 12711 and on fp32.
-    c = pick(66, 61931, "float16")
-    assert (c.rows_per_block, c.unroll, c.vector_loads) == (16, 2, pygemv.LOADS_REALIGNED), c
-    assert pick(236, 7874, "float16").rows_per_block == 64
-    assert pick(148, 5523, "float32").vector_loads != pygemv.LOADS_REALIGNED
-    c = pick(95, 12711, "float16")
-    assert (c.threads_per_row, c.rows_per_block, c.vector_loads) == (32, 8, pygemv.LOADS_SCALAR), c
+    # Taken: fp16 184 x 8135 (64 lanes), 55 x 68469 (16); not: 194 x 6463 (4 rows a lane), 95 x
+    # 39607, 202 x 5809 (91 tiles), fp32 148 x 5523.
+    assert pick(184, 8135, "float16").rows_per_block == 64 and pick(55, 68469, "float16").rows_per_block == 16
+    for m, k, dtype in ((194, 6463, "float16"), (95, 39607, "bfloat16"), (202, 5809, "float16"), (148, 5523, "float32")):
+        assert pick(m, k, dtype).vector_loads != pygemv.LOADS_REALIGNED, (m, k, dtype)
     """)
 
 

@@ -570,26 +570,24 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
                                                 rows_in_flight((pb.m + lanes - 1) / lanes), 0, 1);
             if ((cols * esz == 16 || bytes <= (1 << 20)) && (pb.k + cols - 1) / cols <= 2 * sms && runs(c, pb)) return c;
         }
-        // Beyond them (16-bit rows that start anywhere, 2 to 8 MiB, 49 to 256 rows, one product):
-        // one pass of realigned packs, 8 threads across a tile, row lanes from 64 halved (to 16)
-        // until the tiles fit one wave of 1024 threads an SM, 2 rows in flight, at most 5 rows a
-        // lane. It runs where one element a load splits and pays the second pass (rows of at
-        // most 64 columns an SM) on at least 0.75 tiles an SM, and where element loads run
-        // 32-column tiles of 8 lanes in more than two waves of 4 blocks an SM (rows of more than
-        // 256 columns an SM): fp16 49 x 71945 9.98 -> 6.27 us, 55 x 59991 9.12 -> 6.33, bf16 190
-        // x 7109 5.67 -> 4.16, 162 x 6877 5.64 -> 4.56 (cuBLAS 6.47, 6.57, 5.38, 5.11). Outside
-        // those bounds it lost: fewer tiles (fp16 202 x 5809, 91 tiles, 5.70 -> 6.16), more rows
-        // a lane (95 x 39607, 6 at 16 lanes, 7.95 -> 8.63), fewer waves (170 x 24173 7.40 ->
-        // 8.13), fp32 (230 x 5269 5.41 -> 6.11, 97 x 18031 5.47 -> 6.93). NOTES.md section 59.
+        // Beyond them (16-bit rows that start anywhere, 2 to 8 MiB, one product): one pass of
+        // realigned packs, 8 threads across a tile, 2 rows in flight. Rows of at most 64 columns
+        // an SM on at least 0.75 tiles an SM, where one element a load splits and pays the second
+        // pass: 64 lanes, 49 to 192 rows (3 a lane); rows of more than 256 columns an SM, where
+        // element loads run 32-column tiles of 8 lanes in more than two waves of 4 blocks an SM:
+        // 16 lanes (the tiles, over 4 an SM, in 128-thread blocks), 49 to 80 rows (5 a lane).
+        // fp16 184 x 8135 7.00 -> 4.28 us, 147 x 8009 6.16 -> 4.32, 49 x 71945 9.98 -> 6.27, 55 x
+        // 59991 9.12 -> 6.33 (cuBLAS 4.85, 5.19, 6.47, 6.57). Outside those bounds it lost: more
+        // rows a lane (fp16 194 x 6463 5.58 -> 6.36, 95 x 39607 7.95 -> 8.63), fewer tiles (202 x
+        // 5809, 91 tiles, 5.70 -> 6.16), fewer waves (170 x 24173 7.40 -> 8.13), fp32 (230 x 5269
+        // 5.41 -> 6.11, 97 x 18031 5.47 -> 6.93). NOTES.md section 59.
         const int64_t realigned_tiles = ((pb.k * esz + 15) / 16 + 7) / 8;
-        if (loads == kLoadsScalar && esz == 2 && pb.batch == 1 && pb.m > 48 && pb.m <= 256 &&
-            bytes > (2 << 20) && bytes <= (8 << 20) &&
-            ((pb.k <= 64 * sms && 4 * realigned_tiles >= 3 * sms) || pb.k > 256 * sms)) {
-            int lanes = 64;
-            while (lanes > 16 && (realigned_tiles > sms * (1024 / (8 * lanes)) || lanes > 2 * pb.m)) lanes /= 2;
-            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 8, lanes, kLoadsRealigned,
-                                                pb.m > lanes ? 2 : 1, 0, 1);
-            if (pb.m <= 5 * lanes && runs(c, pb)) return c;
+        const bool few_columns = pb.k <= 64 * sms && 4 * realigned_tiles >= 3 * sms && pb.m <= 192,
+                   many_columns = pb.k > 256 * sms && pb.m <= 80;
+        if (loads == kLoadsScalar && esz == 2 && pb.batch == 1 && pb.m > 48 && bytes > (2 << 20) &&
+            bytes <= (8 << 20) && (few_columns || many_columns)) {
+            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 8, few_columns ? 64 : 16, kLoadsRealigned, 2, 0, 1);
+            if (runs(c, pb)) return c;
         }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         int64_t tiles = (packs + c_threads - 1) / c_threads;
