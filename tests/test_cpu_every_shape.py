@@ -534,7 +534,8 @@ def test_op_t_heuristic_runs_mid_sized_misaligned_matrices_in_one_pass_of_realig
                           (49, 71945, None), (80, 52429, None), (190, 7109, None), (173, 6727, None), (65, 56033, None)):
             lda = lda or k
             c = pick(m, k, dtype, lda=lda)
-            nbytes, tiles = m * k * es, -(-(-(-k * es // 16)) // 8)
+            packs = -(-k * es // 16)
+            nbytes, tiles = m * k * es, -(-packs // 8)
             few = k <= 64 * 132 and 3 * 132 <= 4 * tiles and m <= 192
             many = k > 256 * 132 and m <= 80
             if not ((lda * es) % 16 != 0 and es == 2 and 48 < m and (2 << 20) < nbytes <= (8 << 20) and (few or many)):

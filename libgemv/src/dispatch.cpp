@@ -494,6 +494,8 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // benchmarks/results/h100-2026-11-23-sweep-op-t-all.csv):
 // - 33 to 2048 rows up to 2 MiB of one element a load (rows that start anywhere, or aligned
 //   rows of up to 128 bytes): one pass of narrow tiles, every row in flight (below, s39);
+// - 16-bit rows that start anywhere on 2 to 8 MiB, 49 to 192 rows of few columns or 49 to 80
+//   of many: one pass of realigned packs (below, s40);
 // - a matrix of at most 256 KiB whose lanes walk at most 16 rows: one pass of 4-pack tiles
 //   (fp16 256x256: 2.7 us, 3.0 split); more rows a lane split (fp16 1573 x 69 ran 24 us in
 //   3 blocks of 196 rows a lane, NOTES 37);
