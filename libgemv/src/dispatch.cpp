@@ -583,13 +583,12 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // rows a lane (fp16 194 x 6463 5.58 -> 6.36, 95 x 39607 7.95 -> 8.63), fewer tiles (202 x
         // 5809, 91 tiles, 5.70 -> 6.16), fewer waves (170 x 24173 7.40 -> 8.13), fp32 (230 x 5269
         // 5.41 -> 6.11, 97 x 18031 5.47 -> 6.93). NOTES.md section 59.
-        const int64_t realigned_tiles = ((pb.k * esz + 15) / 16 + 7) / 8;
-        const bool few_columns = pb.k <= 64 * sms && 4 * realigned_tiles >= 3 * sms && pb.m <= 192,
-                   many_columns = pb.k > 256 * sms && pb.m <= 80;
-        if (loads == kLoadsScalar && esz == 2 && pb.batch == 1 && pb.m > 48 && bytes > (2 << 20) &&
-            bytes <= (8 << 20) && (few_columns || many_columns)) {
+        if (loads == kLoadsScalar && esz == 2 && pb.batch == 1 && pb.m > 48 && bytes > (2 << 20) && bytes <= (8 << 20)) {
+            const int64_t realigned_tiles = ((pb.k * esz + 15) / 16 + 7) / 8;
+            const bool few_columns = pb.k <= 64 * sms && 4 * realigned_tiles >= 3 * sms && pb.m <= 192,
+                       many_columns = pb.k > 256 * sms && pb.m <= 80;
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 8, few_columns ? 64 : 16, kLoadsRealigned, 2, 0, 1);
-            if (runs(c, pb)) return c;
+            if ((few_columns || many_columns) && runs(c, pb)) return c;
         }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         int64_t tiles = (packs + c_threads - 1) / c_threads;
