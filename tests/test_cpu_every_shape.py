@@ -556,6 +556,58 @@ def test_op_t_heuristic_runs_mid_sized_misaligned_matrices_in_one_pass_of_realig
     """)
 
 
+def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
+    """op T on rows that do not start aligned, past the earlier rules, one product, 33 rows up
+    (132 SMs in the stand-in): t_columns, one element a load, 4 rows in flight, lanes the power
+    of two under 1024 x 132 / K, from 4 to 32 and at most m / 3 (from 4), 512-thread blocks from
+    16 lanes, else 256; taken where a lane walks at most 16 rows (fp32 on 32 lanes: 8) and, past
+    8, lanes x K reach half the target. The element-load split keeps 4 rows in flight on 16
+    tiles up (one product); batches and tall matrices of few columns drop to 2."""
+    run(PICK_T + """
+    def pow2_floor(v):
+        p = 1
+        while 2 * p <= v:
+            p *= 2
+        return p
+    def one_pass(m, k, es):
+        target = 1024 * 132
+        lanes = min(max(4, min(32, pow2_floor(target // k))), max(4, pow2_floor(m // 3)))
+        rows = -(-m // lanes)
+        taken = rows <= (8 if es == 4 and lanes == 32 else 16) and (rows <= 8 or k * lanes >= target // 2)
+        return taken, ("t_columns", (512 if lanes >= 16 else 256) // lanes, lanes, pygemv.LOADS_SCALAR, 4, 1)
+    # Shapes no earlier rule takes (past 2 MiB or 2 tiles an SM of 16 bytes, not the 16-bit
+    # realigned rule's, not the stream's or phased rows'), with the forms each should take.
+    cases = {(64, 2945, "float16"): (16, True), (300, 2173, "float16"): (32, True), (256, 5813, "float16"): (16, True),
+             (130, 6242, "float32"): (16, True), (53, 104815, "float32"): (4, True), (100, 7475, "bfloat16"): (16, True),
+             (138, 3251, "float32"): (32, True), (60, 20001, "float16"): (4, True), (49, 2863, "float32"): (16, True),
+             (457, 3115, "float32"): (32, False), (475, 4833, "float16"): (16, False), (510, 2101, "float16"): (32, False),
+             (506, 2010, "float32"): (32, False), (87, 43597, "float16"): (4, False)}
+    for (m, k, dtype), (lanes, taken) in cases.items():
+        es = 4 if dtype == "float32" else 2
+        want, form = one_pass(m, k, es)
+        assert (want, form[2]) == (taken, lanes), (m, k, dtype, want, form)  # the cases mean what they say
+        c = pick(m, k, dtype)
+        got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+        assert (got == form) == taken, (m, k, dtype, got, form)
+        if not taken:
+            assert c.variant == "t_splitm_twopass" or c.rows_per_block == 8, (m, k, dtype, got)
+    # Aligned rows, 32 rows and batches keep the other rules.
+    assert pick(256, 5816, "float16").vector_loads != pygemv.LOADS_SCALAR
+    assert pick(32, 3001, "float32").rows_per_block != 8 or pick(32, 3001, "float32").threads_per_row != 32
+    for dtype in ("float32", "float16", "bfloat16"):
+        c = pick(100, 7475, dtype, batch=2, stride_a=100 * 7475, stride_x=100, stride_y=7475)
+        assert (c.variant, c.threads_per_row, c.rows_per_block) != ("t_columns", 32, 16), (dtype, c)
+    # The element-load split: 4 rows in flight on 16 tiles up (fp16 667 x 909 splits 16 ways, not
+    # 32 at 2), 2 at a batch (300 x 909 x 2) and on tall matrices of few columns (fp32 4088 x 23).
+    c = pick(667, 909, "float16")
+    assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll, c.split_k) == ("t_splitm_twopass", 32, 8, 4, 16), c
+    c = pick(300, 909, "float16", batch=2, stride_a=300 * 909, stride_x=300, stride_y=909)
+    assert (c.variant, c.unroll) == ("t_splitm_twopass", 2), c
+    c = pick(4088, 23, "float32")
+    assert (c.variant, c.unroll) == ("t_splitm_twopass", 2), c
+    """)
+
+
 def test_phased_op_t_legality_and_workspace():
     """Phased rows in op T: split-M only (t_splitm_twopass; t_columns refuses vector_loads 3),
     any tile width (1 thread up), any phase; the workspace holds a partial per column for each

@@ -4,15 +4,19 @@ entry gets before it is set by hand, and what a short tune can miss (the tuner's
 instrument: checked first, cold L2, graph replay, medians). Usage, after installing pygemv:
 
     python benchmarks/experiments/op_t_space.py [--vec 0,1] [--unroll 2,4] [--c 8,16,32]
-        [--lanes 16,32,64] [--max-split 64] [--top 5] dtype:MxK[xB] ...
+        [--lanes 16,32,64] [--max-split 64] [--top 5] [--configs FILE] [--csv PATH] dtype:MxK[xB] ...
 
-(xB: a strided batch of B products, dense strides.)
+(xB: a strided batch of B products, dense strides; cases may also come one a line from a file,
+@FILE.) --configs times the configs a file lists (one spec a line, time_configs.py's form)
+instead of the space; --csv writes every timing, the dispatcher's choice first, as
+dtype,m,k,batch,config,us.
 """
 import argparse
 import sys
 import time
 from pathlib import Path
 
+from pygemv import Config
 from pygemv.tuning.measure import GpuContext, GpuMeasure
 from pygemv.tuning.space import build_space
 
@@ -32,13 +36,24 @@ def main():
     ap.add_argument("--lanes", type=ints, help="row lanes a block")
     ap.add_argument("--max-split", type=int, default=512)
     ap.add_argument("--top", type=int, default=5)
-    ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB (B products)")
+    ap.add_argument("--configs", help="a file of specs to time instead of the space")
+    ap.add_argument("--csv", help="write every timing here")
+    ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB (B products), or @FILE of them")
     a = ap.parse_args()
+    cases = [c for arg in a.cases for c in (Path(arg[1:]).read_text().split() if arg.startswith("@") else [arg])]
+    listed = None
+    if a.configs:
+        listed = [Config(v, *(int(f) for f in rest))
+                  for v, *rest in (line.split(":") for line in Path(a.configs).read_text().split())]
+    csv = open(a.csv, "w") if a.csv else None
+    if csv:
+        print("dtype,m,k,batch,config,us", file=csv)
     ctx = GpuContext.create()
-    for case in a.cases:
+    for case in cases:
         dtype, shape = case.split(":")
         m, k, batch = ([int(v) for v in shape.split("x")] + [1])[:3]
-        keep = [c for c in build_space(m, k, dtype, op="T", batch=batch).configs()
+        space = listed if listed is not None else build_space(m, k, dtype, op="T", batch=batch).configs()
+        keep = [c for c in space
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
                 and (a.c is None or c.threads_per_row in a.c) and (a.lanes is None or c.rows_per_block in a.lanes)
                 and c.split_k <= a.max_split]
@@ -53,6 +68,9 @@ def main():
                 times.append((meas.time_us(c), spec(c)))
         times.sort()
         d = meas.time_us(chosen)
+        if csv:
+            for t, sp in [(d, "dispatch:" + spec(chosen))] + times:
+                print(f"{dtype},{m},{k},{batch},{sp},{t:.3f}", file=csv, flush=True)
         print(f"T {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") + f": dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
               f"{time.time() - t0:.0f} s; fastest: " + ", ".join(f"{s} {t:.2f}" for t, s in times[:a.top]), flush=True)
         meas.close()

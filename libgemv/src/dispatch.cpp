@@ -496,6 +496,8 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 //   rows of up to 128 bytes): one pass of narrow tiles, every row in flight (below, s39);
 // - 16-bit rows that start anywhere on 2 to 8 MiB, 49 to 192 rows of few columns or 49 to 80
 //   of many: one pass of realigned packs (below, s40);
+// - rows that start anywhere past those rules, 33 rows up, at most 16 rows a lane: one pass of
+//   one element a load, about 1024 threads an SM (below, s41);
 // - a matrix of at most 256 KiB whose lanes walk at most 16 rows: one pass of 4-pack tiles
 //   (fp16 256x256: 2.7 us, 3.0 split); more rows a lane split (fp16 1573 x 69 ran 24 us in
 //   3 blocks of 196 rows a lane, NOTES 37);
@@ -590,6 +592,25 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 8, few_columns ? 64 : 16, kLoadsRealigned, 2, 0, 1);
             if ((few_columns || many_columns) && runs(c, pb)) return c;
         }
+        // Beyond them (rows that start anywhere, one product, 33 rows up): one pass of one element
+        // a load where each lane walks at most 16 rows, about 1024 threads an SM in all (lanes
+        // times K; 4 to 32 lanes, at least 3 rows a lane), 512-thread blocks from 16 lanes, else
+        // 256, 4 rows in flight. The 32-column tiles of 8 lanes below split such matrices and paid
+        // the second pass, or walked m / 8 rows a lane in one: on 70 of 155 shapes of 0.3-22 MB it
+        // ran 1.03-1.66x as fast as them (fp16 64 x 2945 3.72 -> 2.25 us, 300 x 2173 5.51 -> 4.08,
+        // 256 x 5813 5.15 -> 4.35; fp32 130 x 6242 5.56 -> 3.86, 53 x 104815 14.62 -> 11.91), none
+        // slower; on held-out shapes 1.26x (fp16 100 x 7475 6.10 -> 4.02). More rows a lane lost to
+        // the split (fp16 475 x 4833 6.71 against 5.76 us), and so did fp32 past 8 rows a lane on
+        // 32 lanes (457 x 3115 5.86 against 5.47; 16-bit there: 1.09-1.20x); fewer threads were
+        // not measured past 8 rows a lane. NOTES.md section 60.
+        if (loads == kLoadsScalar && pb.batch == 1 && pb.m > 32) {
+            const int64_t target = 1024 * sms;
+            const int lanes = std::min(std::clamp(pow2_floor(target / pb.k), 4, 32), std::max(4, pow2_floor(pb.m / 3)));
+            const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
+            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, (lanes >= 16 ? 512 : 256) / lanes, lanes, kLoadsScalar, 4, 0, 1);
+            const int64_t most_rows = esz == 4 && lanes == 32 ? 8 : 16;
+            if (rows_per_lane <= most_rows && (rows_per_lane <= 8 || mul_sat(pb.k, lanes) >= target / 2) && runs(c, pb)) return c;
+        }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         int64_t tiles = (packs + c_threads - 1) / c_threads;
         const int threads = tiles >= 2 && tiles <= 4 && pb.m >= 16384 ? 512 : 256;
@@ -611,7 +632,10 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
                                                    tiles <= 1 ? 512 : 64);
             gemv_config_t s = c;
-            if (s.unroll == 4 && pb.m / (lanes * 4) < want) s.unroll = 2; // fewer rows in flight, more slices
+            // Fewer rows in flight, more slices; but one element a load on 16 tiles up, one product,
+            // keeps 4 in flight: at 2 it ran 1.18x as long on 41 shapes (fp32 640 x 1085 5.68
+            // against 4.26 us; NOTES.md section 60). Fewer tiles and batches were not measured.
+            if (s.unroll == 4 && pb.m / (lanes * 4) < want && (vec || tiles < 16 || pb.batch > 1)) s.unroll = 2;
             s.variant = GEMV_VARIANT_T_SPLITM_TWOPASS;
             s.split_k = pow2_floor(std::min<int64_t>(want, std::max<int64_t>(1, pb.m / ((int64_t)lanes * s.unroll))));
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
