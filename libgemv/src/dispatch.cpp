@@ -596,10 +596,10 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // a load where each lane walks at most 16 rows, about 1024 threads an SM in all (lanes
         // times K; 4 to 32 lanes, at least 3 rows a lane), 512-thread blocks from 16 lanes, else
         // 256, 4 rows in flight. The 32-column tiles of 8 lanes below split such matrices and paid
-        // the second pass, or walked m / 8 rows a lane in one: on 70 of 155 shapes of 0.3-22 MB it
+        // the second pass, or walked m / 8 rows a lane in one: on 59 of 155 shapes of 0.3-22 MB it
         // ran 1.03-1.66x as fast as them (fp16 64 x 2945 3.72 -> 2.25 us, 300 x 2173 5.51 -> 4.08,
-        // 256 x 5813 5.15 -> 4.35; fp32 130 x 6242 5.56 -> 3.86, 53 x 104815 14.62 -> 11.91), none
-        // slower; on held-out shapes 1.26x (fp16 100 x 7475 6.10 -> 4.02). More rows a lane lost to
+        // 256 x 5813 5.15 -> 4.35; fp32 130 x 6242 5.56 -> 3.86, 53 x 104815 14.62 -> 11.91), 1.32x;
+        // on 47 held-out cases 1.31x, min 1.015 (fp16 100 x 7475 6.10 -> 4.02). More rows a lane lost to
         // the split (fp16 475 x 4833 6.71 against 5.76 us), and so did fp32 past 8 rows a lane on
         // 32 lanes (457 x 3115 5.86 against 5.47; 16-bit there: 1.09-1.20x); fewer threads were
         // not measured past 8 rows a lane. NOTES.md section 60.
