@@ -565,10 +565,7 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
     tiles up (one product); batches and tall matrices of few columns drop to 2."""
     run(PICK_T + """
     def pow2_floor(v):
-        p = 1
-        while 2 * p <= v:
-            p *= 2
-        return p
+        return 1 << (max(1, v).bit_length() - 1)
     def one_pass(m, k, es):
         target = 1024 * 132
         lanes = min(max(4, min(32, pow2_floor(target // k))), max(4, pow2_floor(m // 3)))
