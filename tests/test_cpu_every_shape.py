@@ -560,9 +560,11 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
     """op T on rows that do not start aligned, past the earlier rules, one product, 33 rows up
     (132 SMs in the stand-in): t_columns, one element a load, 4 rows in flight, lanes the power
     of two under 1024 x 132 / K, from 4 to 32 and at most m / 3 (from 4), 512-thread blocks from
-    16 lanes, else 256; taken where a lane walks at most 16 rows (fp32 on 32 lanes: 8) and, past
-    8, lanes x K reach half the target. The element-load split keeps 4 rows in flight on 16
-    tiles up (one product); batches and tall matrices of few columns drop to 2."""
+    16 lanes, else 256; taken where a lane walks at most 16 rows (fp32 on 32 lanes: 8; 4 lanes
+    past 256 columns an SM: 24 where the 64-column tiles fill their last wave of 8 blocks an SM
+    at least half, from 0.85 waves) and, past 8, lanes x K reach half the target. The
+    element-load split keeps 4 rows in flight on 16 tiles up (one product); batches and tall
+    matrices of few columns drop to 2."""
     run(PICK_T + """
     def pow2_floor(v):
         return 1 << (max(1, v).bit_length() - 1)
@@ -570,7 +572,9 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
         target = 1024 * 132
         lanes = min(max(4, min(32, pow2_floor(target // k))), max(4, pow2_floor(m // 3)))
         rows = -(-m // lanes)
-        taken = rows <= (8 if es == 4 and lanes == 32 else 16) and (rows <= 8 or k * lanes >= target // 2)
+        waves = -(-k // 64) / (8 * 132)
+        most = 8 if es == 4 and lanes == 32 else 24 if lanes == 4 and k > 256 * 132 and waves >= 0.85 and waves % 1 >= 0.5 else 16
+        taken = rows <= most and (rows <= 8 or k * lanes >= target // 2)
         return taken, ("t_columns", (512 if lanes >= 16 else 256) // lanes, lanes, pygemv.LOADS_SCALAR, 4, 1)
     # Shapes no earlier rule takes (past 2 MiB or 2 tiles an SM of 16 bytes, not the 16-bit
     # realigned rule's, not the stream's or phased rows'), with the forms each should take.
@@ -578,7 +582,10 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
              (130, 6242, "float32"): (16, True), (53, 104815, "float32"): (4, True), (100, 7475, "bfloat16"): (16, True),
              (138, 3251, "float32"): (32, True), (60, 20001, "float16"): (4, True), (49, 2863, "float32"): (16, True),
              (457, 3115, "float32"): (32, False), (475, 4833, "float16"): (16, False), (510, 2101, "float16"): (32, False),
-             (506, 2010, "float32"): (32, False), (87, 43597, "float16"): (4, False)}
+             (506, 2010, "float32"): (32, False), (87, 43597, "float16"): (4, False),
+             # 17-24 rows a lane on 4 lanes: 0.85 and 1.97 waves taken, 1.01 and 0.60 not.
+             (82, 57493, "float16"): (4, True), (89, 133339, "bfloat16"): (4, True),
+             (91, 68539, "float32"): (4, False), (96, 40275, "float16"): (4, False)}
     for (m, k, dtype), (lanes, taken) in cases.items():
         es = 4 if dtype == "float32" else 2
         want, form = one_pass(m, k, es)

@@ -602,13 +602,20 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // on 47 held-out cases 1.31x, min 1.015 (fp16 100 x 7475 6.10 -> 4.02). More rows a lane lost to
         // the split (fp16 475 x 4833 6.71 against 5.76 us), and so did fp32 past 8 rows a lane on
         // 32 lanes (457 x 3115 5.86 against 5.47; 16-bit there: 1.09-1.20x); fewer threads were
-        // not measured past 8 rows a lane. NOTES.md section 60.
+        // not measured past 8 rows a lane. NOTES.md section 60. On 4 lanes past 256 columns an
+        // SM (lanes clamped up), to 24 rows a lane where the 64-column tiles fill their last wave
+        // (8 blocks an SM) at least half: against the split's 32-column tiles of 8 lanes, 12
+        // held-out cases 1.22x, min 1.06 (fp16 82 x 57493 9.90 -> 7.31 us); a last wave of 1-11%
+        // lost (fp32 91 x 68539 13.71 -> 14.17), and so did 0.6 waves (96 x 40275 0.98x). NOTES 61.
         if (loads == kLoadsScalar && pb.batch == 1 && pb.m > 32) {
             const int64_t target = 1024 * sms;
             const int lanes = std::min(std::clamp(pow2_floor(target / pb.k), 4, 32), std::max(4, pow2_floor(pb.m / 3)));
             const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, (lanes >= 16 ? 512 : 256) / lanes, lanes, kLoadsScalar, 4, 0, 1);
-            const int64_t most_rows = esz == 4 && lanes == 32 ? 8 : 16;
+            const int64_t waves_x100 = (pb.k + 63) / 64 * 100 / (8 * sms); // at 4 lanes: 64-column tiles, 8 blocks an SM
+            const bool last_wave_half_full = waves_x100 >= 85 && waves_x100 % 100 >= 50;
+            const int64_t most_rows =
+                esz == 4 && lanes == 32 ? 8 : lanes == 4 && pb.k > 256 * sms && last_wave_half_full ? 24 : 16;
             if (rows_per_lane <= most_rows && (rows_per_lane <= 8 || mul_sat(pb.k, lanes) >= target / 2) && runs(c, pb)) return c;
         }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
