@@ -23,6 +23,12 @@ def spec(c: pygemv.Config) -> str:
     return ":".join([str(c.variant)] + [str(int(v)) for k, v in c.as_dict().items() if k != "variant"])
 
 
+def parse_spec(text: str) -> pygemv.Config:
+    """The config `spec` writes."""
+    variant, *fields = text.split(":")
+    return pygemv.Config(variant, *(int(f) for f in fields))
+
+
 def main(argv):
     weights, warm, op, unchecked = None, None, "N", False
     if argv and argv[0] == "--unchecked":
@@ -35,7 +41,7 @@ def main(argv):
         bits, gs, zp = argv[1].split(",")
         weights, argv = (int(bits), int(gs) or None, zp), argv[2:]
     m, k, dtype = int(argv[0]), int(argv[1]), argv[2]
-    configs = [pygemv.Config(v, *(int(f) for f in rest)) for v, *rest in (a.split(":") for a in argv[3:])]
+    configs = [parse_spec(a) for a in argv[3:]]
     measure = GpuMeasure(m, k, dtype, GpuContext.create(), op=op, weights=weights, repeats=15, target_ms=2.0)
     if warm:
         warm_ctx = GpuContext.create()

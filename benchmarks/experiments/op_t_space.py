@@ -16,12 +16,11 @@ import sys
 import time
 from pathlib import Path
 
-from pygemv import Config
 from pygemv.tuning.measure import GpuContext, GpuMeasure
 from pygemv.tuning.space import build_space
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from time_configs import spec  # noqa: E402  (the config form time_configs.py reads)
+from time_configs import parse_spec, spec  # noqa: E402  (the config form time_configs.py reads)
 
 
 def ints(text):
@@ -41,10 +40,7 @@ def main():
     ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB (B products), or @FILE of them")
     a = ap.parse_args()
     cases = [c for arg in a.cases for c in (Path(arg[1:]).read_text().split() if arg.startswith("@") else [arg])]
-    listed = None
-    if a.configs:
-        listed = [Config(v, *(int(f) for f in rest))
-                  for v, *rest in (line.split(":") for line in Path(a.configs).read_text().split())]
+    listed = [parse_spec(line) for line in Path(a.configs).read_text().split()] if a.configs else None
     csv = open(a.csv, "w") if a.csv else None
     if csv:
         print("dtype,m,k,batch,config,us", file=csv)

@@ -612,7 +612,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             const int lanes = std::min(std::clamp(pow2_floor(target / pb.k), 4, 32), std::max(4, pow2_floor(pb.m / 3)));
             const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, (lanes >= 16 ? 512 : 256) / lanes, lanes, kLoadsScalar, 4, 0, 1);
-            const int64_t waves_x100 = (pb.k + 63) / 64 * 100 / (8 * sms); // at 4 lanes: 64-column tiles, 8 blocks an SM
+            const int64_t blocks_an_sm = 2048 / (c.threads_per_row * c.rows_per_block); // 32 registers a thread
+            const int64_t waves_x100 = (pb.k + c.threads_per_row - 1) / c.threads_per_row * 100 / (blocks_an_sm * sms);
             const bool last_wave_half_full = waves_x100 >= 85 && waves_x100 % 100 >= 50;
             const int64_t most_rows =
                 esz == 4 && lanes == 32 ? 8 : lanes == 4 && pb.k > 256 * sms && last_wave_half_full ? 24 : 16;
