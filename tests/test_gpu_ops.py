@@ -73,6 +73,28 @@ def test_op_t_realigned_packs_at_every_phase(torch, dtype, m, k):
     assert ran >= phases * 2  # realigned configs ran, not only the dispatcher
 
 
+def one_step_op_t_configs() -> list[pygemv.Config]:
+    """Configs whose lanes hold at most `unroll` rows of their slice on the shapes below, so
+    one product takes the column kernel's one-step form (columns.cu, ONE_STEP): element
+    loads and aligned packs, one pass and split-M, every unroll, slices cut short by M."""
+    C, S, A = pygemv.Config, pygemv.LOADS_SCALAR, pygemv.LOADS_ALIGNED
+    return [C("t_columns", 8, 64, S, 4), C("t_columns", 4, 128, A, 2), C("t_columns", 32, 16, S, 1),
+            C("t_splitm_twopass", 8, 16, A, 4, False, 8), C("t_splitm_twopass", 16, 16, S, 2, False, 32),
+            C("t_splitm_twopass", 32, 8, A, 1, False, 64), C("t_splitm_twopass", 2, 128, A, 4, False, 3)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(1, 9), (5, 1001), (16, 8), (37, 65), (200, 257), (255, 40), (511, 129),
+                                  (1000, 96)])
+def test_op_t_one_step_form(torch, dtype, m, k):
+    """op T where each lane asks for all its rows at once (rows past the slice and past M
+    predicated off): odd shapes, the last slice short, the last pack partial, padded lda
+    (NaN), misaligned pointers (aligned packs refused), increments of either sign, alpha
+    and beta. Batches keep the looping form (their layouts are in the tests above)."""
+    ran = check_layouts(torch, m, k, dtype, True, LAYOUTS, one_step_op_t_configs())
+    assert ran >= len(LAYOUTS) * 4  # one-step configs ran, not only the dispatcher
+
+
 def phased_op_t_configs() -> list[pygemv.Config]:
     """Phased rows (vector_loads = 3, split-M only): tiles of 1 to 128 threads, 2 to 256
     row lanes, every unroll, one chunk of rows to many (each cut into its phase classes)."""
