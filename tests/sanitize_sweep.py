@@ -18,6 +18,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # gpu_cases besi
 from gpu_cases import sample_configs  # noqa: E402
 
 SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
+# op T also on rows of 16-byte multiples past 128 bytes (lda = K + 8), where the dispatch takes
+# the column kernel's one-step form (dispatch.cpp heuristic_columns): one pass of 32 lanes,
+# and split-M in slices of 64 rows on 16 lanes.
+ALIGNED_T = [(100, 72), (300, 200)]
+ONE_STEP_T = [("t_columns", 32, 1), ("t_columns", 64, 1), ("t_splitm_twopass", 16, 5)]
 
 
 def main(argv) -> int:
@@ -65,11 +70,11 @@ def main(argv) -> int:
                         runs += 1
     # op T and strided batches: every operation of each op, batch 1 and 3 (padded strides).
     for dtype in ("float32", "float16", "bfloat16") if not only_q else ():
-        for m, k in SHAPES:
-            for trans in (True,) if only_t else (False, True):
+        for m, k in SHAPES + ALIGNED_T:
+            for trans in (True,) if only_t or (m, k) in ALIGNED_T else (False, True):
                 for batch in (1, 3):
                     nx, ny = (m, k) if trans else (k, m)
-                    lda = k + 3
+                    lda = k + (8 if (m, k) in ALIGNED_T else 3)
                     sa, sx, sy = m * lda + 5, nx + 1, ny + 2
                     A = rng.standard_normal(batch * sa).astype(np.float32)
                     x = rng.standard_normal(batch * sx).astype(np.float32)
@@ -78,8 +83,10 @@ def main(argv) -> int:
                     ref = np.stack([(A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k].T if trans else
                                      A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k]) @ x64[b * sx:b * sx + nx]
                                     for b in range(batch)])
+                    one_step = [pygemv.Config(name, 8, lanes, pygemv.LOADS_ALIGNED, 4, False, split)
+                                for name, lanes, split in ONE_STEP_T] if trans else []
                     for v in pygemv.variants("T" if trans else "N"):
-                        for config in [None] + sample_configs(v):
+                        for config in [None] + sample_configs(v) + [c for c in one_step if c.variant == v.name]:
                             problem = dict(trans=trans, lda=lda, batch=batch, stride_a=sa, stride_x=sx, stride_y=sy,
                                            a_ptr=dA.ptr, x_ptr=dx.ptr)
                             if config is not None and not pygemv.can_implement(config, m, k, dtype, **problem)[0]:

@@ -516,6 +516,45 @@ def test_op_t_heuristic_runs_small_matrices_in_one_pass_of_narrow_tiles():
     """)
 
 
+def test_op_t_heuristic_runs_small_aligned_matrices_in_one_step():
+    """op T on small matrices of aligned rows past 128 bytes (65 rows up, up to 4 MiB, one
+    product): configs whose lanes hold at most `unroll` rows of their slice, so the column
+    kernel runs its one-step form. Up to 256 rows one pass: up to 256 KB 4-pack tiles of 64
+    lanes (2 rows in flight up to 128 rows, else 4), past it 8-pack tiles of 32 lanes up to 128
+    rows, of 64 up to 256; beyond, split-M in slices of 64 rows on 16 lanes, 4 rows in flight.
+    Rows that start anywhere, rows of 128 bytes or less, 64 rows or fewer, larger matrices and
+    batches keep the other rules."""
+    run(PICK_T + """
+    taken = 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k in ((80, 1872), (86, 1656), (128, 512), (129, 512), (174, 1104), (256, 1024), (257, 1024),
+                     (384, 384), (512, 512), (1000, 96), (1663, 1280), (476, 4048), (65, 640), (64, 640),
+                     (1000, 97), (2048, 2048), (600, 3000), (100, 16), (300, 32), (178, 256), (238, 144),
+                     (100, 200), (123, 1168)):
+            c = pick(m, k, dtype)
+            aligned = (k * es) % 16 == 0
+            want = aligned and k * es > 128 and m > 64 and m * k * es <= (4 << 20)
+            got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+            if not want:
+                assert not (got[1:5] == (8, 16, pygemv.LOADS_ALIGNED, 4) and c.split_k == -(-m // 64)), (dtype, m, k, c)
+                continue
+            taken += 1
+            if m > 256:
+                assert got == ("t_splitm_twopass", 8, 16, pygemv.LOADS_ALIGNED, 4, -(-m // 64)), (dtype, m, k, c)
+            elif m * k * es <= (256 << 10):
+                assert got == ("t_columns", 4, 64, pygemv.LOADS_ALIGNED, 2 if m <= 128 else 4, 1), (dtype, m, k, c)
+            else:
+                assert got == ("t_columns", 8, 32 if m <= 128 else 64, pygemv.LOADS_ALIGNED, 4, 1), (dtype, m, k, c)
+            # One step: no lane holds more than `unroll` rows of its slice.
+            chunk = m if c.split_k == 1 else -(-(-(-m // c.split_k)) // 64) * 64
+            assert chunk <= c.rows_per_block * c.unroll, (dtype, m, k, c)
+        # A batch keeps the other rules.
+        c = pick(384, 384, dtype, batch=2, stride_a=384 * 384, stride_x=384, stride_y=384)
+        assert (c.threads_per_row, c.rows_per_block, c.unroll) != (8, 16, 4), (dtype, c)
+    assert taken >= 40, taken
+    """)
+
+
 def test_op_t_heuristic_runs_mid_sized_misaligned_matrices_in_one_pass_of_realigned_packs():
     """op T beyond the one-pass rule's 2 MiB, up to 8 MiB, on 16-bit rows that do not start
     aligned, one product (132 SMs in the stand-in): t_columns, realigned packs, 8 threads across

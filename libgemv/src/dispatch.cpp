@@ -554,6 +554,24 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, loads, pb.m >= 8 ? 4 : 2, 0, 1);
             if (runs(c, pb)) return c;
         }
+        // Small matrices of aligned rows past 128 bytes (65 rows up, one product, up to 4 MiB):
+        // configs that run the column kernel's one-step form (each lane at most `unroll` rows of
+        // its slice; columns.cu), 4 rows in flight. Up to 256 rows one pass: up to 256 KB the
+        // 4-pack tiles of 64 lanes below, but every row at once (bf16 178 x 256 2.84 -> 1.97 us,
+        // where 3 rows a lane took 2 steps); past it 8-pack tiles, 32 lanes up to 128 rows (bf16
+        // 123 x 1168 4.67 -> 1.83), 64 up to 256. Beyond, slices of 64 rows on 16 lanes (bf16
+        // 1121 x 96 4.56 -> 3.08, fp32 1203 x 488 4.88 -> 3.70). 8-pack tiles lost up to 256 KB
+        // (fp32 238 x 144 2.29 against 2.00), and so did 4 rows in flight to 2 on up to 64 rows
+        // (fp16 43 x 80 1.54 against 1.45; those take the rules below). NOTES.md section 64.
+        if (loads == kLoadsAligned && pb.batch == 1 && pb.m > 64 && pb.k * esz > 128 &&
+            mul_sat(mul_sat(pb.m, pb.k), esz) <= (4 << 20)) {
+            const bool one_pass = pb.m <= 256;
+            const gemv_config_t c =
+                !one_pass ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 8, 16, kLoadsAligned, 4, 0, (int)((pb.m + 63) / 64))
+                : small   ? make_config(GEMV_VARIANT_T_COLUMNS, 4, 64, kLoadsAligned, pb.m <= 128 ? 2 : 4, 0, 1)
+                          : make_config(GEMV_VARIANT_T_COLUMNS, 8, pb.m <= 128 ? 32 : 64, kLoadsAligned, 4, 0, 1);
+            if (runs(c, pb) && workspace_needed(c, pb) <= pb.workspace_bytes) return c;
+        }
         // Latency-bound matrices (33 to 2048 rows, up to 2 MiB) of rows that start anywhere, or
         // of aligned rows of up to 128 bytes (a pack or few a row): one pass of 512-thread blocks
         // on one element a load, every row in flight at once, on tiles of 16 bytes of a row,
