@@ -19,8 +19,8 @@ from gpu_cases import sample_configs  # noqa: E402
 
 SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 # op T also on rows of 16-byte multiples past 128 bytes (lda = K + 8), where the dispatch takes
-# the column kernel's one-step form (dispatch.cpp heuristic_columns): one pass of 32 lanes,
-# and split-M in slices of 64 rows on 16 lanes.
+# configs of the column kernel's one-step form (dispatch.cpp heuristic_columns: one pass up to
+# 256 rows, else split-M in slices of 64 rows), and with the rule's 8-pack configs forced.
 ALIGNED_T = [(100, 72), (300, 200)]
 ONE_STEP_T = [("t_columns", 32, 1), ("t_columns", 64, 1), ("t_splitm_twopass", 16, 5)]
 
