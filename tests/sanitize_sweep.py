@@ -19,10 +19,13 @@ from gpu_cases import sample_configs  # noqa: E402
 
 SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 # op T also on rows of 16-byte multiples past 128 bytes (lda = K + 8), where the dispatch takes
-# configs of the column kernel's one-step form (dispatch.cpp heuristic_columns: one pass up to
-# 256 rows, else split-M in slices of 64 rows), and with the rule's 8-pack configs forced.
+# configs of the column kernel's one-step walk (dispatch.cpp heuristic_columns: one pass up to
+# 256 rows, else split-M in slices of 64 rows), and with the rule's 8-pack configs forced
+# (unroll 4), and 8-pack configs of many steps a lane and a short last one (columns.cu
+# kOneTile at unroll 2). (variant, row lanes, unroll, split)
 ALIGNED_T = [(100, 72), (300, 200)]
-ONE_STEP_T = [("t_columns", 32, 1), ("t_columns", 64, 1), ("t_splitm_twopass", 16, 5)]
+ALIGNED_T_CONFIGS = [("t_columns", 32, 4, 1), ("t_columns", 64, 4, 1), ("t_splitm_twopass", 16, 4, 5),
+                     ("t_columns", 8, 2, 1), ("t_splitm_twopass", 16, 2, 3)]
 
 
 def main(argv) -> int:
@@ -83,8 +86,8 @@ def main(argv) -> int:
                     ref = np.stack([(A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k].T if trans else
                                      A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k]) @ x64[b * sx:b * sx + nx]
                                     for b in range(batch)])
-                    one_step = [pygemv.Config(name, 8, lanes, pygemv.LOADS_ALIGNED, 4, False, split)
-                                for name, lanes, split in ONE_STEP_T] if trans else []
+                    one_step = [pygemv.Config(name, 8, lanes, pygemv.LOADS_ALIGNED, unroll, False, split)
+                                for name, lanes, unroll, split in ALIGNED_T_CONFIGS] if trans else []
                     for v in pygemv.variants("T" if trans else "N"):
                         for config in [None] + sample_configs(v) + [c for c in one_step if c.variant == v.name]:
                             problem = dict(trans=trans, lda=lda, batch=batch, stride_a=sa, stride_x=sx, stride_y=sy,

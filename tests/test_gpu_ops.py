@@ -75,7 +75,7 @@ def test_op_t_realigned_packs_at_every_phase(torch, dtype, m, k):
 
 def one_step_op_t_configs() -> list[pygemv.Config]:
     """Configs whose lanes hold at most `unroll` rows of their slice on the shapes below, so
-    one product takes the column kernel's one-step form (columns.cu, ONE_STEP): element
+    one product takes the column kernel's one-step walk (columns.cu, kOneStep): element
     loads and aligned packs, one pass and split-M, every unroll, slices cut short by M."""
     C, S, A = pygemv.Config, pygemv.LOADS_SCALAR, pygemv.LOADS_ALIGNED
     return [C("t_columns", 8, 64, S, 4), C("t_columns", 4, 128, A, 2), C("t_columns", 32, 16, S, 1),
@@ -93,6 +93,28 @@ def test_op_t_one_step_form(torch, dtype, m, k):
     and beta. Batches keep the looping form (their layouts are in the tests above)."""
     ran = check_layouts(torch, m, k, dtype, True, LAYOUTS, one_step_op_t_configs())
     assert ran >= len(LAYOUTS) * 4  # one-step configs ran, not only the dispatcher
+
+
+def one_tile_op_t_configs() -> list[pygemv.Config]:
+    """Configs whose lanes walk several steps of `unroll` rows on the shapes below, the last
+    step cut short by the slice or by M (columns.cu, kOneTile: one product, a block a tile):
+    element loads at every unroll and aligned packs at unroll 1-2 (16-bit rows; fp32 packs
+    keep the loops), one pass and split-M."""
+    C, S, A = pygemv.Config, pygemv.LOADS_SCALAR, pygemv.LOADS_ALIGNED
+    return [C("t_columns", 8, 16, S, 4), C("t_columns", 4, 32, A, 2), C("t_columns", 32, 8, S, 1),
+            C("t_splitm_twopass", 8, 16, A, 2, False, 3), C("t_splitm_twopass", 16, 8, S, 2, False, 5),
+            C("t_splitm_twopass", 2, 64, A, 1, False, 2)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(203, 1001), (1000, 96), (777, 257), (4099, 40)])
+def test_op_t_one_tile_form(torch, dtype, m, k):
+    """op T where each lane walks its rows in steps of `unroll`, the last step predicated (no
+    remainder loop): odd shapes, slices and steps cut short, the last pack partial, padded
+    lda (NaN), misaligned pointers (aligned packs refused), increments of either sign, alpha
+    and beta."""
+    ran = check_layouts(torch, m, k, dtype, True, LAYOUTS, one_tile_op_t_configs())
+    assert ran >= len(LAYOUTS) * 4  # the configs ran, not only the dispatcher
 
 
 def phased_op_t_configs() -> list[pygemv.Config]:

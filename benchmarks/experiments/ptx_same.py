@@ -53,6 +53,7 @@ def kernels(ptx: str, registers: bool) -> dict:
         body = re.sub(r"_GLOBAL__N__[0-9a-f]+_\d+_\w+?_[0-9a-f]+", "ANON", body)
         body = re.sub(r"_ZZN\S*?E(\d+\w+)", r"LOCAL_\1", body)  # function-local statics carry the kernel's name
         body = re.sub(r"\$L__BB\d+_", "$L__BB_", body)
+        body = re.sub(r"callseq \d+", "callseq", body)  # numbered across the file, like the labels
         if not registers:
             body = re.sub(r"%(f|r|rd|p|rs|h|fd)\d+", r"%\1", body)
         lines = [l for l in body.splitlines()[1:] if not l.strip().startswith(("//", ".loc", ".file"))]

@@ -60,12 +60,18 @@ template <typename T> __device__ __forceinline__ uint4 load_realigned_pack(const
     return gather_pack<T>(p, 0, kPack<T>);
 }
 
-// ONE_STEP (element loads and aligned packs, one product, a block a tile): each lane has at
-// most UNROLL rows of its slice, so it asks for all of them at once, rows past the slice
-// predicated off, with no loop over products, tiles or row steps. On small matrices those
-// loops cost as much as the reads (NOTES 63: a split of fp16 1024^2, 4.45 us with them
-// against 3.36 without, in experiments/op_t_one_launch_split.cu).
-template <typename T, int LOADS, int UNROLL, bool ONE_STEP>
+// How a block walks its work (launch_typed picks the walk). kLoops: any grid; loops over
+// products, tiles grid-stride and row steps, then a remainder loop. kOneStep (element loads
+// and aligned packs, one product, a block a tile, each lane at most UNROLL rows of its
+// slice): every row of the lane asked for at once, those past the slice predicated off, no
+// loop at all. kOneTile (the same, more rows a lane; element loads, and 16-bit packs at
+// unroll 1-2): whole steps of UNROLL rows, then the rest as one predicated step, where a
+// remainder loop waits on memory once a row. On small matrices the loops cost as much as the
+// reads (NOTES 63: a split of fp16 1024^2, 4.45 us with them against 3.36 without, in
+// experiments/op_t_one_launch_split.cu); kOneTile: NOTES 65.
+enum ColumnWalk { kLoops = 0, kOneStep = 1, kOneTile = 2 };
+
+template <typename T, int LOADS, int UNROLL, int WALK>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel(const ColumnArgs args) {
     constexpr bool VEC = LOADS != kLoadsScalar;
     constexpr bool PHASED = LOADS == kLoadsPhased;
@@ -98,8 +104,9 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
     const int64_t r_end = min(args.m, r_begin + args.m_chunk);
     const int64_t r_first = first_row(r_begin);
     const int lane_step = lanes * period;
-    // ONE_STEP: exactly one product and one tile (bounds the compiler sees: no loops).
-    for (int64_t b = ONE_STEP ? 0 : blockIdx.z; b < (ONE_STEP ? 1 : args.batch); b += ONE_STEP ? 1 : gridDim.z) {
+    // kOneStep and kOneTile: exactly one product and one tile (bounds the compiler sees: no loops).
+    constexpr bool ONE_TILE = WALK != kLoops;
+    for (int64_t b = ONE_TILE ? 0 : blockIdx.z; b < (ONE_TILE ? 1 : args.batch); b += ONE_TILE ? 1 : gridDim.z) {
         const T *A = static_cast<const T *>(args.A) + b * args.stride_a;
         const T *x = static_cast<const T *>(args.x) + b * args.stride_x;
         const char *a_lo = reinterpret_cast<const char *>(A); // A's extent, for realigned packs
@@ -113,39 +120,55 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
         int shift = 0;
         if constexpr (PHASED)
             shift = (int)((reinterpret_cast<uintptr_t>(A) / sizeof(T) + (uint64_t)r_first * (uint64_t)args.lda) & (V - 1));
-        for (int64_t tile = blockIdx.x; tile < (ONE_STEP ? (int64_t)blockIdx.x + 1 : args.tiles);
-             tile += ONE_STEP ? 1 : gridDim.x) {
+        for (int64_t tile = blockIdx.x; tile < (ONE_TILE ? (int64_t)blockIdx.x + 1 : args.tiles);
+             tile += ONE_TILE ? 1 : gridDim.x) {
             const int64_t j = (tile * c_threads + col) * V - shift; // the thread's first column
             float acc[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) acc[v] = 0.f;
             const int64_t cols_left = args.k - j;
-            if (ONE_STEP && cols_left >= V) { // every row of the lane at once
-                const int64_t r0 = r_first + lane;
-                float rx[UNROLL];
+            if (ONE_TILE && cols_left >= V) {
+                // A step: UNROLL rows of the lane from row r0 on, asked for at once; in the last
+                // step (PARTIAL) the rows past the slice are off. kOneTile's packs walk pointers
+                // (pa, px: row r0's pack and x entry); element loads and kOneStep index rows.
+                // Each choice measured faster than the others (NOTES 65): every step predicated
+                // ran 3-13% slower on many steps; packs indexed by row 7% (offsets recomputed a
+                // step); element loads and one step on pointers up to 1.2x.
+                constexpr bool ON_POINTERS = WALK == kOneTile && VEC;
+                const int64_t a_lane = (int64_t)lanes * args.lda, x_lane = (int64_t)lanes * args.incx;
+                const auto step = [&](int64_t r0, const T *pa, const T *px, auto partial) {
+                    constexpr bool PARTIAL = decltype(partial)::value;
+                    const auto a_row = [&](int u) { return ON_POINTERS ? pa + u * a_lane : A + (r0 + u * lanes) * args.lda + j; };
+                    const auto x_row = [&](int u) { return ON_POINTERS ? px + u * x_lane : x + (r0 + u * lanes) * args.incx; };
+                    float rx[UNROLL];
 #pragma unroll
-                for (int u = 0; u < UNROLL; ++u) {
-                    const int64_t r = r0 + u * lanes;
-                    rx[u] = r < r_end ? to_f32(load_readonly(x + r * args.incx)) : 0.f;
-                }
-                if constexpr (VEC) {
-                    uint4 ra[UNROLL];
+                    for (int u = 0; u < UNROLL; ++u)
+                        rx[u] = !PARTIAL || r0 + u * lanes < r_end ? to_f32(load_readonly(x_row(u))) : 0.f;
+                    if constexpr (VEC) {
+                        uint4 ra[UNROLL];
 #pragma unroll
-                    for (int u = 0; u < UNROLL; ++u) {
-                        const int64_t r = r0 + u * lanes;
-                        ra[u] = r < r_end ? load_pack(A + r * args.lda + j) : make_uint4(0, 0, 0, 0);
+                        for (int u = 0; u < UNROLL; ++u)
+                            ra[u] = !PARTIAL || r0 + u * lanes < r_end ? load_pack(a_row(u)) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+                        for (int u = 0; u < UNROLL; ++u) fma_pack<T>(ra[u], rx[u], acc);
+                    } else {
+                        float ra[UNROLL];
+#pragma unroll
+                        for (int u = 0; u < UNROLL; ++u)
+                            ra[u] = !PARTIAL || r0 + u * lanes < r_end ? to_f32(load_a(a_row(u))) : 0.f;
+#pragma unroll
+                        for (int u = 0; u < UNROLL; ++u) acc[0] = fmaf(ra[u], rx[u], acc[0]);
                     }
-#pragma unroll
-                    for (int u = 0; u < UNROLL; ++u) fma_pack<T>(ra[u], rx[u], acc);
-                } else {
-                    float ra[UNROLL];
-#pragma unroll
-                    for (int u = 0; u < UNROLL; ++u) {
-                        const int64_t r = r0 + u * lanes;
-                        ra[u] = r < r_end ? to_f32(load_a(A + r * args.lda + j)) : 0.f;
-                    }
-#pragma unroll
-                    for (int u = 0; u < UNROLL; ++u) acc[0] = fmaf(ra[u], rx[u], acc[0]);
+                };
+                int64_t r0 = r_first + lane;
+                if constexpr (WALK == kOneStep) {
+                    step(r0, A, x, std::true_type{});
+                } else { // whole steps, then the rest as one partial step
+                    const T *pa = A + r0 * args.lda + j, *px = x + r0 * args.incx;
+                    for (; r0 + (int64_t)(UNROLL - 1) * lanes < r_end;
+                         r0 += (int64_t)UNROLL * lanes, pa += UNROLL * a_lane, px += UNROLL * x_lane)
+                        step(r0, pa, px, std::false_type{});
+                    if (r0 < r_end) step(r0, pa, px, std::true_type{});
                 }
             } else if ((!PHASED || j >= 0) && cols_left >= V) { // a whole pack (or, without vector loads, one element)
                 int64_t r = r_first + lane * period;
@@ -219,11 +242,19 @@ template <typename T, int LOADS, int UNROLL> cudaError_t launch_typed(const Colu
     const LaunchPlan p = column_plan(L);
     if constexpr (LOADS == kLoadsScalar || LOADS == kLoadsAligned) {
         const ColumnArgs &a = L.args;
-        if (a.batch == 1 && a.tiles == (int64_t)p.grid.x && a.m_chunk <= (int64_t)a.row_lanes * UNROLL)
-            return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, true>, p.grid, p.block, p.dynamic_smem, s,
-                                 a.pdl != 0, a);
+        if (a.batch == 1 && a.tiles == (int64_t)p.grid.x) {
+            if (a.m_chunk <= (int64_t)a.row_lanes * UNROLL)
+                return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, kOneStep>, p.grid, p.block, p.dynamic_smem,
+                                     s, a.pdl != 0, a);
+            // Packs in one tile only for 16-bit rows at unroll 1-2: fp32 packs ran 4-29% slower
+            // (40-45 registers against 32; held to 32 they spilled and lost as much), 16-bit
+            // packs at unroll 4 0.93-1.06x of the loops (NOTES 65).
+            if constexpr (LOADS == kLoadsScalar || (sizeof(T) == 2 && UNROLL <= 2))
+                return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, kOneTile>, p.grid, p.block, p.dynamic_smem,
+                                     s, a.pdl != 0, a);
+        }
     }
-    return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, false>, p.grid, p.block, p.dynamic_smem, s,
+    return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, kLoops>, p.grid, p.block, p.dynamic_smem, s,
                          L.args.pdl != 0, L.args);
 }
 
