@@ -86,10 +86,10 @@ def main(argv) -> int:
                     ref = np.stack([(A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k].T if trans else
                                      A64[b * sa:b * sa + m * lda].reshape(m, lda)[:, :k]) @ x64[b * sx:b * sx + nx]
                                     for b in range(batch)])
-                    one_step = [pygemv.Config(name, 8, lanes, pygemv.LOADS_ALIGNED, unroll, False, split)
+                    forced = [pygemv.Config(name, 8, lanes, pygemv.LOADS_ALIGNED, unroll, False, split)
                                 for name, lanes, unroll, split in ALIGNED_T_CONFIGS] if trans else []
                     for v in pygemv.variants("T" if trans else "N"):
-                        for config in [None] + sample_configs(v) + [c for c in one_step if c.variant == v.name]:
+                        for config in [None] + sample_configs(v) + [c for c in forced if c.variant == v.name]:
                             problem = dict(trans=trans, lda=lda, batch=batch, stride_a=sa, stride_x=sx, stride_y=sy,
                                            a_ptr=dA.ptr, x_ptr=dx.ptr)
                             if config is not None and not pygemv.can_implement(config, m, k, dtype, **problem)[0]:

@@ -3,8 +3,8 @@ one-step rule's (dispatch.cpp heuristic_columns) were drawn in s44: M log-unifor
 --max-m, K a multiple of 8 (rows of 16-byte multiples in every dtype) log-uniform from 72 to
 --max-k, A in fp32 between --min-mib and --max-mib MiB. Usage:
     python heldout_aligned_shapes.py SEED MIN_M [N=30] [--max-m 2048 --max-k 8192 --min-mib 0 --max-mib 4]
-(s44: seed 4401 from 33 rows, 4402 from 65, the defaults; s45's mid sizes: seed 4501 and
-4502 from 64 rows, --max-m 65536 --max-k 65536 --min-mib 4 --max-mib 64)."""
+(s44: seed 4401 from 33 rows, 4402 from 65, the defaults; s45's mid sizes: seed 4501, 16
+shapes from 64 rows, --max-m 65536 --max-k 65536 --min-mib 4 --max-mib 64)."""
 import argparse
 import math
 import random
