@@ -248,7 +248,8 @@ class OpProblem:
     the reduction length K for op N and M for op T."""
 
     def __init__(self, torch, m, k, dtype, *, trans=False, batch=1, lda_pad=0, a_off=0, x_off=0, y_off=0,
-                 incx=1, incy=1, share_a=False, share_x=False, reverse_batch=False, alpha=1.0, beta=0.0, seed=0):
+                 incx=1, incy=1, share_a=False, share_x=False, reverse_batch=False, batch_pad=3, alpha=1.0, beta=0.0,
+                 seed=0):
         self.torch, self.m, self.k, self.dtype, self.trans, self.batch = torch, m, k, dtype, trans, batch
         self.alpha, self.beta, self.incx, self.incy = alpha, beta, incx, incy
         dt = torch_dtype(torch, dtype)
@@ -258,10 +259,11 @@ class OpProblem:
         self.nx, self.ny = nx, ny
         self.lda = max(1, k) + lda_pad
         span_a, span_x, span_y = m * self.lda, (nx - 1) * abs(incx) + 1, (ny - 1) * abs(incy) + 1
-        # Batch strides: dense, padded by 3 elements (so products do not stay aligned), or 0.
-        self.stride_a = 0 if share_a else span_a + 3
-        self.stride_x = 0 if share_x else span_x + 3
-        self.stride_y = span_y + 3
+        # Batch strides: padded by batch_pad elements (3 by default, so products do not stay
+        # aligned; 0 keeps A's products aligned where its rows are), or 0 (shared).
+        self.stride_a = 0 if share_a else span_a + batch_pad
+        self.stride_x = 0 if share_x else span_x + batch_pad
+        self.stride_y = span_y + batch_pad
         if reverse_batch:  # negative strides: product b lies below product 0
             self.stride_a, self.stride_x, self.stride_y = -self.stride_a, -self.stride_x, -self.stride_y
 

@@ -22,7 +22,7 @@ SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 # configs of the column kernel's one-step walk (dispatch.cpp heuristic_columns: one pass up to
 # 256 rows, else split-M in slices of 64 rows), and with the rule's 8-pack configs forced
 # (unroll 4), and 8-pack configs of many steps a lane and a short last one (columns.cu
-# kOneTile at unroll 2). (variant, row lanes, unroll, split)
+# kOneTile at unroll 2), single and batched. (variant, row lanes, unroll, split)
 ALIGNED_T = [(100, 72), (300, 200)]
 ALIGNED_T_CONFIGS = [("t_columns", 32, 4, 1), ("t_columns", 64, 4, 1), ("t_splitm_twopass", 16, 4, 5),
                      ("t_columns", 8, 2, 1), ("t_splitm_twopass", 16, 2, 3)]
@@ -78,7 +78,8 @@ def main(argv) -> int:
                 for batch in (1, 3):
                     nx, ny = (m, k) if trans else (k, m)
                     lda = k + (8 if (m, k) in ALIGNED_T else 3)
-                    sa, sx, sy = m * lda + 5, nx + 1, ny + 2
+                    # The aligned shapes' products stay 16-byte aligned (a block a product).
+                    sa, sx, sy = m * lda + (8 if (m, k) in ALIGNED_T else 5), nx + 1, ny + 2
                     A = rng.standard_normal(batch * sa).astype(np.float32)
                     x = rng.standard_normal(batch * sx).astype(np.float32)
                     dA, dx = pygemv.to_device(A, dtype), pygemv.to_device(x, dtype)

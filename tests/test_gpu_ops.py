@@ -15,6 +15,13 @@ SHAPES_T = [(1, 1), (1, 7), (7, 1), (3, 33), (33, 129), (127, 1000), (1000, 17),
             (2049, 2051), (16384, 256)]
 LAYOUTS = [dict(), dict(lda_pad=5, alpha=-0.7, beta=1.3), dict(a_off=1, x_off=3, y_off=1, beta=-2.0),
            dict(lda_pad=3, incx=-2, incy=3, alpha=0.5, beta=1.0), dict(incx=3, incy=-1, x_off=2)]
+# Strided batches whose products stay 16-byte aligned where the rows are (so aligned packs
+# run a block a product): dense strides, negative ones, a shared A, a shared x with padded lda
+# (NaN); with the unaligned batch of LAYOUTS' kind, where they are refused.
+BATCH_LAYOUTS = [dict(batch=3, batch_pad=0), dict(batch=4, batch_pad=0, reverse_batch=True, alpha=-0.5, beta=1.5),
+                 dict(batch=3, share_a=True, incx=-2, incy=2), dict(batch=5, batch_pad=0, lda_pad=8, share_x=True,
+                                                                   beta=1.0),
+                 dict(batch=2, a_off=1, y_off=3, beta=-1.0)]
 
 
 def check_layouts(torch, m, k, dtype, trans, layouts, configs=None) -> int:
@@ -75,8 +82,9 @@ def test_op_t_realigned_packs_at_every_phase(torch, dtype, m, k):
 
 def one_step_op_t_configs() -> list[pygemv.Config]:
     """Configs whose lanes hold at most `unroll` rows of their slice on the shapes below, so
-    one product takes the column kernel's one-step walk (columns.cu, kOneStep): element
-    loads and aligned packs, one pass and split-M, every unroll, slices cut short by M."""
+    each product's blocks take the column kernel's one-step walk (columns.cu, kOneStep):
+    element loads (batches at unroll 1-2) and aligned packs, one pass and split-M, every
+    unroll, slices cut short by M."""
     C, S, A = pygemv.Config, pygemv.LOADS_SCALAR, pygemv.LOADS_ALIGNED
     return [C("t_columns", 8, 64, S, 4), C("t_columns", 4, 128, A, 2), C("t_columns", 32, 16, S, 1),
             C("t_splitm_twopass", 8, 16, A, 4, False, 8), C("t_splitm_twopass", 16, 16, S, 2, False, 32),
@@ -90,16 +98,16 @@ def test_op_t_one_step_form(torch, dtype, m, k):
     """op T where each lane asks for all its rows at once (rows past the slice and past M
     predicated off): odd shapes, the last slice short, the last pack partial, padded lda
     (NaN), misaligned pointers (aligned packs refused), increments of either sign, alpha
-    and beta. Batches keep the looping form (their layouts are in the tests above)."""
-    ran = check_layouts(torch, m, k, dtype, True, LAYOUTS, one_step_op_t_configs())
-    assert ran >= len(LAYOUTS) * 4  # one-step configs ran, not only the dispatcher
+    and beta; strided batches of every sign and shared operands (a block a product)."""
+    ran = check_layouts(torch, m, k, dtype, True, LAYOUTS + BATCH_LAYOUTS, one_step_op_t_configs())
+    assert ran >= len(LAYOUTS + BATCH_LAYOUTS) * 4  # one-step configs ran, not only the dispatcher
 
 
 def one_tile_op_t_configs() -> list[pygemv.Config]:
     """Configs whose lanes walk several steps of `unroll` rows on the shapes below, the last
-    step cut short by the slice or by M (columns.cu, kOneTile: one product, a block a tile):
-    element loads at every unroll and aligned packs at unroll 1-2 (16-bit rows; fp32 packs
-    keep the loops), one pass and split-M."""
+    step cut short by the slice or by M (columns.cu, kOneTile: a block a tile of one product):
+    element loads at every unroll (batches at unroll 1-2) and aligned packs at unroll 1-2
+    (16-bit rows; fp32 packs keep the loops), one pass and split-M."""
     C, S, A = pygemv.Config, pygemv.LOADS_SCALAR, pygemv.LOADS_ALIGNED
     return [C("t_columns", 8, 16, S, 4), C("t_columns", 4, 32, A, 2), C("t_columns", 32, 8, S, 1),
             C("t_splitm_twopass", 8, 16, A, 2, False, 3), C("t_splitm_twopass", 16, 8, S, 2, False, 5),
@@ -112,9 +120,9 @@ def test_op_t_one_tile_form(torch, dtype, m, k):
     """op T where each lane walks its rows in steps of `unroll`, the last step predicated (no
     remainder loop): odd shapes, slices and steps cut short, the last pack partial, padded
     lda (NaN), misaligned pointers (aligned packs refused), increments of either sign, alpha
-    and beta."""
-    ran = check_layouts(torch, m, k, dtype, True, LAYOUTS, one_tile_op_t_configs())
-    assert ran >= len(LAYOUTS) * 4  # the configs ran, not only the dispatcher
+    and beta; strided batches of every sign and shared operands (a block a product)."""
+    ran = check_layouts(torch, m, k, dtype, True, LAYOUTS + BATCH_LAYOUTS, one_tile_op_t_configs())
+    assert ran >= len(LAYOUTS + BATCH_LAYOUTS) * 4  # the configs ran, not only the dispatcher
 
 
 def phased_op_t_configs() -> list[pygemv.Config]:

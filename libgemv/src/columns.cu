@@ -62,16 +62,18 @@ template <typename T> __device__ __forceinline__ uint4 load_realigned_pack(const
 
 // How a block walks its work (launch_typed picks the walk). kLoops: any grid; loops over
 // products, tiles grid-stride and row steps, then a remainder loop. kOneStep (element loads
-// and aligned packs, one product, a block a tile, each lane at most UNROLL rows of its
+// and aligned packs, a block a tile of one product, each lane at most UNROLL rows of its
 // slice): every row of the lane asked for at once, those past the slice predicated off, no
 // loop at all. kOneTile (the same, more rows a lane; element loads, and 16-bit packs at
 // unroll 1-2): whole steps of UNROLL rows, then the rest as one predicated step, where a
 // remainder loop waits on memory once a row. On small matrices the loops cost as much as the
 // reads (NOTES 63: a split of fp16 1024^2, 4.45 us with them against 3.36 without, in
-// experiments/op_t_one_launch_split.cu); kOneTile: NOTES 65.
+// experiments/op_t_one_launch_split.cu); kOneTile: NOTES 65; batches: NOTES 66.
 enum ColumnWalk { kLoops = 0, kOneStep = 1, kOneTile = 2 };
 
-template <typename T, int LOADS, int UNROLL, int WALK>
+// BATCHED (kOneStep and kOneTile): a block's one product is blockIdx.z; else product 0, so
+// that the single-product kernels stay as they were measured (their registers move with it).
+template <typename T, int LOADS, int UNROLL, int WALK, bool BATCHED = false>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel(const ColumnArgs args) {
     constexpr bool VEC = LOADS != kLoadsScalar;
     constexpr bool PHASED = LOADS == kLoadsPhased;
@@ -106,7 +108,9 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
     const int lane_step = lanes * period;
     // kOneStep and kOneTile: exactly one product and one tile (bounds the compiler sees: no loops).
     constexpr bool ONE_TILE = WALK != kLoops;
-    for (int64_t b = ONE_TILE ? 0 : blockIdx.z; b < (ONE_TILE ? 1 : args.batch); b += ONE_TILE ? 1 : gridDim.z) {
+    const int64_t b_first = ONE_TILE && !BATCHED ? 0 : blockIdx.z;
+    const int64_t b_end = ONE_TILE ? b_first + 1 : args.batch;
+    for (int64_t b = b_first; b < b_end; b += ONE_TILE ? 1 : gridDim.z) {
         const T *A = static_cast<const T *>(args.A) + b * args.stride_a;
         const T *x = static_cast<const T *>(args.x) + b * args.stride_x;
         const char *a_lo = reinterpret_cast<const char *>(A); // A's extent, for realigned packs
@@ -138,8 +142,21 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
                 const int64_t a_lane = (int64_t)lanes * args.lda, x_lane = (int64_t)lanes * args.incx;
                 const auto step = [&](int64_t r0, const T *pa, const T *px, auto partial) {
                     constexpr bool PARTIAL = decltype(partial)::value;
-                    const auto a_row = [&](int u) { return ON_POINTERS ? pa + u * a_lane : A + (r0 + u * lanes) * args.lda + j; };
-                    const auto x_row = [&](int u) { return ON_POINTERS ? px + u * x_lane : x + (r0 + u * lanes) * args.incx; };
+                    // Batched, rows are indexed from the parameters with the product an offset, not
+                    // from its base pointers held in registers: bf16 256^2 x 8 in one step ran 1.06x
+                    // faster than before so, 0.91x from the bases (NOTES 66).
+                    const auto a_row = [&](int u) {
+                        if constexpr (ON_POINTERS) return pa + u * a_lane;
+                        else if constexpr (BATCHED)
+                            return static_cast<const T *>(args.A) + ((r0 + u * lanes) * args.lda + (b * args.stride_a + j));
+                        else return A + (r0 + u * lanes) * args.lda + j;
+                    };
+                    const auto x_row = [&](int u) {
+                        if constexpr (ON_POINTERS) return px + u * x_lane;
+                        else if constexpr (BATCHED)
+                            return static_cast<const T *>(args.x) + ((r0 + u * lanes) * args.incx + b * args.stride_x);
+                        else return x + (r0 + u * lanes) * args.incx;
+                    };
                     float rx[UNROLL];
 #pragma unroll
                     for (int u = 0; u < UNROLL; ++u)
@@ -240,22 +257,32 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
 
 template <typename T, int LOADS, int UNROLL> cudaError_t launch_typed(const ColumnLaunch &L, cudaStream_t s) {
     const LaunchPlan p = column_plan(L);
+    const ColumnArgs &a = L.args;
+    // Batched element loads at unroll 4 keep the loops: in one tile their step issued two of
+    // its loads after the first FMA (SASS; the single-product kernel issues all eight first)
+    // and lanes of 5 steps up ran 1.1-1.5x slower; in one step 64^2 x 8 ran 3-5% slower (NOTES 66).
+    constexpr bool BATCH_WALKS = !(LOADS == kLoadsScalar && UNROLL == 4);
+    const auto launch = [&](auto walk) {
+        constexpr int WALK = decltype(walk)::value;
+        if constexpr (WALK != kLoops && BATCH_WALKS)
+            if (a.batch > 1)
+                return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, WALK, true>, p.grid, p.block,
+                                     p.dynamic_smem, s, a.pdl != 0, a);
+        return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, WALK>, p.grid, p.block, p.dynamic_smem, s,
+                             a.pdl != 0, a);
+    };
     if constexpr (LOADS == kLoadsScalar || LOADS == kLoadsAligned) {
-        const ColumnArgs &a = L.args;
-        if (a.batch == 1 && a.tiles == (int64_t)p.grid.x) {
-            if (a.m_chunk <= (int64_t)a.row_lanes * UNROLL)
-                return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, kOneStep>, p.grid, p.block, p.dynamic_smem,
-                                     s, a.pdl != 0, a);
+        // A block a tile of one product (batches past 65535 products loop).
+        if (a.batch == (int64_t)p.grid.z && a.tiles == (int64_t)p.grid.x && (a.batch == 1 || BATCH_WALKS)) {
+            if (a.m_chunk <= (int64_t)a.row_lanes * UNROLL) return launch(std::integral_constant<int, kOneStep>{});
             // Packs in one tile only for 16-bit rows at unroll 1-2: fp32 packs ran 4-29% slower
             // (40-45 registers against 32; held to 32 they spilled and lost as much), 16-bit
-            // packs at unroll 4 0.93-1.06x of the loops (NOTES 65).
+            // packs at unroll 4 0.93-1.06x of the loops (NOTES 65; batched alike, NOTES 66).
             if constexpr (LOADS == kLoadsScalar || (sizeof(T) == 2 && UNROLL <= 2))
-                return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, kOneTile>, p.grid, p.block, p.dynamic_smem,
-                                     s, a.pdl != 0, a);
+                return launch(std::integral_constant<int, kOneTile>{});
         }
     }
-    return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, kLoops>, p.grid, p.block, p.dynamic_smem, s,
-                         L.args.pdl != 0, L.args);
+    return launch(std::integral_constant<int, kLoops>{});
 }
 
 } // namespace
