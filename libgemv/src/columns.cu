@@ -106,11 +106,11 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
     const int64_t r_end = min(args.m, r_begin + args.m_chunk);
     const int64_t r_first = first_row(r_begin);
     const int lane_step = lanes * period;
-    // kOneStep and kOneTile: exactly one product and one tile (bounds the compiler sees: no loops).
-    constexpr bool ONE_TILE = WALK != kLoops;
-    const int64_t b_first = ONE_TILE && !BATCHED ? 0 : blockIdx.z;
-    const int64_t b_end = ONE_TILE ? b_first + 1 : args.batch;
-    for (int64_t b = b_first; b < b_end; b += ONE_TILE ? 1 : gridDim.z) {
+    // kOneStep and kOneTile serve one tile of one product a block (bounds the compiler sees: no loops).
+    constexpr bool TILE_A_BLOCK = WALK != kLoops;
+    const int64_t b_first = TILE_A_BLOCK && !BATCHED ? 0 : blockIdx.z;
+    const int64_t b_end = TILE_A_BLOCK ? b_first + 1 : args.batch;
+    for (int64_t b = b_first; b < b_end; b += TILE_A_BLOCK ? 1 : gridDim.z) {
         const T *A = static_cast<const T *>(args.A) + b * args.stride_a;
         const T *x = static_cast<const T *>(args.x) + b * args.stride_x;
         const char *a_lo = reinterpret_cast<const char *>(A); // A's extent, for realigned packs
@@ -124,14 +124,14 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
         int shift = 0;
         if constexpr (PHASED)
             shift = (int)((reinterpret_cast<uintptr_t>(A) / sizeof(T) + (uint64_t)r_first * (uint64_t)args.lda) & (V - 1));
-        for (int64_t tile = blockIdx.x; tile < (ONE_TILE ? (int64_t)blockIdx.x + 1 : args.tiles);
-             tile += ONE_TILE ? 1 : gridDim.x) {
+        for (int64_t tile = blockIdx.x; tile < (TILE_A_BLOCK ? (int64_t)blockIdx.x + 1 : args.tiles);
+             tile += TILE_A_BLOCK ? 1 : gridDim.x) {
             const int64_t j = (tile * c_threads + col) * V - shift; // the thread's first column
             float acc[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) acc[v] = 0.f;
             const int64_t cols_left = args.k - j;
-            if (ONE_TILE && cols_left >= V) {
+            if (TILE_A_BLOCK && cols_left >= V) {
                 // A step: UNROLL rows of the lane from row r0 on, asked for at once; in the last
                 // step (PARTIAL) the rows past the slice are off. kOneTile's packs walk pointers
                 // (pa, px: row r0's pack and x entry); element loads and kOneStep index rows.
