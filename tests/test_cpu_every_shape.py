@@ -555,6 +555,83 @@ def test_op_t_heuristic_runs_small_aligned_matrices_in_one_step():
     """)
 
 
+def test_op_t_heuristic_runs_strided_batches_of_aligned_rows_in_one_pass():
+    """op T on strided batches of aligned rows (64 rows up, rows past 256 bytes; 132 SMs in the
+    stand-in): t_columns on 16-byte packs, no split; tiles of 4 threads up to 64 packs a row, 8
+    up to 256, else 16, twice as wide from 64 products (16 at most); unroll 2 in 16 bits, 4 in
+    fp32; lanes from min(128, block / threads) (blocks of up to 1024 threads at unroll 2, 512
+    at 4; 64 lanes at most on fewer than 99 blocks) halved down to 8 while the grid passes 1024
+    threads an SM or a lane would have fewer than 2 rows. Taken where that leaves 32 lanes (8
+    on 16-bit tiles of 16 threads) and a lane walks at most 48 rows (4 on fewer than 99
+    blocks); else (and on fewer rows, shorter or misaligned rows) the other rules, as on
+    single products, which this rule leaves as they were."""
+    run(PICK_T + """
+    def rule(m, k, es, batch):
+        packs = -(-k * es // 16)
+        c = 4 if packs <= 64 else 8 if packs <= 256 else 16
+        if batch >= 64:
+            c = min(2 * c, 16)
+        u = 4 if es == 4 else 2
+        blocks = -(-packs // c) * batch
+        few = 4 * blocks < 3 * 132
+        lanes = min(64 if few else 128, (512 if u == 4 else 1024) // c)
+        while lanes > 8 and (blocks * c * lanes > 1024 * 132 or m < 2 * lanes):
+            lanes //= 2
+        taken = m >= 64 and k * es > 256 and lanes >= (8 if es == 2 and c == 16 else 32) and -(-m // lanes) <= (4 if few else 48)
+        return taken, ("t_columns", c, lanes, pygemv.LOADS_ALIGNED, u, 1)
+    def batched(m, k, dtype, b, lda=None, pad=0):
+        lda = lda or k
+        return pick(m, k, dtype, lda=lda, batch=b, stride_a=m * lda + pad, stride_x=m, stride_y=k)
+    # (m, k, dtype, batch): the form each should take, or None where the rule should not.
+    cases = {(96, 1024, "float16", 8): (8, 32), (96, 4096, "float16", 8): (16, 32), (96, 256, "float32", 8): (4, 32),
+             (384, 256, "float16", 64): (8, 64), (96, 4096, "float16", 64): (16, 8), (1024, 1024, "bfloat16", 8): (8, 128),
+             (100, 568, "bfloat16", 8): (8, 32), (75, 2272, "float16", 8): (16, 32), (1536, 1024, "float32", 8): (8, 64),
+             (1264, 808, "float16", 8): (8, 128), (96, 616, "float16", 8): (8, 32), (159, 232, "float32", 8): (4, 64),
+             (1536, 256, "float16", 8): None,   # 12 rows a lane on 64 blocks
+             (969, 160, "float32", 8): None,    # 7.6 on 80
+             (397, 200, "float16", 8): None,    # 7 on 56 (64 lanes at most)
+             (130, 104, "float32", 8): (4, 64),
+             (256, 256, "float16", 4096): None,  # 8 lanes of 8-thread tiles
+             (119, 128, "float32", 512): None,   # fp32 on 8 lanes
+             (119, 128, "float16", 64): None,    # 256-byte rows
+             (4096, 4096, "float16", 8): None,  # 128 rows a lane
+             (2786, 2912, "float16", 8): None,  # 88
+             (656, 1288, "float16", 64): None,  # 82
+             (3229, 3624, "bfloat16", 64): None}
+    for (m, k, dtype, b), want in cases.items():
+        es = 4 if dtype == "float32" else 2
+        taken, form = rule(m, k, es, b)
+        assert (form[1:3] if taken else None) == want, (m, k, dtype, b, taken, form)  # the cases mean what they say
+        c = batched(m, k, dtype, b)
+        got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+        assert (got == form) == taken, (m, k, dtype, b, got, form)
+    # Over a grid: the rule's form wherever it is taken.
+    n = 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m in (64, 100, 255, 700, 2047):
+            for k in (128 // es, 256 // es, 1000, 4096):
+                for b in (2, 8, 64, 700):
+                    if m * k * es * b > (1 << 31):
+                        continue
+                    taken, form = rule(m, k, es, b)
+                    c = batched(m, k, dtype, b)
+                    got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+                    if taken:
+                        assert got == form, (m, k, dtype, b, got, form)
+                        n += 1
+    assert n >= 60, n
+    # Rows that do not start aligned, fewer rows, short rows and single products keep the other rules.
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        assert batched(96, 1024, dtype, 8, lda=1025).vector_loads != pygemv.LOADS_ALIGNED
+        assert batched(96, 1024, dtype, 8, pad=1).vector_loads != pygemv.LOADS_ALIGNED
+        for m, k in ((63, 1024), (96, 240 // es)):
+            c = batched(m, k, dtype, 8)
+            assert (c.variant, c.threads_per_row, c.rows_per_block) != ("t_columns",) + rule(m, k, es, 8)[1][1:3], (m, k, dtype, c)
+        c = pick(96, 4096, dtype)
+        assert (c.threads_per_row, c.rows_per_block, c.unroll) != rule(96, 4096, es, 8)[1][1:3] + (rule(96, 4096, es, 8)[1][4],), (dtype, c)
+    """)
+
+
 def test_op_t_heuristic_runs_mid_sized_misaligned_matrices_in_one_pass_of_realigned_packs():
     """op T beyond the one-pass rule's 2 MiB, up to 8 MiB, on 16-bit rows that do not start
     aligned, one product (132 SMs in the stand-in): t_columns, realigned packs, 8 threads across

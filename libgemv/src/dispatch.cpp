@@ -519,6 +519,41 @@ constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
 // Rows a lane keeps in flight (the unroll) for rows_per_lane rows to walk: 4, 2 or 1.
 int rows_in_flight(int64_t rows_per_lane) { return rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1; }
 
+// Strided batches of aligned rows (64 rows up, rows past 256 bytes): one pass of 16-byte packs,
+// a block a tile of one product (the column kernel's walks, columns.cu), no split. The rules
+// below are for single products; on batches they split rows that the grid's products already
+// spread over the GPU, and paid the second pass (fp16 96 x 4096 x 8 6.50 -> 4.36 us, fp32 96 x
+// 256 x 8 4.52 -> 1.91, fp16 384 x 256 x 64 8.81 -> 6.51; benchmarks/NOTES.md section 67).
+// - Tiles of 4 threads up to 64 packs a row, 8 up to 256, else 16; twice as wide (up to 16)
+//   from 64 products. Unroll 2 in 16 bits, 4 in fp32.
+// - Lanes from 128 (within max_block_threads; 64 on fewer blocks than 3/4 of the SMs, where 128
+//   ran 16-bit 397 x 200 x 8 3.87 -> 3.99 us) halved, down to 8, until the grid is at most half a
+//   wave of 2048 threads an SM and each lane has 2 rows.
+// - Not taken where that leaves fewer than 32 lanes (8 on 16-bit tiles of 16 threads): fp32's
+//   8-lane blocks and 16-bit 8-thread tiles of 8 lanes lost to the rules below at batches of
+//   512 and 4096 (fp32 95 x 608 x 64 7.65 -> 8.53 us, fp16 119 x 128 x 4096 44.3 -> 47.2).
+// - Nor where a lane walks more than 48 rows, or more than 4 on fewer blocks than 3/4 of the
+//   SMs: the split's slices keep the SMs busy there (fp32 969 x 160 x 8, 80 blocks of 7.6 rows a
+//   lane: 5.39 us split, 6.04 one pass; fp16 1536 x 256 x 8 5.36 against 6.07), while 3 rows
+//   a lane on 80 blocks gained (fp16 96 x 616 x 8 3.79 -> 2.62).
+bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), sms = std::max(sm_count, 1);
+    if (pb.m < 64 || pb.k * esz <= 256) return false;
+    const int64_t packs = (pb.k * esz + 15) / 16;
+    int c_threads = packs <= 64 ? 4 : packs <= 256 ? 8 : 16;
+    if (pb.batch >= 64) c_threads = std::min(2 * c_threads, 16);
+    const int unroll = esz == 4 ? 4 : 2;
+    const int64_t blocks = mul_sat((packs + c_threads - 1) / c_threads, pb.batch);
+    const bool few_blocks = 4 * blocks < 3 * sms;
+    int lanes = std::min(few_blocks ? 64 : 128, max_block_threads(unroll) / c_threads);
+    while (lanes > 8 && (mul_sat(blocks, (int64_t)c_threads * lanes) > 1024 * sms || pb.m < 2 * (int64_t)lanes)) lanes /= 2;
+    if (lanes < (esz == 2 && c_threads == 16 ? 8 : 32)) return false;
+    const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
+    if (rows_per_lane > (few_blocks ? 4 : 48)) return false;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsAligned, unroll, 0, 1);
+    return true;
+}
+
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
@@ -563,6 +598,10 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // 1121 x 96 4.56 -> 3.08, fp32 1203 x 488 4.88 -> 3.70). 8-pack tiles lost up to 256 KB
         // (fp32 238 x 144 2.29 against 2.00), and so did 4 rows in flight to 2 on up to 64 rows
         // (fp16 43 x 80 1.54 against 1.45; those take the rules below). NOTES.md section 64.
+        if (loads == kLoadsAligned && pb.batch > 1) {
+            gemv_config_t c;
+            if (batched_one_pass_config(pb, sm_count, &c) && runs(c, pb)) return c;
+        }
         if (loads == kLoadsAligned && pb.batch == 1 && pb.m > 64 && pb.k * esz > 128 &&
             mul_sat(mul_sat(pb.m, pb.k), esz) <= (4 << 20)) {
             const bool one_pass = pb.m <= 256;

@@ -1,0 +1,114 @@
+"""How a batched op T rule would have done on timings already taken: for each case of an
+op_t_space.py CSV (benchmarks/results/h100-2026-11-28-s46-batched-{grid,space}.csv.gz), the
+config the rule picks, its time if the CSV has it, the dispatch's (the CSV's `dispatch:` row)
+and the case's best; then the geomean against the dispatch and against the best. Cases the
+shipped table serves (a batched entry within 0.5 in log2 M, K and batch) are left out: the
+rule does not reach them. Used to choose s47's rule (benchmarks/NOTES.md section 67); the
+rule here is dispatch.cpp's batched_one_pass_config restated, --first its first form.
+
+    python benchmarks/experiments/batched_rule_fit.py benchmarks/results/h100-2026-11-28-s46-batched-grid.csv.gz [--first] [--every]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import gzip
+import math
+from pathlib import Path
+
+TABLE = Path(__file__).resolve().parents[2] / "libgemv" / "tables" / "NVIDIA-H100-80GB-HBM3-sm90-132sm.gemvtable"
+SMS = 132
+
+
+def landed(dtype: str, m: int, k: int, b: int) -> str | None:
+    es = 4 if dtype == "float32" else 2
+    if m < 64 or k * es <= 256 or (k * es) % 16:
+        return None
+    packs = -(-k * es // 16)
+    c = 4 if packs <= 64 else 8 if packs <= 256 else 16
+    if b >= 64:
+        c = min(2 * c, 16)
+    u = 4 if es == 4 else 2
+    blocks = -(-packs // c) * b
+    few = 4 * blocks < 3 * SMS
+    lanes = min(64 if few else 128, (512 if u == 4 else 1024) // c)
+    while lanes > 8 and (blocks * c * lanes > 1024 * SMS or m < 2 * lanes):
+        lanes //= 2
+    if lanes < (8 if es == 2 and c == 16 else 32) or -(-m // lanes) > (4 if few else 48):
+        return None
+    return f"t_columns:{c}:{lanes}:1:{u}:0:1"
+
+
+def first(dtype: str, m: int, k: int, b: int) -> str | None:
+    es = 4 if dtype == "float32" else 2
+    if m < 64 or k * es < 256 or (k * es) % 16:
+        return None
+    packs = -(-k * es // 16)
+    c = 4 if packs <= 64 else 8 if packs <= 256 else 16
+    if b >= 64:
+        c = min(2 * c, 16)
+    u = 4 if es == 4 else 2
+    blocks = -(-packs // c) * b
+    lanes = min(128, (512 if u == 4 else 1024) // c)
+    while lanes > 8 and (blocks * c * lanes > 1024 * SMS or m < 2 * lanes):
+        lanes //= 2
+    if -(-m // lanes) > (8 if 2 * blocks <= SMS else 48):
+        return None
+    return f"t_columns:{c}:{lanes}:1:{u}:0:1"
+
+
+def batched_entries() -> list[tuple[str, int, int, int]]:
+    out = []
+    for line in TABLE.read_text().splitlines():
+        w = line.split()
+        if len(w) == 14 and w[0] == "T" and int(w[2]) > 1:
+            out.append((w[1], int(w[2]), int(w[3]), int(w[4])))
+    return out
+
+
+def table_serves(entries, dtype: str, m: int, k: int, b: int) -> bool:
+    return any(e[0] == dtype and math.log2(e[2] / m) ** 2 + math.log2(e[3] / k) ** 2 + math.log2(e[1] / b) ** 2 <= 0.25
+               for e in entries)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("csv", nargs="+")
+    ap.add_argument("--first", action="store_true", help="the rule's first form (s47 run 1)")
+    ap.add_argument("--every", action="store_true", help="a line per case")
+    args = ap.parse_args()
+    rule = first if args.first else landed
+    times: dict = collections.defaultdict(dict)
+    dispatch = {}
+    for path in args.csv:
+        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+            for r in csv.DictReader(f):
+                key = (r["dtype"], int(r["m"]), int(r["k"]), int(r["batch"]))
+                cfg, us = r["config"], float(r["us"])
+                if cfg.startswith("dispatch:"):
+                    cfg = cfg[len("dispatch:"):]
+                    dispatch[key] = us
+                times[key][cfg] = min(us, times[key].get(cfg, math.inf))
+    entries = batched_entries()
+    vs_dispatch, vs_best, unknown = [], [], 0
+    for key in sorted(times):
+        if table_serves(entries, *key):
+            continue
+        cfg, best = rule(*key), min(times[key].values())
+        t = dispatch[key] if cfg is None else times[key].get(cfg)
+        if t is None:
+            unknown += 1
+            continue
+        vs_dispatch.append(dispatch[key] / t)
+        vs_best.append(best / t)
+        if args.every:
+            print(f"{key[0]:9s} {key[1]:5d} x {key[2]:5d} x {key[3]:<5d} {cfg or 'not taken':24s} {t:8.2f} us  "
+                  f"dispatch {dispatch[key]:8.2f}  best {best:8.2f}  {dispatch[key] / t:.3f}x")
+    g = lambda v: math.exp(sum(map(math.log, v)) / len(v))
+    print(f"{len(vs_dispatch)} cases ({unknown} whose pick the CSV lacks): against the dispatch {g(vs_dispatch):.3f}x, "
+          f"min {min(vs_dispatch):.3f}x, {sum(r < 0.98 for r in vs_dispatch)} slower by over 2%; of the best {g(vs_best):.3f}")
+
+
+if __name__ == "__main__":
+    main()
