@@ -21,20 +21,31 @@ TABLE = Path(__file__).resolve().parents[2] / "libgemv" / "tables" / "NVIDIA-H10
 SMS = 132
 
 
-def landed(dtype: str, m: int, k: int, b: int) -> str | None:
+def tiles(dtype: str, k: int, b: int) -> tuple[int, int, int]:
+    """Both forms' tile: (threads across it, unroll, blocks of the grid)."""
     es = 4 if dtype == "float32" else 2
-    if m < 64 or k * es <= 256 or (k * es) % 16:
-        return None
     packs = -(-k * es // 16)
     c = 4 if packs <= 64 else 8 if packs <= 256 else 16
     if b >= 64:
         c = min(2 * c, 16)
-    u = 4 if es == 4 else 2
-    blocks = -(-packs // c) * b
-    few = 4 * blocks < 3 * SMS
-    lanes = min(64 if few else 128, (512 if u == 4 else 1024) // c)
+    return c, 4 if es == 4 else 2, -(-packs // c) * b
+
+
+def lanes_for(m: int, c: int, u: int, blocks: int, most: int) -> int:
+    """Lanes from `most` (within the block's threads) halved to 8 until half a wave and 2 rows a lane."""
+    lanes = min(most, (512 if u == 4 else 1024) // c)
     while lanes > 8 and (blocks * c * lanes > 1024 * SMS or m < 2 * lanes):
         lanes //= 2
+    return lanes
+
+
+def landed(dtype: str, m: int, k: int, b: int) -> str | None:
+    es = 4 if dtype == "float32" else 2
+    if m < 64 or k * es <= 256 or (k * es) % 16:
+        return None
+    c, u, blocks = tiles(dtype, k, b)
+    few = 4 * blocks < 3 * SMS
+    lanes = lanes_for(m, c, u, blocks, 64 if few else 128)
     if lanes < (8 if es == 2 and c == 16 else 32) or -(-m // lanes) > (4 if few else 48):
         return None
     return f"t_columns:{c}:{lanes}:1:{u}:0:1"
@@ -44,15 +55,8 @@ def first(dtype: str, m: int, k: int, b: int) -> str | None:
     es = 4 if dtype == "float32" else 2
     if m < 64 or k * es < 256 or (k * es) % 16:
         return None
-    packs = -(-k * es // 16)
-    c = 4 if packs <= 64 else 8 if packs <= 256 else 16
-    if b >= 64:
-        c = min(2 * c, 16)
-    u = 4 if es == 4 else 2
-    blocks = -(-packs // c) * b
-    lanes = min(128, (512 if u == 4 else 1024) // c)
-    while lanes > 8 and (blocks * c * lanes > 1024 * SMS or m < 2 * lanes):
-        lanes //= 2
+    c, u, blocks = tiles(dtype, k, b)
+    lanes = lanes_for(m, c, u, blocks, 128)
     if -(-m // lanes) > (8 if 2 * blocks <= SMS else 48):
         return None
     return f"t_columns:{c}:{lanes}:1:{u}:0:1"
