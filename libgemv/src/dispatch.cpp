@@ -557,6 +557,8 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
+    gemv_config_t batched; // aligned packs (runs() refuses rows that are not)
+    if (pb.batch > 1 && batched_one_pass_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
         if (loads == kLoadsScalar && pb.m > 48 &&
@@ -598,10 +600,6 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // 1121 x 96 4.56 -> 3.08, fp32 1203 x 488 4.88 -> 3.70). 8-pack tiles lost up to 256 KB
         // (fp32 238 x 144 2.29 against 2.00), and so did 4 rows in flight to 2 on up to 64 rows
         // (fp16 43 x 80 1.54 against 1.45; those take the rules below). NOTES.md section 64.
-        if (loads == kLoadsAligned && pb.batch > 1) {
-            gemv_config_t c;
-            if (batched_one_pass_config(pb, sm_count, &c) && runs(c, pb)) return c;
-        }
         if (loads == kLoadsAligned && pb.batch == 1 && pb.m > 64 && pb.k * esz > 128 &&
             mul_sat(mul_sat(pb.m, pb.k), esz) <= (4 << 20)) {
             const bool one_pass = pb.m <= 256;
