@@ -632,6 +632,104 @@ def test_op_t_heuristic_runs_strided_batches_of_aligned_rows_in_one_pass():
     """)
 
 
+def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
+    """op T on strided batches (8 products up) of rows that do not start aligned (64 rows and
+    columns up; 132 SMs in the stand-in): t_columns on one element a load, no split; tiles of 8
+    columns up to 128 a row, 16 up to 512, else 32, twice as wide from 64 products (32 at most);
+    lanes from 32 halved down to 2 while the grid passes 2048 threads an SM or a lane would have
+    fewer than 2 rows (12 on 32-column tiles, down to 8 lanes); 4 rows in flight from 8 rows a
+    lane (at most 512 threads a block), else 2. Not taken where a lane walks more than 12 rows
+    (64 on 32-column tiles). A grid past a wave at 2 lanes: one-lane tiles of 64 columns on up
+    to 96 rows but on 1 to 1.5 waves of them (32 blocks an SM), where the stream runs instead.
+    On large batches of a product an SM and more, the stream runs a block a product of about 256
+    threads (the period, where longer), at 4 packs in flight where a thread has 16 packs and the
+    block at most 512 threads (fp32) or 256 (16 bits). Fewer products and aligned rows keep the
+    other rules."""
+    run(PICK_T + """
+    import math
+    def rule(m, k, es, b):
+        if b < 8 or m < 64 or k < 64:
+            return None
+        c = 8 if k <= 128 else 16 if k <= 512 else 32
+        if b >= 64:
+            c = min(2 * c, 32)
+        blocks = -(-k // c) * b
+        past = lambda lanes: blocks * c * lanes > 2048 * 132
+        few = lambda lanes: (lanes > 8 and m < 12 * lanes) if c == 32 else m < 2 * lanes
+        lanes = 32
+        while lanes > 2 and (past(lanes) or few(lanes)):
+            lanes //= 2
+        if past(lanes):
+            waves_x100 = -(-k // 64) * b * 100 // (32 * 132)
+            tail = 100 <= waves_x100 < 200 and waves_x100 % 100 < 50
+            return ("t_columns", 64, 1, pygemv.LOADS_SCALAR, 4, 1) if m <= 96 and not tail else None
+        u = 4 if -(-m // lanes) >= 8 else 2
+        if u == 4:
+            lanes = min(lanes, 512 // c)
+        if -(-m // lanes) > (12 if c < 32 else 64):
+            return None
+        return ("t_columns", c, lanes, pygemv.LOADS_SCALAR, u, 1)
+    def batched(m, k, dtype, b, lda=None):
+        lda = lda or k
+        c = pick(m, k, dtype, lda=lda, batch=b, stride_a=m * lda + 1, stride_x=m, stride_y=k)
+        return (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+    # (m, k, dtype, batch): the form each should take (c, lanes, unroll), or None where the rule should not.
+    cases = {(96, 107, "float16", 8): (8, 32, 2), (300, 107, "float32", 8): (8, 32, 4), (96, 435, "float16", 8): (16, 32, 2),
+             (300, 435, "bfloat16", 8): (16, 32, 4), (96, 1501, "float16", 8): (32, 8, 4), (300, 1501, "float32", 8): (32, 16, 4),
+             (1000, 1501, "float16", 8): (32, 16, 4), (77, 1501, "float16", 8): (32, 8, 4), (300, 107, "float16", 64): (16, 32, 4),
+             (96, 107, "float32", 64): (16, 32, 2), (211, 733, "float32", 64): (32, 4, 4), (96, 1501, "float16", 64): (32, 2, 4),
+             (96, 3001, "float16", 64): (64, 1, 4),   # one-lane tiles, 0.71 waves
+             (77, 1501, "float16", 512): (64, 1, 4),  # 2.9 waves
+             (90, 427, "bfloat16", 4096): (64, 1, 4),
+             (83, 525, "float16", 512): None,          # one-lane tiles in 1.09 waves: the stream
+             (72, 3879, "float16", 512): (64, 1, 4),  # 7.4 waves
+             (1000, 107, "float16", 8): None,          # 31 rows a lane
+             (300, 1501, "float16", 64): None,         # 150 rows a lane on 2 lanes
+             (2786, 2907, "float32", 8): None,         # 174 on 16
+             (96, 435, "float16", 4): None, (63, 435, "float16", 8): None, (96, 63, "float16", 8): None}
+    for (m, k, dtype, b), want in cases.items():
+        form = rule(m, k, 4 if dtype == "float32" else 2, b)
+        assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)  # the cases mean what they say
+        got = batched(m, k, dtype, b)
+        assert (got == form) == (form is not None), (m, k, dtype, b, got, form)
+    # Over a grid (odd K: rows that start anywhere): the rule's form wherever it is taken.
+    n = 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m in (64, 77, 100, 255, 700, 2047):
+            for k in (65, 129, 301, 513, 1501, 4097):
+                for b in (2, 8, 64, 700):
+                    if m * k * es * b > (1 << 31):
+                        continue
+                    form = rule(m, k, es, b)
+                    if form:
+                        assert batched(m, k, dtype, b) == form, (m, k, dtype, b, batched(m, k, dtype, b), form)
+                        n += 1
+    assert n >= 100, n
+    # Aligned rows keep the aligned rules.
+    for dtype in ("float32", "float16", "bfloat16"):
+        assert pick(96, 1024, dtype, batch=8, stride_a=96 * 1024, stride_x=96, stride_y=1024).vector_loads == pygemv.LOADS_ALIGNED
+    # The stream on large batches (a product an SM and more, 8192 packs an SM in all): blocks of
+    # about 256 threads, no split.
+    def stream(m, k, es, b):
+        v = 16 // es
+        period = k // math.gcd(k, v)
+        block = period * max(1, 256 // period)
+        packs = ((m - 1) * k + k) // v + 1
+        return ("t_stream", 256, 1, pygemv.LOADS_ALIGNED, 4 if block <= (512 if es == 4 else 256) and packs >= 16 * block else 2, 1)
+    for m, k, dtype, b, u in ((300, 107, "float16", 512, 4), (300, 107, "float32", 512, 4), (1337, 91, "bfloat16", 512, 4),
+                              (300, 435, "float16", 512, 2), (300, 435, "float32", 512, 4), (83, 525, "float16", 512, 2),
+                              (120, 107, "float16", 2048, 2)):
+        es = 4 if dtype == "float32" else 2
+        assert rule(m, k, es, b) is None and stream(m, k, es, b)[4] == u, (m, k, dtype, b)
+        assert batched(m, k, dtype, b) == stream(m, k, es, b), (m, k, dtype, b, batched(m, k, dtype, b))
+    # Fewer products than SMs keep the stream's blocks of 1024, and smaller batches its blocks of 256
+    # at 4 packs in flight.
+    got = batched(1000, 435, "float16", 64)
+    assert got[0] == "t_stream" and got[1] == 1024, got
+    assert batched(96, 107, "float16", 512) == ("t_stream", 256, 1, pygemv.LOADS_ALIGNED, 4, 1)
+    """)
+
+
 def test_op_t_heuristic_runs_mid_sized_misaligned_matrices_in_one_pass_of_realigned_packs():
     """op T beyond the one-pass rule's 2 MiB, up to 8 MiB, on 16-bit rows that do not start
     aligned, one product (132 SMs in the stand-in): t_columns, realigned packs, 8 threads across

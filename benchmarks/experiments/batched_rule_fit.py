@@ -5,8 +5,12 @@ and the case's best; then the geomean against the dispatch and against the best.
 shipped table serves (a batched entry within 0.5 in log2 M, K and batch) are left out: the
 rule does not reach them. Used to choose s47's rule (benchmarks/NOTES.md section 67); the
 rule here is dispatch.cpp's batched_one_pass_config restated, --first its first form.
+--misaligned restates s48's batched_element_config instead (rows that do not start aligned; the
+table serves none of them), on s47's grids of such products (section 68); where it declines,
+the dispatch's time.
 
     python benchmarks/experiments/batched_rule_fit.py benchmarks/results/h100-2026-11-28-s46-batched-grid.csv.gz [--first] [--every]
+    python benchmarks/experiments/batched_rule_fit.py --misaligned benchmarks/results/h100-2026-11-28-s47-misaligned-{grid,space}.csv.gz
 """
 from __future__ import annotations
 
@@ -62,6 +66,35 @@ def first(dtype: str, m: int, k: int, b: int) -> str | None:
     return f"t_columns:{c}:{lanes}:1:{u}:0:1"
 
 
+def misaligned(dtype: str, m: int, k: int, b: int) -> str | None:
+    if b < 8 or m < 64 or k < 64:
+        return None
+    c = 8 if k <= 128 else 16 if k <= 512 else 32
+    if b >= 64:
+        c = min(2 * c, 32)
+    blocks = -(-k // c) * b
+
+    def past(lanes: int) -> bool:
+        return blocks * c * lanes > 2048 * SMS
+
+    def few(lanes: int) -> bool:
+        return lanes > 8 and m < 12 * lanes if c == 32 else m < 2 * lanes
+
+    lanes = 32
+    while lanes > 2 and (past(lanes) or few(lanes)):
+        lanes //= 2
+    if past(lanes):
+        waves_x100 = -(-k // 64) * b * 100 // (32 * SMS)
+        tail = 100 <= waves_x100 < 200 and waves_x100 % 100 < 50
+        return None if m > 96 or tail else "t_columns:64:1:0:4:0:1"
+    u = 4 if -(-m // lanes) >= 8 else 2
+    if u == 4:
+        lanes = min(lanes, 512 // c)
+    if -(-m // lanes) > (12 if c < 32 else 64):
+        return None
+    return f"t_columns:{c}:{lanes}:0:{u}:0:1"
+
+
 def batched_entries() -> list[tuple[str, int, int, int]]:
     out = []
     for line in TABLE.read_text().splitlines():
@@ -80,9 +113,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv", nargs="+")
     ap.add_argument("--first", action="store_true", help="the rule's first form (s47 run 1)")
+    ap.add_argument("--misaligned", action="store_true", help="s48's rule for rows that do not start aligned")
     ap.add_argument("--every", action="store_true", help="a line per case")
     args = ap.parse_args()
-    rule = first if args.first else landed
+    rule = misaligned if args.misaligned else first if args.first else landed
     times: dict = collections.defaultdict(dict)
     dispatch = {}
     for path in args.csv:
@@ -97,7 +131,7 @@ def main() -> None:
     entries = batched_entries()
     vs_dispatch, vs_best, unknown = [], [], 0
     for key in sorted(times):
-        if table_serves(entries, *key):
+        if not args.misaligned and table_serves(entries, *key):
             continue
         cfg, best = rule(*key), min(times[key].values())
         t = dispatch[key] if cfg is None else times[key].get(cfg)

@@ -424,8 +424,14 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
 // against 11.5), though not at 64 MB (fp16 100000 x 333: 30.5 against 56.2). About
 // 1024 threads an SM at 2 packs in flight: large matrices (8192 packs an SM and more) one
 // block of 1024 an SM, the rest blocks of 256 at 4 packs in flight (2 where the period
-// passes 512 threads), slices of at least 4 packs a thread, up to 2 blocks an SM. False
-// where it does not apply (or finds no workspace for one slice).
+// passes 512 threads), slices of at least 4 packs a thread, up to 2 blocks an SM. Large
+// batches of at least a product an SM (a block a product, no split) take blocks of about 256
+// threads (the period, where it is longer), at 4 packs in flight where each thread has 16 packs
+// and the block at most 512 threads in fp32, 256 in 16 bits, else 2: blocks of 1024 ran fp16
+// 300 x 107 x 512 at 26.2 us against 18.4, 1337 x 91 x 512 at 59.1 against 52.2, fp32 300 x 435
+// x 512 at 79.7 against 66.6; 4 in flight on 435 threads lost in 16 bits (fp16 300 x 435 x 512
+// 66.7 against 62.1 on 870 at 2; benchmarks/NOTES.md section 68).
+// False where it does not apply (or finds no workspace for one slice).
 bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), v = 16 / esz, sms = std::max(sm_count, 1);
     if (pb.lda > 2 * pb.k) return false;
@@ -436,6 +442,11 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const bool large = all >= sms * 8192;
     c.threads_per_row = large ? 1024 : 256;
     c.unroll = large || period > 512 ? 2 : 4;
+    if (large && pb.batch >= sms) {
+        const int64_t block = period * std::max<int64_t>(1, 256 / period); // as the launch rounds it
+        c.threads_per_row = 256;
+        c.unroll = block <= (esz == 4 ? 512 : 256) && packs >= 16 * block ? 4 : 2;
+    }
     const int64_t blocks = (large ? 1 : 2) * sms;
     const int64_t steps = packs / ((int64_t)c.threads_per_row * c.unroll); // of a product
     c.split_k = (int)std::clamp<int64_t>(std::min(blocks / pb.batch, steps), 1, 1024);
@@ -554,13 +565,61 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
     return true;
 }
 
+// Strided batches (8 products up) of rows that do not start aligned (64 rows and columns up; one
+// element a load): one pass, a block a tile of one product, no split. The rules below are for
+// single products: on batches they split rows that the grid's products already spread over the
+// GPU, or walked 8 lanes of 32 columns whatever the grid (on an H200: fp16 96 x 435 x 8 3.72 ->
+// 2.76 us, 77 x 1501 x 512 88.1 -> 48.7; fit to section 67's H100 grid, benchmarks/NOTES.md
+// section 68).
+// - Tiles of 8 columns up to 128 a row, 16 up to 512, else 32; twice as wide (up to 32) from 64
+//   products.
+// - Lanes from 32 halved, down to 2, until the grid is at most a wave of 2048 threads an SM and
+//   each lane has 2 rows; on 32-column tiles 12 rows, down to 8 lanes (more lanes on long rows at
+//   2 rows in flight lost to 4: fp16 96 x 1501 x 8 3.62 against 4.43 us; and 4 lanes lost to 8
+//   on 77 x 1501 x 8, 5.05 against 3.94). 4 rows in flight from 8 rows a lane (in blocks of at
+//   most 512 threads), else 2.
+// - A grid past a wave even at 2 lanes: one-lane tiles of 64 columns on up to 96 rows
+//   (kOneLaneRows), each thread walking every row, except on 1 to 1.5 waves of those tiles (32
+//   blocks an SM): 1.09 waves ran fp16 83 x 525 x 512 at 28.3 us against the stream's 22.2
+//   (1.94 waves ran 68 x 967 x 512 at 29.9 against 34.9; 7.4, 72 x 3879 x 512, 210 us on 8 lanes,
+//   cuBLAS 104). There, and on more rows, the stream and the rules below.
+// - Not taken where a lane of a narrower tile walks more than 12 rows, or of a 32-column one more
+//   than 64: the split and the stream keep more loads in flight there (fp16 1000 x 107 x 8: 5.25
+//   us on the stream, 6.51 one pass), and taller products were not measured.
+bool batched_element_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t sms = std::max(sm_count, 1), wave = 2048 * sms;
+    if (pb.batch < 8 || pb.m < 64 || pb.k < 64) return false; // smaller problems were not measured
+    int c_threads = pb.k <= 128 ? 8 : pb.k <= 512 ? 16 : 32;
+    if (pb.batch >= 64) c_threads = std::min(2 * c_threads, 32);
+    const int64_t blocks = mul_sat((pb.k + c_threads - 1) / c_threads, pb.batch);
+    const auto past_a_wave = [&](int lanes) { return mul_sat(blocks, (int64_t)c_threads * lanes) > wave; };
+    const auto too_few_rows = [&](int lanes) {
+        return c_threads == 32 ? lanes > 8 && pb.m < 12 * (int64_t)lanes : pb.m < 2 * (int64_t)lanes;
+    };
+    int lanes = 32;
+    while (lanes > 2 && (past_a_wave(lanes) || too_few_rows(lanes))) lanes /= 2;
+    if (past_a_wave(lanes)) {
+        const int64_t waves_x100 = mul_sat((pb.k + 63) / 64, pb.batch) * 100 / (32 * sms);
+        if (pb.m > kOneLaneRows || (waves_x100 >= 100 && waves_x100 < 200 && waves_x100 % 100 < 50)) return false;
+        *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, kLoadsScalar, 4, 0, 1);
+        return true;
+    }
+    const int unroll = (pb.m + lanes - 1) / lanes >= 8 ? 4 : 2;
+    if (unroll == 4) lanes = std::min(lanes, max_block_threads(unroll) / c_threads);
+    if ((pb.m + lanes - 1) / lanes > (c_threads < 32 ? 12 : 64)) return false;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsScalar, unroll, 0, 1);
+    return true;
+}
+
 gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
-    gemv_config_t batched; // aligned packs (runs() refuses rows that are not)
+    gemv_config_t batched; // the batched rules' one pass (runs() refuses aligned packs on rows that are not)
     if (pb.batch > 1 && batched_one_pass_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
+        if (loads == kLoadsScalar && pb.batch > 1 && batched_element_config(pb, sm_count, &batched) && runs(batched, pb))
+            return batched;
         if (loads == kLoadsScalar && pb.m > 48 &&
             (t_stream_config(pb, sm_count, &whole_packs) || phased_columns_config(pb, sm_count, &whole_packs)))
             return whole_packs;
