@@ -5,9 +5,9 @@ and the case's best; then the geomean against the dispatch and against the best.
 shipped table serves (a batched entry within 0.5 in log2 M, K and batch) are left out: the
 rule does not reach them. Used to choose s47's rule (benchmarks/NOTES.md section 67); the
 rule here is dispatch.cpp's batched_one_pass_config restated, --first its first form.
---misaligned restates s48's batched_element_config instead (rows that do not start aligned; the
-table serves none of them), on s47's grids of such products (section 68); where it declines,
-the dispatch's time.
+--misaligned asks this checkout's library for its picks instead (libgemv's host code on the
+stand-in runtime, no table: s48's batched_element_config and the rest of the dispatch), on s47's
+grids of products of rows that do not start aligned, which the table does not serve (section 68).
 
     python benchmarks/experiments/batched_rule_fit.py benchmarks/results/h100-2026-11-28-s46-batched-grid.csv.gz [--first] [--every]
     python benchmarks/experiments/batched_rule_fit.py --misaligned benchmarks/results/h100-2026-11-28-s47-misaligned-{grid,space}.csv.gz
@@ -19,6 +19,7 @@ import collections
 import csv
 import gzip
 import math
+import sys
 from pathlib import Path
 
 TABLE = Path(__file__).resolve().parents[2] / "libgemv" / "tables" / "NVIDIA-H100-80GB-HBM3-sm90-132sm.gemvtable"
@@ -66,33 +67,27 @@ def first(dtype: str, m: int, k: int, b: int) -> str | None:
     return f"t_columns:{c}:{lanes}:1:{u}:0:1"
 
 
-def misaligned(dtype: str, m: int, k: int, b: int) -> str | None:
-    if b < 8 or m < 64 or k < 64:
-        return None
-    c = 8 if k <= 128 else 16 if k <= 512 else 32
-    if b >= 64:
-        c = min(2 * c, 32)
-    blocks = -(-k // c) * b
+PICKS = """
+import pygemv
+base = 1 << 32
+for dtype, m, k, b in %r:
+    c = pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False,
+                             batch=b, stride_a=m * k, stride_x=m, stride_y=k)
+    print(dtype, m, k, b, f"{c.variant}:{c.threads_per_row}:{c.rows_per_block}:{c.vector_loads}:{c.unroll}:"
+          f"{int(c.x_in_smem)}:{c.split_k}")
+"""
 
-    def past(lanes: int) -> bool:
-        return blocks * c * lanes > 2048 * SMS
 
-    def few(lanes: int) -> bool:
-        return lanes > 8 and m < 12 * lanes if c == 32 else m < 2 * lanes
-
-    lanes = 32
-    while lanes > 2 and (past(lanes) or few(lanes)):
-        lanes //= 2
-    if past(lanes):
-        waves_x100 = -(-k // 64) * b * 100 // (32 * SMS)
-        tail = 100 <= waves_x100 < 200 and waves_x100 % 100 < 50
-        return None if m > 96 or tail else "t_columns:64:1:0:4:0:1"
-    u = 4 if -(-m // lanes) >= 8 else 2
-    if u == 4:
-        lanes = min(lanes, 512 // c)
-    if -(-m // lanes) > (12 if c < 32 else 64):
-        return None
-    return f"t_columns:{c}:{lanes}:0:{u}:0:1"
+def library_picks(keys) -> dict:
+    """This checkout's own picks (libgemv's host code on the stand-in runtime, 132 SMs, no table;
+    tests/hostcheck_lib.py builds it if needed) for (dtype, m, k, batch) keys of dense strides."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+    from hostcheck_lib import run
+    out = {}
+    for line in run(PICKS % (sorted(keys),), timeout=600).stdout.splitlines():
+        dtype, m, k, b, cfg = line.split()
+        out[(dtype, int(m), int(k), int(b))] = cfg
+    return out
 
 
 def batched_entries() -> list[tuple[str, int, int, int]]:
@@ -113,10 +108,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv", nargs="+")
     ap.add_argument("--first", action="store_true", help="the rule's first form (s47 run 1)")
-    ap.add_argument("--misaligned", action="store_true", help="s48's rule for rows that do not start aligned")
+    ap.add_argument("--misaligned", action="store_true",
+                    help="this checkout's picks (s48's rule for rows that do not start aligned, asked of the library)")
     ap.add_argument("--every", action="store_true", help="a line per case")
     args = ap.parse_args()
-    rule = misaligned if args.misaligned else first if args.first else landed
+    rule = first if args.first else landed
     times: dict = collections.defaultdict(dict)
     dispatch = {}
     for path in args.csv:
@@ -129,6 +125,9 @@ def main() -> None:
                     dispatch[key] = us
                 times[key][cfg] = min(us, times[key].get(cfg, math.inf))
     entries = batched_entries()
+    if args.misaligned:
+        picks = library_picks(times)
+        rule = lambda *key: picks[key]  # noqa: E731
     vs_dispatch, vs_best, unknown = [], [], 0
     for key in sorted(times):
         if not args.misaligned and table_serves(entries, *key):
