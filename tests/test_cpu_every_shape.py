@@ -640,7 +640,9 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     fewer than 2 rows (12 on 32-column tiles, down to 8 lanes); 4 rows in flight from 8 rows a
     lane (at most 512 threads a block), else 2. Not taken where a lane walks more than 12 rows
     (64 on 32-column tiles). A grid past a wave at 2 lanes: one-lane tiles of 64 columns on up
-    to 96 rows but on 1 to 1.5 waves of them (32 blocks an SM), where the stream runs instead.
+    to 96 rows but on 1 to 1.5 waves of them (32 blocks an SM), where the stream runs instead;
+    2-lane tiles of 64 columns on 97 to 512 rows of products up to 2 MiB whose pack period
+    passes 512.
     On large batches of a product an SM and more, the stream runs a block a product of about 256
     threads (the period, where longer), at 4 packs in flight where a thread has 16 packs and the
     block at most 512 threads (fp32) or 256 (16 bits). Fewer products and aligned rows keep the
@@ -660,9 +662,12 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         while lanes > 2 and (past(lanes) or few(lanes)):
             lanes //= 2
         if past(lanes):
+            if m > 96:
+                period = k // math.gcd(k, 16 // es)
+                return ("t_columns", 64, 2, pygemv.LOADS_SCALAR, 4, 1) if m <= 512 and m * k * es <= (2 << 20) and period > 512 else None
             waves_x100 = -(-k // 64) * b * 100 // (32 * 132)
             tail = 100 <= waves_x100 < 200 and waves_x100 % 100 < 50
-            return ("t_columns", 64, 1, pygemv.LOADS_SCALAR, 4, 1) if m <= 96 and not tail else None
+            return None if tail else ("t_columns", 64, 1, pygemv.LOADS_SCALAR, 4, 1)
         u = 4 if -(-m // lanes) >= 8 else 2
         if u == 4:
             lanes = min(lanes, 512 // c)
@@ -683,6 +688,11 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
              (90, 427, "bfloat16", 4096): (64, 1, 4),
              (83, 525, "float16", 512): None,          # one-lane tiles in 1.09 waves: the stream
              (72, 3879, "float16", 512): (64, 1, 4),  # 7.4 waves
+             (174, 1223, "float16", 512): (64, 2, 4),  # past a wave at 2 lanes on 97-512 rows
+             (400, 601, "float32", 512): (64, 2, 4),
+             (300, 435, "float16", 512): None,         # a period of 435: the stream
+             (924, 511, "float16", 512): None,          # 924 rows
+             (400, 1501, "float32", 512): None,         # 2.3 MiB a product
              (1000, 107, "float16", 8): None,          # 31 rows a lane
              (300, 1501, "float16", 64): None,         # 150 rows a lane on 2 lanes
              (2786, 2907, "float32", 8): None,         # 174 on 16

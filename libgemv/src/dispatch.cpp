@@ -582,7 +582,11 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
 //   (kOneLaneRows), each thread walking every row, except on 1 to 1.5 waves of those tiles (32
 //   blocks an SM): 1.09 waves ran fp16 83 x 525 x 512 at 28.3 us against the stream's 22.2
 //   (1.94 waves ran 68 x 967 x 512 at 29.9 against 34.9; 7.4, 72 x 3879 x 512, 210 us on 8 lanes,
-//   cuBLAS 104). There, and on more rows, the stream and the rules below.
+//   cuBLAS 104); there the stream and the rules below. On 97 to 512 rows, products of up to 2
+//   MiB whose pack period passes 512 (the stream's block one long period, or none): 2-lane tiles
+//   of 64 columns (fp16 174 x 1223 x 512 108.4 -> 86.4 us on 8 lanes of 32, 273 x 723 x 512 87.0 ->
+//   78.7 on the stream; 924 x 511 x 512 level with the stream at its 511 threads). Larger products
+//   were not measured.
 // - Not taken where a lane of a narrower tile walks more than 12 rows, or of a 32-column one more
 //   than 64: the split and the stream keep more loads in flight there (fp16 1000 x 107 x 8: 5.25
 //   us on the stream, 6.51 one pass), and taller products were not measured.
@@ -600,7 +604,13 @@ bool batched_element_config(const Problem &pb, int sm_count, gemv_config_t *out)
     while (lanes > 2 && (past_a_wave(lanes) || too_few_rows(lanes))) lanes /= 2;
     if (past_a_wave(lanes)) {
         const int64_t waves_x100 = mul_sat((pb.k + 63) / 64, pb.batch) * 100 / (32 * sms);
-        if (pb.m > kOneLaneRows || (waves_x100 >= 100 && waves_x100 < 200 && waves_x100 % 100 < 50)) return false;
+        if (pb.m > kOneLaneRows) {
+            const int64_t esz = (int64_t)dtype_size(pb.dtype()), period = pb.lda / std::gcd(pb.lda, 16 / esz);
+            if (pb.m > 512 || mul_sat(pb.m * pb.lda, esz) > (2 << 20) || period <= 512) return false;
+            *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsScalar, 4, 0, 1);
+            return true;
+        }
+        if (waves_x100 >= 100 && waves_x100 < 200 && waves_x100 % 100 < 50) return false;
         *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, kLoadsScalar, 4, 0, 1);
         return true;
     }
