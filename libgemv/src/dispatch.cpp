@@ -603,13 +603,13 @@ bool batched_element_config(const Problem &pb, int sm_count, gemv_config_t *out)
     int lanes = 32;
     while (lanes > 2 && (past_a_wave(lanes) || too_few_rows(lanes))) lanes /= 2;
     if (past_a_wave(lanes)) {
-        const int64_t waves_x100 = mul_sat((pb.k + 63) / 64, pb.batch) * 100 / (32 * sms);
         if (pb.m > kOneLaneRows) {
             const int64_t esz = (int64_t)dtype_size(pb.dtype()), period = pb.lda / std::gcd(pb.lda, 16 / esz);
             if (pb.m > 512 || mul_sat(pb.m * pb.lda, esz) > (2 << 20) || period <= 512) return false;
             *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsScalar, 4, 0, 1);
             return true;
         }
+        const int64_t waves_x100 = mul_sat((pb.k + 63) / 64, pb.batch) * 100 / (32 * sms); // of one-lane tiles
         if (waves_x100 >= 100 && waves_x100 < 200 && waves_x100 % 100 < 50) return false;
         *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, kLoadsScalar, 4, 0, 1);
         return true;
