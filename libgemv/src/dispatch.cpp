@@ -438,13 +438,13 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     gemv_config_t c = make_config(GEMV_VARIANT_T_STREAM, 256, 1, kLoadsAligned, 4, 0, 1);
     const int64_t packs = ((pb.m - 1) * pb.lda + pb.k) / v + 1, all = mul_sat(packs, pb.batch);
     if (all < (pb.lda * esz <= 256 ? (1 << 16) : (1 << 21))) return false; // 1 MiB, 32 MiB
-    const int64_t period = pb.lda / std::gcd(pb.lda, v);
+    const int64_t period = pack_period(pb.lda, (size_t)esz);
     const bool large = all >= sms * 8192;
     c.threads_per_row = large ? 1024 : 256;
     c.unroll = large || period > 512 ? 2 : 4;
     if (large && pb.batch >= sms) {
-        const int64_t block = period * std::max<int64_t>(1, 256 / period); // as the launch rounds it
         c.threads_per_row = 256;
+        const int64_t block = stream_block_threads(period, c.threads_per_row);
         c.unroll = block <= (esz == 4 ? 512 : 256) && packs >= 16 * block ? 4 : 2;
     }
     const int64_t blocks = (large ? 1 : 2) * sms;
@@ -604,8 +604,8 @@ bool batched_element_config(const Problem &pb, int sm_count, gemv_config_t *out)
     while (lanes > 2 && (past_a_wave(lanes) || too_few_rows(lanes))) lanes /= 2;
     if (past_a_wave(lanes)) {
         if (pb.m > kOneLaneRows) {
-            const int64_t esz = (int64_t)dtype_size(pb.dtype()), period = pb.lda / std::gcd(pb.lda, 16 / esz);
-            if (pb.m > 512 || mul_sat(pb.m * pb.lda, esz) > (2 << 20) || period <= 512) return false;
+            const size_t esz = dtype_size(pb.dtype());
+            if (pb.m > 512 || mul_sat(pb.m * pb.lda, (int64_t)esz) > (2 << 20) || pack_period(pb.lda, esz) <= 512) return false;
             *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsScalar, 4, 0, 1);
             return true;
         }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -124,6 +125,12 @@ inline int phase_period(int64_t lda, size_t esz) {
     while (((uint64_t)lda * esz * (uint64_t)p) % 16 != 0) p *= 2;
     return p;
 }
+
+// op T's stream (tstream.cu): the columns of A's aligned 16-byte packs repeat every
+// lda / gcd(lda, 16 / esz) packs (the pack period), and a block holds a multiple of the
+// period near the threads asked for (at least one period).
+inline int64_t pack_period(int64_t lda, size_t esz) { return lda / std::gcd(lda, (int64_t)(16 / esz)); }
+inline int64_t stream_block_threads(int64_t period, int64_t threads) { return period * std::max<int64_t>(1, threads / period); }
 
 inline size_t dtype_size(gemv_dtype_t t) { return t == GEMV_DTYPE_F32 ? 4 : 2; }
 

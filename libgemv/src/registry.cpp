@@ -793,9 +793,9 @@ TStreamPlan tstream_geometry(const gemv_config_t &c, const Problem &pb) {
     const int64_t v = 16 / (int64_t)dtype_size(pb.dtype());
     TStreamPlan p{};
     p.lda = pb.m == 1 ? std::max(pb.k, v) : pb.lda;
-    p.period = p.lda / std::gcd(p.lda, v);
+    p.period = pack_period(p.lda, dtype_size(pb.dtype()));
     if (p.period > max_block_threads(c.unroll)) return p;
-    p.threads = (int)(p.period * std::max<int64_t>(1, c.threads_per_row / p.period));
+    p.threads = (int)stream_block_threads(p.period, c.threads_per_row);
     const int64_t packs = ((pb.m - 1) * pb.lda + pb.k + 2 * (v - 1)) / v; // of A's extent at any phase
     int64_t slice = (packs + c.split_k - 1) / c.split_k;
     p.slice_packs = (slice + p.threads - 1) / p.threads * p.threads;
