@@ -32,9 +32,12 @@ class Config:
     vector_loads : int
         How A and x are read (``gemv_loads_t``): 0 one element a load; 1 16-byte packs of
         16-byte aligned rows; 2 (op N) 16-byte packs of rows that start anywhere, realigned
-        in the kernel; 3 (op N row kernels, single products, p >= 2) 16-byte packs of rows
-        that start anywhere, each block walking rows of one 16-byte phase, with x staged in
-        that phase (``x_in_smem``) or read through L1 and shifted into it (``incx == 1``);
+        in the kernel; 3 16-byte packs of rows that start anywhere, read as they lie by rows
+        of one 16-byte phase: op N row kernels (single products, p >= 2), each block walking
+        one phase, with x staged in that phase (``x_in_smem``) or read through L1 and
+        shifted into it (``incx == 1``); op T, each row slice (``t_splitm_twopass``) or
+        row lane (``t_columns``: lanes a multiple of the rows' phase period, ``p >= 2``)
+        walking one phase;
         4 (op N row kernels) 8-byte packs of rows (and x read from global memory) 8-byte
         aligned; 5 (op N row kernels, single products, K not split, p >= 2) rows that start
         anywhere read as phased rows, with x (any ``incx``) copied into the workspace once a
@@ -113,7 +116,7 @@ class Variant:
         smems = (False, True) if self.stages_x else (False,)
         loads = ((LOADS_ALIGNED, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCALAR, LOADS_ALIGNED8, LOADS_PHASED_X_COPIES)
                  if self.op == "N" else
-                 (LOADS_ALIGNED, LOADS_REALIGNED, LOADS_SCALAR))
+                 (LOADS_ALIGNED, LOADS_PHASED, LOADS_REALIGNED, LOADS_SCALAR))
         for p, r, u, vec, smem, s in itertools.product(ps, rows, self.unrolls, loads, smems, splits):
             c = Config(self.name, p, r, vec, u, smem, s)
             if validate(c):

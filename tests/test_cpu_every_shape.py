@@ -54,12 +54,12 @@ def test_realigned_loads_of_a_strided_x_need_it_staged():
     assert ok(staged, k=63, incx=2) and ok(staged, k=63, incx=-3, a_ptr=A + 6)
 
 
-def test_phased_and_8_byte_loads_are_op_n_row_kernels_only_realigned_both_and_loads_take_0_to_5():
+def test_8_byte_loads_and_x_copies_are_op_n_row_kernels_only_realigned_and_phased_both_and_loads_take_0_to_5():
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 2))
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 3, x_in_smem=True))
     assert pygemv._registry.validate(Config("block_per_row", 128, 1, 4, x_in_smem=True))
     assert pygemv._registry.validate(Config("t_columns", 16, 16, 2))  # op T: a pack cut from two aligned ones
-    assert not pygemv._registry.validate(Config("t_columns", 16, 16, 3))
+    assert pygemv._registry.validate(Config("t_columns", 16, 16, 3))  # op T: a row lane a phase class
     assert not pygemv._registry.validate(Config("t_columns", 16, 16, 4))
     assert not pygemv._registry.validate(Config("row_stream", 4, 32, 4, x_in_smem=True))
     assert not pygemv._registry.validate(Config("rows_in_registers", 128, 4, 4, 1, False, 4))
@@ -76,7 +76,7 @@ def test_phased_and_8_byte_loads_are_op_n_row_kernels_only_realigned_both_and_lo
     names = {v.name: v for v in pygemv.variants()}
     assert {c.vector_loads for c in names["warp_per_row"].configs()} == {0, 1, 2, 3, 4, 5}
     assert {c.vector_loads for c in names["splitk_twopass"].configs()} == {0, 1, 2, 3, 4}
-    assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1, 2}
+    assert {c.vector_loads for c in names["t_columns"].configs()} == {0, 1, 2, 3}
 
 
 # ---- table entries must fit the shape ----------------------------------------------------------
@@ -634,7 +634,15 @@ def test_op_t_heuristic_runs_strided_batches_of_aligned_rows_in_one_pass():
 
 def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     """op T on strided batches (8 products up) of rows that do not start aligned (64 rows and
-    columns up; 132 SMs in the stand-in): t_columns on one element a load, no split; tiles of 8
+    columns up; 132 SMs in the stand-in), first as phased rows in one pass (t_columns,
+    vector_loads 3, a row lane a phase class): tiles of the fewest threads from 8 to 32 whose
+    c - 1 packs cover a row, halved down to 8 while there are fewer tiles than SMs, declined
+    under 66 tiles and, in fp32, on up to 96 rows (256 of up to 512 columns) on tiles past 8
+    threads; past a wave (2048
+    threads an SM) at 8 lanes, 8 lanes at 4 rows in flight from 64 rows a lane, else 2; else
+    lanes doubled while the grid stays in the wave, blocks within 512 threads and each lane 2
+    rows, 4 in flight, declined where a grid under half the wave leaves a lane more than 32 rows.
+    Where that declines, t_columns on one element a load, no split; tiles of 8
     columns up to 128 a row, 16 up to 512, else 32, twice as wide from 64 products (32 at most);
     lanes from 32 halved down to 2 while the grid passes 2048 threads an SM or a lane would have
     fewer than 2 rows (12 on 32-column tiles, down to 8 lanes); 4 rows in flight from 8 rows a
@@ -674,10 +682,51 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         if -(-m // lanes) > (12 if c < 32 else 64):
             return None
         return ("t_columns", c, lanes, pygemv.LOADS_SCALAR, u, 1)
+    def lane_rule(m, k, es, b):
+        if b < 8 or m < 64 or k < 64:
+            return None
+        v, wave = 16 // es, 2048 * 132
+        tiles = lambda c: -(-k // ((c - 1) * v)) * b
+        c = 8
+        while c < 32 and (c - 1) * v < k:
+            c *= 2
+        while c > 8 and tiles(c) < 132:
+            c //= 2
+        blocks = tiles(c)
+        if 2 * blocks < 132 or (es == 4 and (m <= 96 or (m <= 256 and k <= 512)) and c > 8):
+            return None
+        lanes = 8
+        if blocks * c * lanes > wave:
+            return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4 if m >= 64 * lanes else 2, 1)
+        while c * lanes * 2 <= 512 and blocks * c * lanes * 2 <= wave and m >= 4 * lanes:
+            lanes *= 2
+        if 2 * blocks * c * lanes < wave and m > 32 * lanes:
+            return None
+        return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4, 1)
+    def expected(m, k, es, b):
+        return lane_rule(m, k, es, b) or rule(m, k, es, b)
+    # Phased rows in one pass: (m, k, dtype, batch): the form (c, lanes, unroll), or None.
+    lane_cases = {(174, 1223, "float16", 512): (32, 8, 2), (400, 601, "float16", 512): (32, 8, 2),
+                  (924, 511, "float16", 512): (32, 8, 4), (884, 3489, "float16", 64): (32, 8, 4),
+                  (178, 79, "float16", 4096): (16, 8, 2), (1985, 247, "float16", 512): (32, 16, 4),
+                  (924, 511, "float16", 8): (8, 64, 4), (1746, 961, "bfloat16", 8): (8, 64, 4),
+                  (400, 601, "float32", 512): (32, 8, 2), (83, 525, "float32", 8): (8, 32, 4),
+                  (76, 759, "float16", 512): (32, 8, 2), (76, 759, "float32", 8): (8, 32, 4),
+                  (339, 101, "float16", 8): None,     # 16 tiles
+                  (66, 7815, "float32", 8): None,     # fp32, 66 rows, tiles of 32
+                  (76, 759, "float32", 512): None, (100, 489, "float32", 512): None,
+                  (101, 79, "float32", 64): (8, 32, 4), (275, 1119, "float32", 512): (32, 8, 2),
+                  (8192, 1001, "float16", 8): None,   # 128 rows a lane in a fifth of the wave
+                  (96, 435, "float16", 4): None, (63, 435, "float16", 8): None}
     def batched(m, k, dtype, b, lda=None):
         lda = lda or k
         c = pick(m, k, dtype, lda=lda, batch=b, stride_a=m * lda + 1, stride_x=m, stride_y=k)
         return (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+    for (m, k, dtype, b), want in lane_cases.items():
+        form = lane_rule(m, k, 4 if dtype == "float32" else 2, b)
+        assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)
+        if form:
+            assert batched(m, k, dtype, b) == form, (m, k, dtype, b, batched(m, k, dtype, b), form)
     # (m, k, dtype, batch): the form each should take (c, lanes, unroll), or None where the rule should not.
     cases = {(96, 107, "float16", 8): (8, 32, 2), (300, 107, "float32", 8): (8, 32, 4), (96, 435, "float16", 8): (16, 32, 2),
              (300, 435, "bfloat16", 8): (16, 32, 4), (96, 1501, "float16", 8): (32, 8, 4), (300, 1501, "float32", 8): (32, 16, 4),
@@ -700,8 +749,9 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     for (m, k, dtype, b), want in cases.items():
         form = rule(m, k, 4 if dtype == "float32" else 2, b)
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)  # the cases mean what they say
-        got = batched(m, k, dtype, b)
-        assert (got == form) == (form is not None), (m, k, dtype, b, got, form)
+        if lane_rule(m, k, 4 if dtype == "float32" else 2, b) is None:
+            got = batched(m, k, dtype, b)
+            assert (got == form) == (form is not None), (m, k, dtype, b, got, form)
     # Over a grid (odd K: rows that start anywhere): the rule's form wherever it is taken.
     n = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
@@ -710,7 +760,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                 for b in (2, 8, 64, 700):
                     if m * k * es * b > (1 << 31):
                         continue
-                    form = rule(m, k, es, b)
+                    form = expected(m, k, es, b)
                     if form:
                         assert batched(m, k, dtype, b) == form, (m, k, dtype, b, batched(m, k, dtype, b), form)
                         n += 1
@@ -726,17 +776,16 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         block = period * max(1, 256 // period)
         packs = ((m - 1) * k + k) // v + 1
         return ("t_stream", 256, 1, pygemv.LOADS_ALIGNED, 4 if block <= (512 if es == 4 else 256) and packs >= 16 * block else 2, 1)
+    streamed = 0
     for m, k, dtype, b, u in ((300, 107, "float16", 512, 4), (300, 107, "float32", 512, 4), (1337, 91, "bfloat16", 512, 4),
                               (300, 435, "float16", 512, 2), (300, 435, "float32", 512, 4), (83, 525, "float16", 512, 2),
-                              (120, 107, "float16", 2048, 2)):
+                              (120, 107, "float16", 2048, 2), (83, 525, "float32", 512, 2)):
         es = 4 if dtype == "float32" else 2
         assert rule(m, k, es, b) is None and stream(m, k, es, b)[4] == u, (m, k, dtype, b)
-        assert batched(m, k, dtype, b) == stream(m, k, es, b), (m, k, dtype, b, batched(m, k, dtype, b))
-    # Fewer products than SMs keep the stream's blocks of 1024, and smaller batches its blocks of 256
-    # at 4 packs in flight.
-    got = batched(1000, 435, "float16", 64)
-    assert got[0] == "t_stream" and got[1] == 1024, got
-    assert batched(96, 107, "float16", 512) == ("t_stream", 256, 1, pygemv.LOADS_ALIGNED, 4, 1)
+        if lane_rule(m, k, es, b) is None:
+            assert batched(m, k, dtype, b) == stream(m, k, es, b), (m, k, dtype, b, batched(m, k, dtype, b))
+            streamed += 1
+    assert streamed >= 1, streamed
     """)
 
 
@@ -836,13 +885,14 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
 
 
 def test_phased_op_t_legality_and_workspace():
-    """Phased rows in op T: split-M only (t_splitm_twopass; t_columns refuses vector_loads 3),
-    any tile width (1 thread up), any phase; the workspace holds a partial per column for each
-    slice: chunks of whole steps (lanes x unroll x period rows), each cut into its period phase
-    classes (split_k / period chunks, at least one)."""
+    """Phased rows in op T: split-M (t_splitm_twopass, a slice a phase class: any tile width, 1
+    thread up) and one pass (t_columns, a row lane a phase class: 2 threads a tile up), any
+    phase; split-M's workspace holds a partial per column for each slice: chunks of whole
+    steps (lanes x unroll x period rows), each cut into its period phase classes (split_k /
+    period chunks, at least one)."""
     C, P = pygemv.Config, pygemv.LOADS_PHASED
-    assert validate(C("t_splitm_twopass", 1, 256, P, 2, False, 8))
-    assert not validate(C("t_columns", 16, 16, P, 2)) and not validate(C("t_splitm_twopass", 16, 16, 4, 2, False, 8))
+    assert validate(C("t_splitm_twopass", 1, 256, P, 2, False, 8)) and validate(C("t_columns", 16, 16, P, 2))
+    assert not validate(C("t_columns", 1, 256, P, 2)) and not validate(C("t_splitm_twopass", 16, 16, 4, 2, False, 8))
     c = C("t_splitm_twopass", 16, 16, P, 2, False, 64)
     for m, k, dtype, lda in ((4421, 11465, "float16", None), (8304, 1341, "float32", None), (1000, 64, "float16", 66),
                              (1000, 64, "float32", None), (37, 65, "bfloat16", None)):

@@ -135,6 +135,23 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
             assert fake.gemv_fake_launches() == before, "a refused call launched"
         phased += st == 0
     assert phased >= 50, phased
+    # op T's phased rows in one pass (t_columns, a row lane a phase class: lanes a multiple of
+    # 8 serve every period), forced likewise: tiles of c - 1 packs, no workspace.
+    lane_classes = 0
+    for i in range(100):
+        keep.clear()
+        p = problem()
+        while not p["trans"]:
+            keep.clear()
+            p = problem()
+        c = pygemv.Config("t_columns", int(rng.choice([2, 4, 8, 32, 64])), int(rng.choice([8, 16, 32])), P,
+                          int(rng.choice([1, 2, 4])))
+        if not pygemv._registry.validate(c):
+            continue
+        st = lib.gemv_ex(ctypes.byref(args(p)), ctypes.byref(c.to_c()))
+        assert st == 0, (c, p, st, lib.gemv_last_error())
+        lane_classes += 1
+    assert lane_classes >= 50, lane_classes
     no_violations()
     """), timeout=300)
 

@@ -140,7 +140,6 @@ def test_phased_rows_rules():
     assert ok(Config("splitk_twopass", 64, 2, P, 2, False, 2), m=1, k=(1 << 32) + 8, dtype="float16")
     assert "incx == 1" in pygemv.can_implement(l1, 64, 64, "float16", incx=3)[1]
     assert not pygemv._registry.validate(Config("thread_per_row", 1, 64, P, 2, True))  # one thread a row
-    assert not pygemv._registry.validate(Config("t_columns", 32, 8, P, 2, False))     # op N rows only
     assert not pygemv._registry.validate(Config("row_stream", 4, 32, P, 2, True))
     assert pygemv._registry.validate(Config("splitk_twopass", 64, 2, P, 2, True, 3))
     assert not ok(c, batch=4, stride_a=64 * 64, stride_x=0, stride_y=64)
@@ -197,9 +196,27 @@ def test_column_operations_rules():
         assert ok(r, k=63, lda=63, a_ptr=A + 2, trans=True) and ok(r, k=64, trans=True)
         assert ok(r, k=63, lda=67, a_ptr=A + 6, trans=True, batch=3, stride_a=64 * 67 + 3, stride_x=64, stride_y=63)
     assert "vector_loads = 2 takes rows that start anywhere" in pygemv.can_implement(t, 63, 63, "float16", trans=True)[1]
-    # Phased rows, 8-byte packs and x's phase copies are row-kernel paths.
-    for loads in (pygemv.LOADS_PHASED, pygemv.LOADS_ALIGNED8, pygemv.LOADS_PHASED_X_COPIES):
+    # 8-byte packs and x's phase copies are row-kernel paths.
+    for loads in (pygemv.LOADS_ALIGNED8, pygemv.LOADS_PHASED_X_COPIES):
         assert not pygemv._registry.validate(Config("t_columns", 32, 8, loads, 2))
+    # Phased rows in one pass (lane classes): rows that start anywhere, batches too, each row
+    # lane one phase class, so the lanes are a multiple of the rows' phase period (fp16: 8
+    # for odd lda, 4 for lda = 2 mod 4; fp32: 4 for odd lda), and two threads a tile or more
+    # (a tile writes c - 1 packs of columns); no workspace.
+    P = pygemv.LOADS_PHASED
+    lc = Config("t_columns", 32, 8, P, 2)
+    assert ok(lc, k=63, lda=63, a_ptr=A + 2, trans=True) and ok(lc, k=64, trans=True)
+    assert ok(lc, k=63, lda=63, a_ptr=A + 6, trans=True, batch=3, stride_a=64 * 63 + 1, stride_x=64, stride_y=63)
+    four = Config("t_columns", 32, 4, P, 2)
+    assert not ok(four, k=63, lda=63, trans=True) and ok(four, k=62, lda=62, trans=True)
+    assert ok(four, k=63, lda=63, trans=True, dtype="float32") and ok(four, k=62, lda=66, trans=True)
+    assert not pygemv._registry.validate(Config("t_columns", 1, 64, P, 2))
+    assert pygemv._registry.validate(Config("t_splitm_twopass", 1, 64, P, 2, False, 4))  # a slice a class
+    assert ok(Config("t_columns", 2, 64, P, 2), k=63, lda=63, trans=True, incx=-3, x_ptr=A + 2)
+    why = pygemv.can_implement(four, 64, 63, "float16", lda=63, trans=True)[1]
+    assert "multiple of the rows' phase period 8 (lda = 63; rows_per_block = 4)" in why
+    assert pygemv.workspace_size(lc, 4096, 1001, "float16", trans=True, lda=1001) == 0
+    assert any(cfg.vector_loads == P for cfg in pygemv.variant("t_columns").configs())
     # x is read as a broadcast: any stride, any alignment; never staged.
     assert ok(t, incx=-3, x_ptr=A + 2, trans=True)
     assert not pygemv._registry.validate(Config("t_columns", 32, 8, True, 2, x_in_smem=True))

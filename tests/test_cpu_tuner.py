@@ -303,7 +303,7 @@ def test_rows_8_byte_aligned_are_seeded_with_8_byte_configs():
 def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
     """op T searches the column operations: c of 2..64 threads across a tile (no more than
     the row's packs), split-M slices of 8 rows or more, aligned 16-byte packs for aligned
-    rows and realigned ones for the rest (split-M phased rows too, drawn as its own
+    rows and realigned ones or phased rows for the rest (drawn as each operation's own
     parameter), one element a load for both, and x_in_smem never
     drawn (the column kernels read x as a broadcast). The stream of packs (aligned packs,
     fixed) joins on rows of 16 bytes to 2 KB (any short single row)."""
@@ -313,14 +313,15 @@ def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
     assert space.op == "T" and set(space.variants) <= {"t_columns", "t_splitm_twopass", "t_stream"} and space.variants
     aligned = (m == 1) or k * es % 16 == 0
     own = {"t_stream": [1]} if stream else {}
-    if not aligned and "t_splitm_twopass" in space.variants:  # split-M alone takes phased rows
-        own["t_splitm_twopass"] = [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR]
+    if not aligned:  # phased rows: a slice or a row lane a phase class
+        for name in {"t_columns", "t_splitm_twopass"} & set(space.variants):
+            own[name] = [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR]
     assert ("t_stream" in space.variants) == stream and space.variant_loads == own
     assert space.no_staging == set(space.variants)
     assert space.vector_loads == [pygemv.LOADS_ALIGNED if aligned else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR]
     if not aligned:
         assert {c.vector_loads for c in space.configs() if c.variant == "t_splitm_twopass"} == {0, 2, 3}
-        assert {c.vector_loads for c in space.configs() if c.variant == "t_columns"} == {0, 2}
+        assert {c.vector_loads for c in space.configs() if c.variant == "t_columns"} == {0, 2, 3}
     assert ("t_splitm_twopass" in space.variants) == (m >= 16)
     configs = list(space.configs())
     n_valid = 0

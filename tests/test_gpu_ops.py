@@ -149,6 +149,31 @@ def test_op_t_phased_rows_at_every_phase(torch, dtype, m, k):
     assert ran >= phases * 3  # phased configs ran, not only the dispatcher
 
 
+def lane_class_op_t_configs() -> list[pygemv.Config]:
+    """Phased rows in one pass (t_columns, vector_loads = 3: a row lane a phase class): tiles
+    of 2 to 64 threads (c - 1 packs of columns written), 8 to 128 row lanes (a multiple of
+    every period), every unroll, so that the one-step, one-tile and looping walks all run."""
+    C, P = pygemv.Config, pygemv.LOADS_PHASED
+    return [C("t_columns", 32, 8, P, 4), C("t_columns", 2, 64, P, 2), C("t_columns", 16, 16, P, 1),
+            C("t_columns", 64, 8, P, 2), C("t_columns", 4, 32, P, 4), C("t_columns", 8, 128, P, 1)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(1, 9), (2, 4097), (5, 1001), (9, 7), (37, 65), (300, 257), (1573, 69), (4099, 33),
+                                  (517, 2049), (174, 1223)])
+def test_op_t_lane_classes_at_every_phase(torch, dtype, m, k):
+    """op T's phased rows in one pass: A at every element phase of 16 bytes, so each row
+    lane's packs start at its own shift (the first row's first pack partly before A and the
+    last row's last pack partly past it, read element by element; packs across a row's end
+    summed into columns never written), lda padded with NaN, fewer rows than lanes, K below
+    a pack, strided and reversed x, alpha and beta, and batches whose odd strides move every
+    product's phase."""
+    layouts = phase_layouts(dtype)
+    phases = len(layouts)
+    ran = check_layouts(torch, m, k, dtype, True, layouts, lane_class_op_t_configs())
+    assert ran >= phases * 4  # lane-class configs ran, not only the dispatcher
+
+
 def stream_op_t_configs() -> list[pygemv.Config]:
     """The op T stream (t_stream): blocks of 32 to 1024 threads (rounded to the pack period),
     every unroll, one slice to many."""

@@ -216,8 +216,8 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
     sweep's best configs all had 4 to 32, benchmarks/results/h100-2026-11-23-sweep-op-t-all),
     row lanes up to M (or the fewest a block of 32 takes), blocks of 32 to 1024 threads, and
     for split-M slices of 8 rows or more. The column kernels read x as a broadcast:
-    x_in_smem is 0. Rows that do not start aligned: realigned packs or one element a load,
-    and for split-M phased rows too. The stream of packs (aligned packs, fixed) on rows of at
+    x_in_smem is 0. Rows that do not start aligned: realigned packs, phased rows or one
+    element a load. The stream of packs (aligned packs, fixed) on rows of at
     most 2 KB (its pack period must fit a block; can_implement has the last word): blocks of
     64 to 1024 threads, slices of at least 64 packs a block."""
     es = _lib.DTYPE_SIZES[dtype]
@@ -243,8 +243,8 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
             if not choices:
                 continue
             space.split_k[var.name] = choices
-            if not vec_ok:  # split-M alone reads phased rows (a slice a phase class)
-                space.variant_loads[var.name] = [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR]
+        if not vec_ok:  # phased rows: a slice (split-M) or a row lane (one pass) a phase class
+            space.variant_loads[var.name] = [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR]
         lo, hi = var.threads_per_row
         cs = [c for c in _pow2_range(max(lo, 2), min(hi, 64)) if c <= max(2, _pow2_ceil(units))]
         if space.add(var.name, cs, m):

@@ -170,7 +170,10 @@ typedef enum gemv_loads {
                                  * into the group's phase by a shift compiled in. op T
                                  * (t_splitm_twopass): each row slice walks one phase group and
                                  * reads its aligned packs as they lie, its column sums written
-                                 * shifted by the group's phase */
+                                 * shifted by the group's phase; op T (t_columns, batches too):
+                                 * each row lane walks one phase group (rows_per_block a
+                                 * multiple of the rows' phase period, threads_per_row >= 2),
+                                 * a tile writing threads_per_row - 1 packs of columns */
     GEMV_LOADS_ALIGNED8 = 4,    /* op N row kernels: 8-byte packs, A rows (and x read from global
                                  * memory) 8-byte aligned: rows that are not 16-byte aligned but
                                  * start on 8 bytes (fp32 of even K, 16-bit of K = 4 mod 8) with no
@@ -206,8 +209,8 @@ typedef struct gemv_config {
     int32_t rows_per_block;  /* rows one block computes; threads per block = p * rows_per_block
                               * (rows_in_registers: p, every thread on every row;
                               * q_mma_x_held: tiles of 16 rows a block of p threads walks) */
-    int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 aligned, 2 realigned, 3 phased rows
-                              * (op T: t_splitm_twopass only), 4 8-byte aligned, 5 phased rows
+    int32_t vector_loads;    /* gemv_loads_t: 0 scalar, 1 aligned, 2 realigned, 3 phased rows,
+                              * 4 8-byte aligned, 5 phased rows
                               * with x's phase copies (4 and 5: op N only) */
     int32_t unroll;          /* loads in flight per thread: 1, 2 or 4 */
     int32_t x_in_smem;       /* 1: stage x in shared memory once per block, 0: read x through the cache */

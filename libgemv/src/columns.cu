@@ -17,10 +17,16 @@
 // only): rows `period` apart start at the same 16-byte phase p, so slice s walks only the
 // rows of class s % period and reads their aligned packs as they lie; a thread's pack then
 // holds columns shifted by -p, and its partials are written shifted (each slice writes every
-// column once). Aligned loads, period times the partials.
+// column once). Aligned loads, period times the partials. Or lane classes (phased rows
+// without split-M, kLoadsLaneClasses): the row lanes are a multiple of the period, so each
+// lane walks rows of one phase class and reads their aligned packs as they lie, its thread
+// holding columns shifted by its class's phase; a tile writes c - 1 packs of columns, which
+// every lane's c packs cover whatever its shift, and the lanes' sums are added column by
+// column in lane order. Aligned loads in one pass, one pack in c read twice (the tile's
+// neighbour's), mostly from L2.
 // Geometry: block = c * r threads (<= max_block_threads(UNROLL)); grid.x column tiles (of K
-// + pack - 1 columns when phased), grid.y row slices (times the period when phased), grid.z
-// products (each with a grid-stride loop, so any K and batch).
+// + pack - 1 columns when phased; of c - 1 packs, lane classes), grid.y row slices (times the
+// period when phased), grid.z products (each with a grid-stride loop, so any K and batch).
 #include "common.cuh"
 
 namespace libgemv {
@@ -60,6 +66,16 @@ template <typename T> __device__ __forceinline__ uint4 load_realigned_pack(const
     return gather_pack<T>(p, 0, kPack<T>);
 }
 
+// The aligned pack at p if it lies in A's extent [lo, hi), else its elements there (zeros
+// around): lane classes' first pack of the first row may start before A, and the last
+// row's last pack reach past it.
+template <typename T> __device__ __forceinline__ uint4 load_pack_in_extent(const T *p, const char *lo, const char *hi) {
+    const char *c = reinterpret_cast<const char *>(p);
+    if (c >= lo && c + 16 <= hi) return load_a_pack(reinterpret_cast<const uint4 *>(p));
+    return gather_pack<T>(p, c < lo ? (int)((lo - c) / (int)sizeof(T)) : 0,
+                          (int)min((int64_t)kPack<T>, (int64_t)(hi - c) / (int64_t)sizeof(T)));
+}
+
 // How a block walks its work (launch_typed picks the walk). kLoops: any grid; loops over
 // products, tiles grid-stride and row steps, then a remainder loop. kOneStep (element loads
 // and aligned packs, a block a tile of one product, each lane at most UNROLL rows of its
@@ -77,12 +93,14 @@ template <typename T, int LOADS, int UNROLL, int WALK, bool BATCHED = false>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel(const ColumnArgs args) {
     constexpr bool VEC = LOADS != kLoadsScalar;
     constexpr bool PHASED = LOADS == kLoadsPhased;
+    constexpr bool LANE_CLASSES = LOADS == kLoadsLaneClasses;
     constexpr int V = VEC ? kPack<T> : 1;
     extern __shared__ float lane_sums[]; // [row_lanes][V][c]
     const int c_threads = 1 << args.c_log2;
     const int col = threadIdx.x & (c_threads - 1);
     const int lane = threadIdx.x >> args.c_log2;
     const int lanes = args.row_lanes;
+    const int tile_cols = (LANE_CLASSES ? c_threads - 1 : c_threads) * V; // columns a tile writes
     // Whole warps of c <= 16 columns of element loads (one sum a lane): lane sums go
     // through shuffles first (below); 16-byte loads (V sums a lane) lost with it.
     const bool shuffle_lanes = !VEC && c_threads < 32 && (blockDim.x & 31) == 0;
@@ -96,7 +114,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
     const auto slice_begin = [&] { return (int64_t)(PHASED ? blockIdx.y / (unsigned)period : blockIdx.y) * args.m_chunk; };
     if (args.prefetch_lines > 0 &&
         ((int64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x < args.prefetch_blocks) {
-        const int64_t j0 = (int64_t)blockIdx.x * c_threads * V;          // the block's first tile
+        const int64_t j0 = (int64_t)blockIdx.x * tile_cols;              // the block's first tile
         const int64_t rows = min((int64_t)lanes * UNROLL, args.m_chunk); // its first step
         prefetch_first_rows(static_cast<const T *>(args.A) + j0, args.m, args.lda, first_row(slice_begin()), (int)rows,
                             period, min(args.k - j0, (int64_t)c_threads * V) * (int64_t)sizeof(T), args.prefetch_lines);
@@ -117,21 +135,29 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
         const char *a_hi = reinterpret_cast<const char *>(A + (args.m - 1) * args.lda + args.k);
         auto load_pack = [&](const T *p) {
             if constexpr (LOADS == kLoadsRealigned) return load_realigned_pack<T>(p, a_lo, a_hi);
+            else if constexpr (LANE_CLASSES) return load_pack_in_extent<T>(p, a_lo, a_hi);
             else return load_a_pack(reinterpret_cast<const uint4 *>(p));
         };
         // Phased: the class's rows start `shift` elements into an aligned pack, so a thread's
         // aligned pack of a row holds columns j .. j + V - 1 with j = (its pack) * V - shift.
+        // Lane classes: the lane's rows (r_first + lane, lanes apart) start `shift` elements
+        // into an aligned pack, and tiles start at whole packs, so its pack of a row likewise.
+        // e0: the phase of row r_first; row r_first + l's is (e0 + l * lda) mod V.
+        const uint64_t e0 = reinterpret_cast<uintptr_t>(A) / sizeof(T) + (uint64_t)r_first * (uint64_t)args.lda;
         int shift = 0;
-        if constexpr (PHASED)
-            shift = (int)((reinterpret_cast<uintptr_t>(A) / sizeof(T) + (uint64_t)r_first * (uint64_t)args.lda) & (V - 1));
+        if constexpr (PHASED) shift = (int)(e0 & (V - 1));
+        if constexpr (LANE_CLASSES) shift = (int)((e0 + (uint64_t)lane * (uint64_t)args.lda) & (V - 1));
         for (int64_t tile = blockIdx.x; tile < (TILE_A_BLOCK ? (int64_t)blockIdx.x + 1 : args.tiles);
              tile += TILE_A_BLOCK ? 1 : gridDim.x) {
-            const int64_t j = (tile * c_threads + col) * V - shift; // the thread's first column
+            const int64_t j = tile * tile_cols + col * V - shift; // the thread's first column
             float acc[V];
 #pragma unroll
             for (int v = 0; v < V; ++v) acc[v] = 0.f;
             const int64_t cols_left = args.k - j;
-            if (TILE_A_BLOCK && cols_left >= V) {
+            // The thread reads whole packs: lane classes, any pack holding a column below K
+            // (its columns outside [0, K) are sums never written: padding, even NaN, stays there).
+            const bool whole_packs = LANE_CLASSES ? cols_left > 0 : cols_left >= V && (!PHASED || j >= 0);
+            if (TILE_A_BLOCK && whole_packs) {
                 // A step: UNROLL rows of the lane from row r0 on, asked for at once; in the last
                 // step (PARTIAL) the rows past the slice are off. kOneTile's packs walk pointers
                 // (pa, px: row r0's pack and x entry); element loads and kOneStep index rows.
@@ -187,7 +213,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
                         step(r0, pa, px, std::false_type{});
                     if (r0 < r_end) step(r0, pa, px, std::true_type{});
                 }
-            } else if ((!PHASED || j >= 0) && cols_left >= V) { // a whole pack (or, without vector loads, one element)
+            } else if (whole_packs) { // a whole pack (or, without vector loads, one element)
                 int64_t r = r_first + lane * period;
                 for (; r + (int64_t)(UNROLL - 1) * lane_step < r_end; r += (int64_t)UNROLL * lane_step) {
                     float rx[UNROLL];
@@ -213,7 +239,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
                     if constexpr (VEC) fma_pack<T>(load_pack(A + r * args.lda + j), xv, acc);
                     else acc[0] = fmaf(to_f32(load_a(A + r * args.lda + j)), xv, acc[0]);
                 }
-            } else if (cols_left > 0 && (!PHASED || j + V > 0)) { // a row's partial first (phased) or last pack: element by element
+            } else if (!LANE_CLASSES && cols_left > 0 && (!PHASED || j + V > 0)) { // a row's partial first (phased) or last pack: element by element
                 for (int64_t r = r_first + lane * period; r < r_end; r += lane_step) {
                     const float xv = to_f32(load_readonly(x + r * args.incx));
 #pragma unroll
@@ -238,12 +264,20 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_columns_kernel
                 for (int v = 0; v < V; ++v) lane_sums[(group * V + v) * c_threads + col] = acc[v];
             }
             __syncthreads();
-            for (int t = threadIdx.x; t < c_threads * V; t += blockDim.x) {
+            for (int t = threadIdx.x; t < tile_cols; t += blockDim.x) {
                 const int v = t / c_threads, cc = t % c_threads;
-                const int64_t jj = (tile * c_threads + cc) * V + v - shift;
+                const int64_t jj = LANE_CLASSES ? tile * tile_cols + t : (tile * c_threads + cc) * V + v - shift;
                 if ((PHASED && jj < 0) || jj >= args.k) continue;
                 float s = 0.f;
-                for (int l = 0; l < groups; ++l) s += lane_sums[(l * V + v) * c_threads + cc];
+                if constexpr (LANE_CLASSES) { // column t of the tile: place t + (lane l's shift) of lane l
+                    uint32_t e = (uint32_t)e0;
+                    for (int l = 0; l < groups; ++l, e += (uint32_t)args.lda) {
+                        const int place = t + (int)(e & (V - 1));
+                        s += lane_sums[(l * V + place % V) * c_threads + place / V];
+                    }
+                } else {
+                    for (int l = 0; l < groups; ++l) s += lane_sums[(l * V + v) * c_threads + cc];
+                }
                 if (args.acc) {
                     args.acc[((int64_t)blockIdx.y * args.batch + b) * args.k + jj] = s;
                 } else {
@@ -271,7 +305,7 @@ template <typename T, int LOADS, int UNROLL> cudaError_t launch_typed(const Colu
         return launch_kernel(gemv_columns_kernel<T, LOADS, UNROLL, WALK>, p.grid, p.block, p.dynamic_smem, s,
                              a.pdl != 0, a);
     };
-    if constexpr (LOADS == kLoadsScalar || LOADS == kLoadsAligned) {
+    if constexpr (LOADS == kLoadsScalar || LOADS == kLoadsAligned || LOADS == kLoadsLaneClasses) {
         // A block a tile of one product (batches past 65535 products loop).
         if (a.batch == (int64_t)p.grid.z && a.tiles == (int64_t)p.grid.x && (a.batch == 1 || BATCH_WALKS)) {
             if (a.m_chunk <= (int64_t)a.row_lanes * UNROLL) return launch(std::integral_constant<int, kOneStep>{});
@@ -304,6 +338,7 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t s) {
         case kLoadsAligned: return with_unroll(std::integral_constant<int, kLoadsAligned>{});
         case kLoadsRealigned: return with_unroll(std::integral_constant<int, kLoadsRealigned>{});
         case kLoadsPhased: return with_unroll(std::integral_constant<int, kLoadsPhased>{});
+        case kLoadsLaneClasses: return with_unroll(std::integral_constant<int, kLoadsLaneClasses>{});
         default: return cudaErrorInvalidValue;
         }
     });

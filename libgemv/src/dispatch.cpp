@@ -565,8 +565,53 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
     return true;
 }
 
+// Strided batches (8 products up) of rows that do not start aligned (64 rows and columns up):
+// phased rows in one pass (t_columns, vector_loads 3: a row lane a phase class, aligned packs
+// as they lie, a tile writing c - 1 packs), in place of one element a load (the rule below),
+// the stream and the split. On an H200 (benchmarks/NOTES.md section 69): fp16 174 x 1223 x 512
+// 86.3 -> 60.3 us (cuBLAS 75.0), 884 x 3489 x 64 146.3 -> 97.0, 178 x 79 x 4096 60.6 -> 37.3,
+// 924 x 511 x 8 8.02 -> 7.50, fp32 83 x 525 x 8 3.85 -> 2.48.
+// - Tiles: the fewest packs, from 8 threads up to 32, whose c - 1 cover a row; halved (down to 8)
+//   while there are fewer tiles than SMs in the batch; declined under half an SM a tile (fp16
+//   339 x 101 x 8, 16 tiles: 4.07 us against 2.79 on one element a load). fp32 (4-byte element
+//   loads lose less) on up to 96 rows, or 256 rows of up to 512 columns, keeps the other rules
+//   on tiles past 8 threads (66 x 7815 x 8 8.69 against 7.30 us, x 512 289.5 against 272.6 on
+//   one-lane tiles; 100 x 489 x 512 32.0 against 29.4 on the stream); on 8 they gain (76 x 759
+//   x 8 3.58 -> 2.57).
+// - A grid past a wave of 2048 threads an SM at 8 lanes (8 is a multiple of every phase
+//   period): 8 lanes, 4 rows in flight from 64 rows a lane, else 2 (fp16 400 x 601 x 512, 50
+//   rows a lane: 63.9 against 65.0 us; 924 x 511 x 512, 115: 126.3 against 128.0).
+// - Else lanes doubled while the grid stays within the wave, blocks within 512 threads and
+//   lanes 2 rows each; 4 rows in flight (fp16 1746 x 961 x 8: 8 x 64 13.6 us, 8 x 128 at 2 in
+//   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0). Declined where a grid
+//   under half the wave leaves a lane more than 32 rows (taller products, not measured: the
+//   split spreads their rows).
+bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t sms = std::max(sm_count, 1), wave = 2048 * sms;
+    if (pb.batch < 8 || pb.m < 64 || pb.k < 64 || rows_aligned16(pb)) return false; // smaller problems were not measured
+    const int64_t pack = 16 / (int64_t)dtype_size(pb.dtype());
+    const auto tiles = [&](int c) { return mul_sat((pb.k + (c - 1) * pack - 1) / ((c - 1) * pack), pb.batch); };
+    int c_threads = 8;
+    while (c_threads < 32 && (c_threads - 1) * pack < pb.k) c_threads *= 2;
+    while (c_threads > 8 && tiles(c_threads) < sms) c_threads /= 2;
+    const int64_t blocks = tiles(c_threads);
+    const bool fp32_few_rows = pb.m <= kOneLaneRows || (pb.m <= 256 && pb.k <= 512);
+    if (2 * blocks < sms || (pack == 4 && fp32_few_rows && c_threads > 8)) return false;
+    int lanes = 8;
+    if (mul_sat(blocks, (int64_t)c_threads * lanes) > wave) {
+        *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, pb.m >= 64 * lanes ? 4 : 2, 0, 1);
+        return true;
+    }
+    while (c_threads * lanes * 2 <= 512 && mul_sat(blocks, (int64_t)c_threads * lanes * 2) <= wave &&
+           pb.m >= 4 * (int64_t)lanes)
+        lanes *= 2;
+    if (2 * mul_sat(blocks, (int64_t)c_threads * lanes) < wave && pb.m > 32 * (int64_t)lanes) return false;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, 4, 0, 1);
+    return true;
+}
+
 // Strided batches (8 products up) of rows that do not start aligned (64 rows and columns up; one
-// element a load): one pass, a block a tile of one product, no split. The rules below are for
+// element a load), where phased rows decline: one pass, a block a tile of one product, no split. The rules below are for
 // single products: on batches they split rows that the grid's products already spread over the
 // GPU, or walked 8 lanes of 32 columns whatever the grid (on an H200: fp16 96 x 435 x 8 3.72 ->
 // 2.76 us, 77 x 1501 x 512 88.1 -> 48.7; fit to section 67's H100 grid, benchmarks/NOTES.md
@@ -628,7 +673,9 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     if (pb.batch > 1 && batched_one_pass_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
-        if (loads == kLoadsScalar && pb.batch > 1 && batched_element_config(pb, sm_count, &batched) && runs(batched, pb))
+        if (loads == kLoadsScalar && pb.batch > 1 &&
+            ((batched_lane_classes_config(pb, sm_count, &batched) && runs(batched, pb)) ||
+             (batched_element_config(pb, sm_count, &batched) && runs(batched, pb))))
             return batched;
         if (loads == kLoadsScalar && pb.m > 48 &&
             (t_stream_config(pb, sm_count, &whole_packs) || phased_columns_config(pb, sm_count, &whole_packs)))

@@ -110,6 +110,9 @@ struct RowLaunch {
 constexpr int kLoadsScalar = GEMV_LOADS_SCALAR, kLoadsAligned = GEMV_LOADS_ALIGNED16,
               kLoadsRealigned = GEMV_LOADS_REALIGNED16, kLoadsPhased = GEMV_LOADS_PHASED16,
               kLoadsAligned8 = GEMV_LOADS_ALIGNED8, kLoadsPhasedCopies = GEMV_LOADS_PHASED16_X_COPIES;
+// op T's column kernel on phased rows without split-M (ColumnLaunch.vector_loads only, not a
+// gemv_loads_t): each row lane walks one phase class (row lanes a multiple of the period).
+constexpr int kLoadsLaneClasses = 16;
 // Either kind of phased rows (edge packs masked, one aligned load of A a pack).
 constexpr bool phased_loads(int loads) { return loads == kLoadsPhased || loads == kLoadsPhasedCopies; }
 // Elements between x's phase copies: room for x at any phase b < 16 / esz, whole packs.
@@ -224,7 +227,7 @@ struct ColumnArgs {
     float alpha, beta;
     int c_log2; // threads across the tile's columns = 1 << c_log2
     int row_lanes;
-    int period; // phased rows: rows of one 16-byte phase lie period apart (1 otherwise)
+    int period; // phased slices: rows of one 16-byte phase lie period apart (1 otherwise, lane classes too)
     int pdl;
     // 128-byte lines of its first tile's first rows a block asks L2 for before it waits on
     // the previous kernel (0: none), in blocks of the first wave only (linear index below).
@@ -234,7 +237,7 @@ struct ColumnArgs {
 
 struct ColumnLaunch {
     gemv_dtype_t dtype;
-    int vector_loads; // kLoadsScalar, kLoadsAligned, kLoadsRealigned or kLoadsPhased
+    int vector_loads; // kLoadsScalar, kLoadsAligned, kLoadsRealigned, kLoadsPhased (split-M) or kLoadsLaneClasses
     int unroll;
     int splits; // row slices (grid.y): chunks of m_chunk rows, times the period when phased
     ColumnArgs args;

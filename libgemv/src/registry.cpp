@@ -705,6 +705,16 @@ gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c,
                   pb.batched() ? ", and stride_a" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
+    // Phased rows in one pass (lane classes): each lane one phase class.
+    if (c.vector_loads == kLoadsPhased && op.split_mode == kNoSplit) {
+        const int period = phase_period(pb.lda, dtype_size(pb.dtype()));
+        if (c.rows_per_block % period != 0) {
+            set_error("%s with vector_loads = 3 (phased rows, a row lane a phase class) needs rows_per_block a "
+                      "multiple of the rows' phase period %d (lda = %lld; rows_per_block = %d)",
+                      op.info.name, period, (long long)pb.lda, c.rows_per_block);
+            return GEMV_STATUS_NOT_SUPPORTED;
+        }
+    }
     return GEMV_STATUS_SUCCESS;
 }
 
@@ -749,18 +759,20 @@ size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Prob
 gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     ColumnLaunch L{};
     L.dtype = pb.dtype();
-    L.vector_loads = c.vector_loads;
+    const bool lane_classes = c.vector_loads == kLoadsPhased && op.split_mode == kNoSplit;
+    L.vector_loads = lane_classes ? kLoadsLaneClasses : c.vector_loads;
     L.unroll = c.unroll;
     ColumnArgs &a = L.args;
     set_op_t_operands(a, pb);
     a.c_log2 = log2_int(c.threads_per_row);
     a.row_lanes = c.rows_per_block;
     const int64_t pack = c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1;
-    const int64_t cols_per_tile = (int64_t)c.threads_per_row * pack;
-    // Phased rows' packs start up to pack - 1 columns before column 0.
-    const int64_t span = pb.k + (c.vector_loads == kLoadsPhased ? pack - 1 : 0);
+    // Lane classes write c - 1 packs of columns a tile; phased slices' packs start up to
+    // pack - 1 columns before column 0.
+    const int64_t cols_per_tile = (int64_t)(c.threads_per_row - (lane_classes ? 1 : 0)) * pack;
+    const int64_t span = pb.k + (c.vector_loads == kLoadsPhased && !lane_classes ? pack - 1 : 0);
     a.tiles = (span + cols_per_tile - 1) / cols_per_tile;
-    a.period = column_period(c, pb);
+    a.period = lane_classes ? 1 : column_period(c, pb); // lane classes walk every row of the slice
     a.m_chunk = op.split_mode == kNoSplit ? pb.m : column_chunk(c, pb);
     L.splits = op.split_mode == kNoSplit ? 1 : column_slices(c, pb);
     a.acc = op.split_mode == kSplitTwoPass ? static_cast<float *>(pb.workspace) : nullptr;
@@ -902,11 +914,10 @@ constexpr Operation tiles(gemv_variant_info_t i) {
 constexpr Operation t_stream(gemv_variant_info_t i) {
     return {i, tstream_can_implement, tstream_workspace, tstream_launch, kSplitTwoPass, 1u << kLoadsAligned};
 }
-// Phased rows walk one phase class a slice: split-M only.
+// Phased rows walk one phase class a slice (split-M) or a row lane (one pass).
 constexpr Operation columns(gemv_variant_info_t i, SplitMode split) {
     return {i, columns_can_implement, columns_workspace, columns_launch, split,
-            (1u << kLoadsScalar) | (1u << kLoadsAligned) | (1u << kLoadsRealigned) |
-                (split == kSplitTwoPass ? 1u << kLoadsPhased : 0u)};
+            (1u << kLoadsScalar) | (1u << kLoadsAligned) | (1u << kLoadsRealigned) | (1u << kLoadsPhased)};
 }
 
 // clang-format off
@@ -1022,7 +1033,7 @@ gemv_status_t validate_config(const gemv_config_t &c) {
     }
     // 8-byte packs and x's phase copies are row-kernel paths; the column kernels take one
     // element, aligned packs, realigned packs (a column pack cut from two aligned ones) or
-    // phased rows (split-M alone: loads_mask).
+    // phased rows.
     const int max_loads = v->op == GEMV_OP_N ? kLoadsPhasedCopies : kLoadsPhased;
     if (c.vector_loads < 0 || c.vector_loads > max_loads) {
         set_error("config.vector_loads = %d: %s takes %s", c.vector_loads, v->name,
@@ -1032,10 +1043,11 @@ gemv_status_t validate_config(const gemv_config_t &c) {
                       : "0 (scalar), 1 (16-byte, aligned rows), 2 (16-byte, realigned rows) or 3 (16-byte, phased rows)");
         return GEMV_STATUS_INVALID_VALUE;
     }
-    // Lanes 0 and 1 of a phased row take its edge packs.
-    if (v->op == GEMV_OP_N && phased_loads(c.vector_loads) && p < 2) {
-        set_error("config.vector_loads = %d (phased rows) takes 2 threads a row or more (threads_per_row = %d)",
-                  c.vector_loads, p);
+    // Lanes 0 and 1 of a phased row take its edge packs; op T's phased rows in one pass
+    // write c - 1 packs of columns a tile.
+    if (phased_loads(c.vector_loads) && p < 2 && (v->op == GEMV_OP_N || kRegistry[c.variant].split_mode == kNoSplit)) {
+        set_error("config.vector_loads = %d (phased rows) takes 2 threads a %s or more (threads_per_row = %d)",
+                  c.vector_loads, v->op == GEMV_OP_N ? "row" : "tile", p);
         return GEMV_STATUS_INVALID_VALUE;
     }
     // x's phase copies: one pre-pass for all of K, read through L1.

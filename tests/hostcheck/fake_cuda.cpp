@@ -656,8 +656,13 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     check_plan(w, kernel, p, max_block_threads(L.unroll));
     log_launch(w, kernel, p, a.acc);
     const int64_t pack = L.vector_loads ? 16 / (int64_t)esz : 1;
-    const int64_t cols = (int64_t)(1 << a.c_log2) * pack;
     const bool phased = L.vector_loads == kLoadsPhased;
+    // Lane classes: a tile writes c - 1 packs, each row lane walks one phase class.
+    const bool lane_classes = L.vector_loads == kLoadsLaneClasses;
+    const int64_t cols = (int64_t)((1 << a.c_log2) - (lane_classes ? 1 : 0)) * pack;
+    if (lane_classes && (a.c_log2 < 1 || a.acc || a.row_lanes % phase_period(a.lda, esz)))
+        violation(w, "%s: lane classes on %d row lanes of %d threads (phase period %d)%s", kernel, a.row_lanes,
+                  1 << a.c_log2, phase_period(a.lda, esz), a.acc ? ", split" : "");
     // Phased rows' packs start up to a pack before column 0: their tiles span K + pack - 1.
     const int64_t extent = a.k + (phased ? pack - 1 : 0);
     if (a.tiles < 1 || (a.tiles - 1) * cols >= extent || (__int128)a.tiles * cols < extent)
@@ -672,8 +677,9 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
                   (long long)a.m_chunk, (long long)a.m);
     if (phased && !a.acc)
         violation(w, "%s: phased rows write partials (split-M) only", kernel);
-    if (L.vector_loads < kLoadsScalar || L.vector_loads > kLoadsPhased)
-        violation(w, "%s: loads %d (one element, aligned, realigned or phased packs only)", kernel, L.vector_loads);
+    if ((L.vector_loads < kLoadsScalar || L.vector_loads > kLoadsPhased) && !lane_classes)
+        violation(w, "%s: loads %d (one element, aligned, realigned, phased packs or lane classes only)", kernel,
+                  L.vector_loads);
     check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, L.vector_loads == kLoadsAligned ? 16 : 0, a.k);
     check_op_t_vectors(w, kernel, a, L.splits, esz);
     return cudaSuccess;
