@@ -588,7 +588,8 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
 //   split spreads their rows).
 bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t sms = std::max(sm_count, 1), wave = 2048 * sms;
-    if (pb.batch < 8 || pb.m < 64 || pb.k < 64 || rows_aligned16(pb)) return false; // smaller problems were not measured
+    // Smaller problems were not measured; aligned rows take aligned packs.
+    if (pb.batch < 8 || pb.m < 64 || pb.k < 64 || rows_aligned16(pb)) return false;
     const int64_t pack = 16 / (int64_t)dtype_size(pb.dtype());
     const auto tiles = [&](int c) { return mul_sat((pb.k + (c - 1) * pack - 1) / ((c - 1) * pack), pb.batch); };
     int c_threads = 8;
@@ -611,11 +612,11 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
 }
 
 // Strided batches (8 products up) of rows that do not start aligned (64 rows and columns up; one
-// element a load), where phased rows decline: one pass, a block a tile of one product, no split. The rules below are for
-// single products: on batches they split rows that the grid's products already spread over the
-// GPU, or walked 8 lanes of 32 columns whatever the grid (on an H200: fp16 96 x 435 x 8 3.72 ->
-// 2.76 us, 77 x 1501 x 512 88.1 -> 48.7; fit to section 67's H100 grid, benchmarks/NOTES.md
-// section 68).
+// element a load) where phased rows decline: one pass, a block a tile of one product, no split.
+// The rules below are for single products: on batches they split rows that the grid's products
+// already spread over the GPU, or walked 8 lanes of 32 columns whatever the grid (on an H200:
+// fp16 96 x 435 x 8 3.72 -> 2.76 us, 77 x 1501 x 512 88.1 -> 48.7; fit to section 67's H100
+// grid, benchmarks/NOTES.md section 68).
 // - Tiles of 8 columns up to 128 a row, 16 up to 512, else 32; twice as wide (up to 32) from 64
 //   products.
 // - Lanes from 32 halved, down to 2, until the grid is at most a wave of 2048 threads an SM and
