@@ -117,13 +117,16 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
     # fewer rows than phase classes, batches whose strides move the phase, and slices past
     # the workspace refused.
     P = pygemv.LOADS_PHASED
-    phased = 0
-    for i in range(200):
+    def op_t_problem():
         keep.clear()
         p = problem()
         while not p["trans"]:
             keep.clear()
             p = problem()
+        return p
+    phased = 0
+    for i in range(200):
+        p = op_t_problem()
         c = pygemv.Config("t_splitm_twopass", int(rng.choice([1, 4, 8, 16, 32])), int(rng.choice([8, 16, 32])), P,
                           int(rng.choice([1, 2, 4])), False, int(rng.choice([2, 3, 8, 64, 1024])))
         if not pygemv._registry.validate(c):
@@ -139,11 +142,7 @@ def test_every_variant_forced_runs_or_refuses_cleanly():
     # 8 serve every period), forced likewise: tiles of c - 1 packs, no workspace.
     lane_classes = 0
     for i in range(100):
-        keep.clear()
-        p = problem()
-        while not p["trans"]:
-            keep.clear()
-            p = problem()
+        p = op_t_problem()
         c = pygemv.Config("t_columns", int(rng.choice([2, 4, 8, 32, 64])), int(rng.choice([8, 16, 32])), P,
                           int(rng.choice([1, 2, 4])))
         if not pygemv._registry.validate(c):
