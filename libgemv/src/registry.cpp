@@ -698,6 +698,12 @@ int64_t row_slice_len(int64_t m, int s, int step) {
     return std::max<int64_t>(1, std::min(len, m));
 }
 
+// op T's phased rows in one pass (lane classes, columns.cu): phased rows on the column
+// operation that does not split M; split-M walks a phase class a slice instead.
+bool lane_classes(const Operation &op, const gemv_config_t &c) {
+    return op.info.op == GEMV_OP_T && c.vector_loads == kLoadsPhased && op.split_mode == kNoSplit;
+}
+
 gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     if (c.vector_loads == kLoadsAligned && !rows_aligned16(pb)) {
         set_error("%s with vector_loads = 1 needs A and every row 16-byte aligned (A = %p, lda = %lld%s); "
@@ -705,8 +711,8 @@ gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c,
                   pb.batched() ? ", and stride_a" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    // Phased rows in one pass (lane classes): each lane one phase class.
-    if (c.vector_loads == kLoadsPhased && op.split_mode == kNoSplit) {
+    // Lane classes: each row lane one phase class.
+    if (lane_classes(op, c)) {
         const int period = phase_period(pb.lda, dtype_size(pb.dtype()));
         if (c.rows_per_block % period != 0) {
             set_error("%s with vector_loads = 3 (phased rows, a row lane a phase class) needs rows_per_block a "
@@ -759,8 +765,8 @@ size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Prob
 gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     ColumnLaunch L{};
     L.dtype = pb.dtype();
-    const bool lane_classes = c.vector_loads == kLoadsPhased && op.split_mode == kNoSplit;
-    L.vector_loads = lane_classes ? kLoadsLaneClasses : c.vector_loads;
+    const bool one_pass_phased = lane_classes(op, c);
+    L.vector_loads = one_pass_phased ? kLoadsLaneClasses : c.vector_loads;
     L.unroll = c.unroll;
     ColumnArgs &a = L.args;
     set_op_t_operands(a, pb);
@@ -769,10 +775,10 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     const int64_t pack = c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1;
     // Lane classes write c - 1 packs of columns a tile; phased slices' packs start up to
     // pack - 1 columns before column 0.
-    const int64_t cols_per_tile = (int64_t)(c.threads_per_row - (lane_classes ? 1 : 0)) * pack;
-    const int64_t span = pb.k + (c.vector_loads == kLoadsPhased && !lane_classes ? pack - 1 : 0);
+    const int64_t cols_per_tile = (int64_t)(c.threads_per_row - (one_pass_phased ? 1 : 0)) * pack;
+    const int64_t span = pb.k + (c.vector_loads == kLoadsPhased && !one_pass_phased ? pack - 1 : 0);
     a.tiles = (span + cols_per_tile - 1) / cols_per_tile;
-    a.period = lane_classes ? 1 : column_period(c, pb); // lane classes walk every row of the slice
+    a.period = one_pass_phased ? 1 : column_period(c, pb); // lane classes walk every row of the slice
     a.m_chunk = op.split_mode == kNoSplit ? pb.m : column_chunk(c, pb);
     L.splits = op.split_mode == kNoSplit ? 1 : column_slices(c, pb);
     a.acc = op.split_mode == kSplitTwoPass ? static_cast<float *>(pb.workspace) : nullptr;
@@ -1045,7 +1051,7 @@ gemv_status_t validate_config(const gemv_config_t &c) {
     }
     // Lanes 0 and 1 of a phased row take its edge packs; op T's phased rows in one pass
     // write c - 1 packs of columns a tile.
-    if (phased_loads(c.vector_loads) && p < 2 && (v->op == GEMV_OP_N || kRegistry[c.variant].split_mode == kNoSplit)) {
+    if (phased_loads(c.vector_loads) && p < 2 && (v->op == GEMV_OP_N || lane_classes(kRegistry[c.variant], c))) {
         set_error("config.vector_loads = %d (phased rows) takes 2 threads a %s or more (threads_per_row = %d)",
                   c.vector_loads, v->op == GEMV_OP_N ? "row" : "tile", p);
         return GEMV_STATUS_INVALID_VALUE;
