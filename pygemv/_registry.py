@@ -35,9 +35,9 @@ class Config:
         in the kernel; 3 16-byte packs of rows that start anywhere, read as they lie by rows
         of one 16-byte phase: op N row kernels (single products, p >= 2), each block walking
         one phase, with x staged in that phase (``x_in_smem``) or read through L1 and
-        shifted into it (``incx == 1``); op T, each row slice (``t_splitm_twopass``) or
-        row lane (``t_columns``: lanes a multiple of the rows' phase period, ``p >= 2``)
-        walking one phase;
+        shifted into it (``incx == 1``); op T, each row lane walking one phase (lane
+        classes: lanes a multiple of the rows' phase period and ``p >= 2``, which
+        ``t_columns`` requires), else each row slice (``t_splitm_twopass``);
         4 (op N row kernels) 8-byte packs of rows (and x read from global memory) 8-byte
         aligned; 5 (op N row kernels, single products, K not split, p >= 2) rows that start
         anywhere read as phased rows, with x (any ``incx``) copied into the workspace once a

@@ -26,9 +26,12 @@ SHAPES = [(1, 1), (7, 33), (33, 129), (129, 1000), (5, 4097), (1573, 66)]
 ALIGNED_T = [(100, 72), (300, 200)]
 ALIGNED_T_CONFIGS = [("t_columns", 32, 4, 1), ("t_columns", 64, 4, 1), ("t_splitm_twopass", 16, 4, 5),
                      ("t_columns", 8, 2, 1), ("t_splitm_twopass", 16, 2, 3)]
-# op T's phased rows in one pass (t_columns, a row lane a phase class), forced on every shape:
-# (threads across a tile, row lanes, unroll); one step, one tile and the loops.
-LANE_CLASS_T_CONFIGS = [(32, 8, 4), (4, 64, 2), (16, 16, 1), (2, 128, 2)]
+# op T's phased rows walked by lane classes (a row lane a phase class), one pass and split,
+# forced on every shape: (variant, threads across a tile, row lanes, unroll, split); one
+# step, one tile and the loops.
+LANE_CLASS_T_CONFIGS = [("t_columns", 32, 8, 4, 1), ("t_columns", 4, 64, 2, 1), ("t_columns", 16, 16, 1, 1),
+                        ("t_columns", 2, 128, 2, 1), ("t_splitm_twopass", 16, 8, 4, 4),
+                        ("t_splitm_twopass", 8, 16, 2, 3)]
 
 
 def main(argv) -> int:
@@ -92,8 +95,8 @@ def main(argv) -> int:
                                     for b in range(batch)])
                     forced = [pygemv.Config(name, 8, lanes, pygemv.LOADS_ALIGNED, unroll, False, split)
                               for name, lanes, unroll, split in ALIGNED_T_CONFIGS] if trans else []
-                    forced += [pygemv.Config("t_columns", c, lanes, pygemv.LOADS_PHASED, unroll)
-                               for c, lanes, unroll in LANE_CLASS_T_CONFIGS] if trans else []
+                    forced += [pygemv.Config(name, c, lanes, pygemv.LOADS_PHASED, unroll, False, split)
+                               for name, c, lanes, unroll, split in LANE_CLASS_T_CONFIGS] if trans else []
                     for v in pygemv.variants("T" if trans else "N"):
                         for config in [None] + sample_configs(v) + [c for c in forced if c.variant == v.name]:
                             problem = dict(trans=trans, lda=lda, batch=batch, stride_a=sa, stride_x=sx, stride_y=sy,

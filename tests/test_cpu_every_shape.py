@@ -368,18 +368,56 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
     """)
 
 
-def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
+# dispatch.cpp lane_classes_split_config, mirrored: op T's phased rows split, each row lane a
+# phase class, on rows that do not start aligned (132 SMs in the stand-in, the recommended
+# workspace): the config's (variant, c, lanes, loads, unroll, split_k), or None where it declines.
+LANE_SPLIT_RULE_T = """
+    def lane_split_rule(m, k, es, b=1, ws=pygemv.WORKSPACE_RECOMMENDED_BYTES):
+        if m < 256 or k < 64:
+            return None
+        if (b < 8 or b >= 64) if b > 1 else (m * k * es < (4 << 20) or k * es < 512):
+            return None
+        v, wave = 16 // es, 2048 * 132
+        packs = -(-k // v)
+        c = 32 if packs >= 128 else 16 if packs > 16 else 8
+        if b > 1 and c == 32 and m < 1024:
+            return None
+        lanes = 8 if c == 32 else 16
+        tiles = -(-k // ((c - 1) * v)) * b
+        def slices(split):
+            step = lanes * 4
+            rows = -(-m // split)
+            rows = max(1, min(-(-rows // step) * step, m))
+            return -(-m // rows)
+        if 2 * tiles * slices(4) * c * lanes > wave:
+            return None
+        split = 4
+        while split < 64 and 2 * tiles * slices(2 * split) * c * lanes <= wave:
+            split *= 2
+        while split > 4 and slices(split) * k * b * 4 > ws:
+            split //= 2
+        if slices(split) * k * b * 4 > ws:
+            return None
+        return ("t_splitm_twopass", c, lanes, pygemv.LOADS_PHASED, 4, split)
+"""
+
+
+def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     """op T on more than 48 rows that do not start 16-byte aligned, outside the stream's
-    regime: phased rows (t_splitm_twopass, vector_loads 3) on 16-bit matrices from 24 MiB (8
-    MiB on rows of more than 64 columns an SM: 8448 here) and fp32 ones from 32 MiB, rows of
-    512 bytes up, at least 8 rows a lane in each phase class; blocks of 256, tiles of 16 packs
-    at 4 rows in flight in 16 bits from 24 MiB (else 2; tiles of 8 on rows of fewer than 128
-    packs), about
+    regime, one product: phased rows split (t_splitm_twopass, vector_loads 3), first by lane
+    classes (each row lane a phase class; LANE_SPLIT_RULE_T) on matrices of 4 MiB up of 256
+    rows up and rows of 512 bytes up: tiles of 32 threads of 8 lanes from 128 packs a row,
+    else 16 of 16, 4 rows in flight, split_k the most of 4 to 64 that keeps the grid within
+    half a wave (halved while the partials pass the workspace); declined where 4 slices
+    pass half a wave. There the earlier rule: 16-bit matrices from 24 MiB (8 MiB on rows of
+    more than 64 columns an SM: 8448 here) and fp32 ones from 32 MiB, rows of 512 bytes up,
+    at least 8 rows a lane in each phase class; blocks of 256, tiles of 16 packs at 4 rows in
+    flight in 16 bits from 24 MiB (else 2; tiles of 8 on rows of fewer than 128 packs), about
     4 rows a lane a slice (split_k a power of two, at least the phase period, halved until the
     partials fit the workspace). Smaller matrices, shorter rows, fewer rows, batches, aligned
-    rows and a workspace too small for one slice a class keep the other reads; every choice
-    can run within its workspace."""
-    run("""
+    rows and a workspace too small keep the other reads; every choice can run within its
+    workspace."""
+    run(LANE_SPLIT_RULE_T + """
     base = 1 << 32
     def pick(m, k, dtype, lda=None, a_off=0, **kw):
         return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
@@ -387,7 +425,7 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
     def pow2_floor(v):
         return 1 << (max(1, v).bit_length() - 1)
     P = pygemv.LOADS_PHASED
-    phased = 0
+    phased = lane_split = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         v = 16 // es
         for m, k, lda in ((4421, 11465, None), (17382, 8007, None), (8304, 1341, None), (1798, 1497, None), (595, 9406, None),
@@ -397,6 +435,13 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
             period = next(p for p in (1, 2, 4, 8) if ((lda or k) * es * p) % 16 == 0)
             if period == 1:  # fp32 rows of 4100: aligned
                 assert c.vector_loads == pygemv.LOADS_ALIGNED, (dtype, m, k, c)
+                continue
+            form = lane_split_rule(m, k, es)
+            if form:
+                got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+                assert got == form, (dtype, m, k, got, form)
+                assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base, x_ptr=base + (1 << 40), trans=True)[0]
+                lane_split += 1
                 continue
             packs = -(-k // v) + 1
             ct = 16 if packs >= 128 else 8
@@ -426,16 +471,21 @@ def test_op_t_heuristic_takes_phased_rows_on_large_misaligned_matrices():
         assert pick(4421, 11465, dtype, batch=2, stride_a=4421 * 11465).vector_loads != P
         assert pick(2000, 300001, dtype).vector_loads != P  # 4 or 8 x 300001 partials pass 4 MiB
         assert pick(4421, 11465, dtype, workspace_bytes=0).vector_loads != P
-    # Under the floor, one element a load over about 8 blocks an SM on at most 2 tiles an SM
-    # (32-thread tiles, 8 lanes, 4 rows in flight): fp16 1539 x 3179 (100 tiles) in 8 slices,
-    # bf16 7308 x 1022 (32) in 32; more tiles about 4 an SM: fp16 300 x 9406 (294) unsplit.
-    c = pick(300, 9406, "float16")
+    # Under the lane-class rule's 4 MiB (or its 256 rows), one element a load over about 8
+    # blocks an SM on at most 2 tiles an SM (32-thread tiles, 8 lanes, 4 rows in flight): fp16
+    # 600 x 3179 (100 tiles) in 8 slices, bf16 1800 x 1022 (32) in 32; more tiles about 4 an
+    # SM: fp16 200 x 9406 (294) unsplit. From 4 MiB, lane classes: fp16 1539 x 3179, 300 x 9406.
+    c = pick(200, 9406, "float16")
     assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads) == ("t_columns", 32, 8, 0), c
-    for m, k, dtype, split in ((1539, 3179, "float16", 8), (7308, 1022, "bfloat16", 32)):
+    for m, k, dtype, split in ((600, 3179, "float16", 8), (1800, 1022, "bfloat16", 32)):
         c = pick(m, k, dtype)
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == (
             "t_splitm_twopass", 32, 8, pygemv.LOADS_SCALAR, 4, split), (m, k, c)
-    assert phased >= 10, phased
+    for m, k in ((1539, 3179), (300, 9406)):
+        c = pick(m, k, "float16")
+        assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == \
+            lane_split_rule(m, k, 2) == ("t_splitm_twopass", 32, 8, P, 4, 64 if m == 300 else 32), (m, k, c)
+    assert phased >= 3 and lane_split >= 15, (phased, lane_split)
     """)
 
 
@@ -634,7 +684,9 @@ def test_op_t_heuristic_runs_strided_batches_of_aligned_rows_in_one_pass():
 
 def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     """op T on strided batches (8 products up) of rows that do not start aligned (64 rows and
-    columns up; 132 SMs in the stand-in), first as phased rows in one pass (t_columns,
+    columns up; 132 SMs in the stand-in), first as phased rows split by lane classes on 8 to 63
+    products of 256 rows up (LANE_SPLIT_RULE_T; 1024 up on 32-thread tiles), then as phased
+    rows in one pass (t_columns,
     vector_loads 3, a row lane a phase class): tiles of the fewest threads from 8 to 32 whose
     c - 1 packs cover a row, halved down to 8 while there are fewer tiles than SMs, declined
     under 66 tiles and, in fp32, on up to 96 rows (256 of up to 512 columns) on tiles past 8
@@ -655,7 +707,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     threads (the period, where longer), at 4 packs in flight where a thread has 16 packs and the
     block at most 512 threads (fp32) or 256 (16 bits). Fewer products and aligned rows keep the
     other rules."""
-    run(PICK_T + """
+    run(PICK_T + LANE_SPLIT_RULE_T + """
     import math
     def rule(m, k, es, b):
         if b < 8 or m < 64 or k < 64:
@@ -703,8 +755,25 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         if 2 * blocks * c * lanes < wave and m > 32 * lanes:
             return None
         return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4, 1)
+    def batched(m, k, dtype, b, lda=None):
+        lda = lda or k
+        c = pick(m, k, dtype, lda=lda, batch=b, stride_a=m * lda + 1, stride_x=m, stride_y=k)
+        return (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
     def expected(m, k, es, b):
-        return lane_rule(m, k, es, b) or rule(m, k, es, b)
+        return lane_split_rule(m, k, es, b) or lane_rule(m, k, es, b) or rule(m, k, es, b)
+    # Phased rows split by lane classes: (m, k, dtype, batch): (c, lanes, split_k), or None.
+    split_cases = {(2797, 2267, "float16", 8): (32, 8, 4), (924, 511, "float16", 8): (16, 16, 8),
+                   (339, 101, "float16", 8): (8, 16, 64), (1352, 289, "float32", 8): (16, 16, 16),
+                   (547, 1411, "float16", 8): None,   # 32-thread tiles under 1024 rows
+                   (183, 429, "float16", 8): None,    # under 256 rows
+                   (339, 101, "float16", 64): None,   # 64 products
+                   (924, 511, "float16", 4): None,    # under 8 products
+                   (2797, 2267, "float32", 8): None}  # 4 slices past half a wave
+    for (m, k, dtype, b), want in split_cases.items():
+        form = lane_split_rule(m, k, 4 if dtype == "float32" else 2, b)
+        assert (form and (form[1], form[2], form[5])) == want, (m, k, dtype, b, form)
+        if form:
+            assert batched(m, k, dtype, b) == form, (m, k, dtype, b, batched(m, k, dtype, b), form)
     # Phased rows in one pass: (m, k, dtype, batch): the form (c, lanes, unroll), or None.
     lane_cases = {(174, 1223, "float16", 512): (32, 8, 2), (400, 601, "float16", 512): (32, 8, 2),
                   (924, 511, "float16", 512): (32, 8, 4), (884, 3489, "float16", 64): (32, 8, 4),
@@ -718,14 +787,10 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   (101, 79, "float32", 64): (8, 32, 4), (275, 1119, "float32", 512): (32, 8, 2),
                   (8192, 1001, "float16", 8): None,   # 128 rows a lane in a fifth of the wave
                   (96, 435, "float16", 4): None, (63, 435, "float16", 8): None}
-    def batched(m, k, dtype, b, lda=None):
-        lda = lda or k
-        c = pick(m, k, dtype, lda=lda, batch=b, stride_a=m * lda + 1, stride_x=m, stride_y=k)
-        return (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
     for (m, k, dtype, b), want in lane_cases.items():
         form = lane_rule(m, k, 4 if dtype == "float32" else 2, b)
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)
-        if form:
+        if form and not lane_split_rule(m, k, 4 if dtype == "float32" else 2, b):
             assert batched(m, k, dtype, b) == form, (m, k, dtype, b, batched(m, k, dtype, b), form)
     # (m, k, dtype, batch): the form each should take (c, lanes, unroll), or None where the rule should not.
     cases = {(96, 107, "float16", 8): (8, 32, 2), (300, 107, "float32", 8): (8, 32, 4), (96, 435, "float16", 8): (16, 32, 2),
@@ -749,7 +814,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     for (m, k, dtype, b), want in cases.items():
         form = rule(m, k, 4 if dtype == "float32" else 2, b)
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)  # the cases mean what they say
-        if lane_rule(m, k, 4 if dtype == "float32" else 2, b) is None:
+        if expected(m, k, 4 if dtype == "float32" else 2, b) == form:
             got = batched(m, k, dtype, b)
             assert (got == form) == (form is not None), (m, k, dtype, b, got, form)
     # Over a grid (odd K: rows that start anywhere): the rule's form wherever it is taken.
@@ -782,7 +847,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                               (120, 107, "float16", 2048, 2), (83, 525, "float32", 512, 2)):
         es = 4 if dtype == "float32" else 2
         assert rule(m, k, es, b) is None and stream(m, k, es, b)[4] == u, (m, k, dtype, b)
-        if lane_rule(m, k, es, b) is None:
+        if expected(m, k, es, b) is None:
             assert batched(m, k, dtype, b) == stream(m, k, es, b), (m, k, dtype, b, batched(m, k, dtype, b))
             streamed += 1
     assert streamed >= 1, streamed
@@ -885,27 +950,33 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
 
 
 def test_phased_op_t_legality_and_workspace():
-    """Phased rows in op T: split-M (t_splitm_twopass, a slice a phase class: any tile width, 1
-    thread up) and one pass (t_columns, a row lane a phase class: 2 threads a tile up), any
-    phase; split-M's workspace holds a partial per column for each slice: chunks of whole
-    steps (lanes x unroll x period rows), each cut into its period phase classes (split_k /
-    period chunks, at least one)."""
+    """Phased rows in op T: split-M (t_splitm_twopass: any tile width, 1 thread up) and one
+    pass (t_columns, a row lane a phase class: 2 threads a tile up), any phase. Split-M's
+    workspace holds a partial per column for each slice: where its lanes are a multiple of
+    the phase period (lane classes), chunks of whole steps (lanes x unroll rows); else each
+    chunk (lanes x unroll x period rows, split_k / period of them, at least one) cut into its
+    period phase classes."""
     C, P = pygemv.Config, pygemv.LOADS_PHASED
     assert validate(C("t_splitm_twopass", 1, 256, P, 2, False, 8)) and validate(C("t_columns", 16, 16, P, 2))
     assert not validate(C("t_columns", 1, 256, P, 2)) and not validate(C("t_splitm_twopass", 16, 16, 4, 2, False, 8))
-    c = C("t_splitm_twopass", 16, 16, P, 2, False, 64)
-    for m, k, dtype, lda in ((4421, 11465, "float16", None), (8304, 1341, "float32", None), (1000, 64, "float16", 66),
-                             (1000, 64, "float32", None), (37, 65, "bfloat16", None)):
-        lda = lda or k
-        es = 4 if dtype == "float32" else 2
-        period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
-        step = 16 * 2 * period
-        chunks = max(1, 64 // period)
-        length = -(-m // chunks)
-        length = max(1, min(m, -(-length // step) * step))
-        slices = -(-m // length) * period
-        assert pygemv.can_implement(c, m, k, dtype, lda=lda, trans=True, a_ptr=(1 << 32) + es)[0]
-        assert pygemv.workspace_size(c, m, k, dtype, lda=lda, trans=True) == 4 * slices * k, (m, k, dtype)
+    classes = slices_a_class = 0
+    for c in (C("t_splitm_twopass", 16, 16, P, 2, False, 64), C("t_splitm_twopass", 16, 4, P, 2, False, 64)):
+        for m, k, dtype, lda in ((4421, 11465, "float16", None), (8304, 1341, "float32", None),
+                                 (1000, 64, "float16", 66), (1000, 64, "float32", None), (37, 65, "bfloat16", None)):
+            lda = lda or k
+            es = 4 if dtype == "float32" else 2
+            period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
+            per = 1 if c.rows_per_block % period == 0 else period  # lane classes: slices in any phase
+            classes += per == 1
+            slices_a_class += per > 1
+            step = c.rows_per_block * 2 * per
+            chunks = max(1, 64 // per)
+            length = -(-m // chunks)
+            length = max(1, min(m, -(-length // step) * step))
+            slices = -(-m // length) * per
+            assert pygemv.can_implement(c, m, k, dtype, lda=lda, trans=True, a_ptr=(1 << 32) + es)[0]
+            assert pygemv.workspace_size(c, m, k, dtype, lda=lda, trans=True) == 4 * slices * k, (c, m, k, dtype)
+    assert classes >= 5 and slices_a_class >= 2, (classes, slices_a_class)
 
 
 def test_t_stream_legality_and_workspace():

@@ -212,6 +212,15 @@ def test_column_operations_rules():
     assert ok(four, k=63, lda=63, trans=True, dtype="float32") and ok(four, k=62, lda=66, trans=True)
     assert not pygemv._registry.validate(Config("t_columns", 1, 64, P, 2))
     assert pygemv._registry.validate(Config("t_splitm_twopass", 1, 64, P, 2, False, 4))  # a slice a class
+    # Split-M's phased rows: lane classes where the lanes are a multiple of the period (4
+    # slices of 1024 rows here: 4 partials of K), else a slice a phase class (one chunk of
+    # 8 classes: 8 partials).
+    assert pygemv.workspace_size(Config("t_splitm_twopass", 16, 8, P, 2, False, 4), 4096, 1001, "float16",
+                                 trans=True, lda=1001) == 4 * 1001 * 4
+    assert pygemv.workspace_size(Config("t_splitm_twopass", 16, 4, P, 2, False, 4), 4096, 1001, "float16",
+                                 trans=True, lda=1001) == 8 * 1001 * 4
+    assert pygemv.workspace_size(Config("t_splitm_twopass", 16, 4, P, 2, False, 4), 4096, 1001, "float32",
+                                 trans=True, lda=1001) == 4 * 1001 * 4
     assert ok(Config("t_columns", 2, 64, P, 2), k=63, lda=63, trans=True, incx=-3, x_ptr=A + 2)
     why = pygemv.can_implement(four, 64, 63, "float16", lda=63, trans=True)[1]
     assert "multiple of the rows' phase period 8 (lda = 63; rows_per_block = 4)" in why

@@ -150,19 +150,22 @@ def test_op_t_phased_rows_at_every_phase(torch, dtype, m, k):
 
 
 def lane_class_op_t_configs() -> list[pygemv.Config]:
-    """Phased rows in one pass (t_columns, vector_loads = 3: a row lane a phase class): tiles
-    of 2 to 64 threads (c - 1 packs of columns written), 8 to 128 row lanes (a multiple of
-    every period), every unroll, so that the one-step, one-tile and looping walks all run."""
+    """Phased rows walked by lane classes (vector_loads = 3: a row lane a phase class), in one
+    pass (t_columns) and split (t_splitm_twopass, slices of rows in any phase): tiles of 2
+    to 64 threads (c - 1 packs of columns written), 8 to 128 row lanes (a multiple of every
+    period), every unroll, so that the one-step, one-tile and looping walks all run."""
     C, P = pygemv.Config, pygemv.LOADS_PHASED
     return [C("t_columns", 32, 8, P, 4), C("t_columns", 2, 64, P, 2), C("t_columns", 16, 16, P, 1),
-            C("t_columns", 64, 8, P, 2), C("t_columns", 4, 32, P, 4), C("t_columns", 8, 128, P, 1)]
+            C("t_columns", 64, 8, P, 2), C("t_columns", 4, 32, P, 4), C("t_columns", 8, 128, P, 1),
+            C("t_splitm_twopass", 16, 8, P, 4, False, 4), C("t_splitm_twopass", 2, 32, P, 2, False, 64),
+            C("t_splitm_twopass", 8, 16, P, 1, False, 3)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k", [(1, 9), (2, 4097), (5, 1001), (9, 7), (37, 65), (300, 257), (1573, 69), (4099, 33),
                                   (517, 2049), (174, 1223)])
 def test_op_t_lane_classes_at_every_phase(torch, dtype, m, k):
-    """op T's phased rows in one pass: A at every element phase of 16 bytes, so each row
+    """op T's phased rows by lane classes, one pass and split: A at every element phase of 16 bytes, so each row
     lane's packs start at its own shift (the first row's first pack partly before A and the
     last row's last pack partly past it, read element by element; packs across a row's end
     summed into columns never written), lda padded with NaN, fewer rows than lanes, K below
@@ -198,13 +201,13 @@ def test_op_t_stream_at_every_phase(torch, dtype, m, k):
 
 def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
     """op T on rows that do not start 16-byte aligned: realigned packs on up to 48 long rows
-    beyond small matrices, phased rows on large matrices of many rows, one element a load on
-    fewer rows, on small matrices and on rows under 64 bytes; aligned packs where every row
-    is aligned."""
+    beyond small matrices, phased rows on matrices of 4 MiB up of more than 96 rows, one
+    element a load on fewer rows, on small matrices and on rows under 64 bytes; aligned packs
+    where every row is aligned."""
     for dtype in DTYPES:
         for m, k, loads in ((2, 4452911, pygemv.LOADS_REALIGNED), (47, 4403, pygemv.LOADS_REALIGNED),
                             (87, 517781, pygemv.LOADS_SCALAR), (2318, 6081, pygemv.LOADS_PHASED),
-                            (500, 6081, pygemv.LOADS_SCALAR),
+                            (500, 6081, pygemv.LOADS_PHASED), (500, 1001, pygemv.LOADS_SCALAR),
                             (11, 2999, pygemv.LOADS_SCALAR), (22518, 1, pygemv.LOADS_SCALAR),
                             (4096, 4096, pygemv.LOADS_ALIGNED)):
             c = pygemv.select_config(m, k, dtype, trans=True, use_table=False)

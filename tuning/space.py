@@ -243,7 +243,7 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
             if not choices:
                 continue
             space.split_k[var.name] = choices
-        if not vec_ok:  # phased rows: a slice (split-M) or a row lane (one pass) a phase class
+        if not vec_ok:  # phased rows: a row lane a phase class (lanes a multiple of the period), else a slice a class
             space.variant_loads[var.name] = [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_SCALAR]
         lo, hi = var.threads_per_row
         cs = [c for c in _pow2_range(max(lo, 2), min(hi, 64)) if c <= max(2, _pow2_ceil(units))]

@@ -17,9 +17,10 @@
 // only): rows `period` apart start at the same 16-byte phase p, so slice s walks only the
 // rows of class s % period and reads their aligned packs as they lie; a thread's pack then
 // holds columns shifted by -p, and its partials are written shifted (each slice writes every
-// column once). Aligned loads, period times the partials. Or lane classes (phased rows
-// without split-M, kLoadsLaneClasses): the row lanes are a multiple of the period, so each
-// lane walks rows of one phase class and reads their aligned packs as they lie, its thread
+// column once). Aligned loads, period times the partials. Or lane classes (phased rows in
+// one pass, or split where the lanes allow: kLoadsLaneClasses): the row lanes are a multiple
+// of the period, so each lane walks rows of one phase class (of its slice, which may start
+// in any phase) and reads their aligned packs as they lie, its thread
 // holding columns shifted by its class's phase; a tile writes c - 1 packs of columns, which
 // every lane's c packs cover whatever its shift, and the lanes' sums are added column by
 // column in lane order. Aligned loads in one pass, one pack in c read twice (the tile's

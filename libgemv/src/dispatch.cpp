@@ -481,6 +481,9 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 // slices of about 4 rows a lane (1433 x 3611 bf16: 10.0 us at 5.6, 11.3 at 1.4; 4421 x 11465:
 // 47.5 at 4.3, 49.8 at 17; -s25-op-t-phased-sweep-2.txt), split_k a multiple of the period,
 // halved until the partials fit the workspace; false where one slice a class does not.
+// Since s50 its lanes (a multiple of every period) walk lane classes, not a slice a class, and
+// it is asked only where lane_classes_split_config declines (few long rows: fp32 1503 x 29099,
+// 54.0 us before, 54.7 now).
 bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), v = 16 / esz;
     const bool long_rows = pb.k > 64 * (int64_t)std::max(sm_count, 1); // one element a load: over 2 tiles an SM
@@ -520,8 +523,9 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 //   matrices are latency-bound: fp16 1024^2 ran 3.9 us in 256 blocks, 4.8 in 64.
 // Packs are aligned where every row is, else realigned (cut from two aligned packs: rows
 // that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take the
-// stream of packs where its period fits a block (t_stream_config), else phased rows on large
-// matrices (phased_columns_config); one element a load runs the rest. 3 to 96 such rows of
+// stream of packs where its period fits a block (t_stream_config), else phased rows split by
+// lane classes from 4 MiB and 256 rows (lane_classes_split_config; phased_columns_config where
+// it declines); one element a load runs the rest. 3 to 96 such rows of
 // many columns (16 tiles of 64 packs an SM) take one-lane tiles instead.
 // Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
 // to the first, one element a load beyond it up to the second.
@@ -562,6 +566,46 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
     const int64_t rows_per_lane = (pb.m + lanes - 1) / lanes;
     if (rows_per_lane > (few_blocks ? 4 : 48)) return false;
     *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsAligned, unroll, 0, 1);
+    return true;
+}
+
+// Rows that do not start aligned (odd K, lda or stride_a), 256 rows and 64 columns up, in single
+// products of 4 MiB up of rows of 512 bytes up, or batches of 8 to 63 products: phased rows
+// split (t_splitm_twopass, vector_loads 3, lanes a multiple of the period: lane classes, each
+// row lane one phase class reading aligned packs as they lie, in slices of rows in any phase,
+// so the partials are not multiplied by the period). On an H200 against the rules before it
+// (benchmarks/NOTES.md section 70): fp16 4097^2 17.9 -> 12.2 us, bf16 2047 x 7001 17.2 -> 11.4,
+// fp16 937 x 10031 16.8 -> 9.7 (one pass of element loads before), fp32 8304 x 1341 19.3 -> 13.7;
+// fp16 2797 x 2267 x 8 50.9 -> 32.3, 670 x 113 x 8 5.18 -> 3.99 (the stream before), bf16 1746 x 961
+// x 8 14.1 -> 10.9 (phased rows in one pass).
+// - Tiles of 32 threads from 128 packs a row (8 lanes), else 16 (8 up to 16 packs; 16 lanes):
+//   blocks of 256 (the fastest tiles were 16-32 threads of 8-16 lanes on every shape).
+// - 4 rows in flight; slices (split_k, a power of two from 4 to 64) as many as keep the grid
+//   within half a wave of 2048 threads an SM: the fastest configs ran 500-1200 threads an SM.
+// - Declined where 4 slices pass half a wave (the batches' one pass, or few long rows) or the
+//   partials do not fit the workspace at 4; and where it lost: under 256 rows (fp16 100 x 489 x
+//   8 2.84 -> 3.80 us, fp32 229 x 245 x 8 2.95 -> 3.60), rows under 512 bytes (fp32 43475 x 115
+//   9.71 -> 11.33 against the split of element loads), 64 products up (fp32 339 x 101 x 64 5.72 ->
+//   6.50) and batches on 32-thread tiles under 1024 rows (fp16 547 x 1411 x 8 7.55 -> 8.43).
+bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, wave = 2048 * (int64_t)std::max(sm_count, 1);
+    if (rows_aligned16(pb) || pb.m < 256 || pb.k < 64) return false;
+    if (pb.batch > 1 ? pb.batch < 8 || pb.batch >= 64 : mul_sat(mul_sat(pb.m, pb.k), esz) < (4 << 20) || pb.k * esz < 512)
+        return false;
+    const int64_t packs = (pb.k + pack - 1) / pack;
+    const int c_threads = packs >= 128 ? 32 : packs > 16 ? 16 : 8, lanes = c_threads == 32 ? 8 : 16, unroll = 4;
+    if (pb.batch > 1 && c_threads == 32 && pb.m < 1024) return false;
+    const int64_t tiles = mul_sat((pb.k + (c_threads - 1) * pack - 1) / ((c_threads - 1) * pack), pb.batch);
+    const auto grid_threads = [&](int split) {
+        const int64_t len = row_slice_len(pb.m, split, (int64_t)lanes * unroll);
+        return mul_sat(mul_sat(tiles, (pb.m + len - 1) / len), (int64_t)c_threads * lanes);
+    };
+    gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, unroll, 0, 4);
+    if (2 * grid_threads(4) > wave) return false;
+    while (c.split_k < 64 && 2 * grid_threads(2 * c.split_k) <= wave) c.split_k *= 2;
+    while (c.split_k > 4 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
+    if (!runs(c, pb) || workspace_needed(c, pb) > pb.workspace_bytes) return false;
+    *out = c;
     return true;
 }
 
@@ -675,11 +719,13 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
         if (loads == kLoadsScalar && pb.batch > 1 &&
-            ((batched_lane_classes_config(pb, sm_count, &batched) && runs(batched, pb)) ||
+            (lane_classes_split_config(pb, sm_count, &batched) ||
+             (batched_lane_classes_config(pb, sm_count, &batched) && runs(batched, pb)) ||
              (batched_element_config(pb, sm_count, &batched) && runs(batched, pb))))
             return batched;
         if (loads == kLoadsScalar && pb.m > 48 &&
-            (t_stream_config(pb, sm_count, &whole_packs) || phased_columns_config(pb, sm_count, &whole_packs)))
+            (t_stream_config(pb, sm_count, &whole_packs) || lane_classes_split_config(pb, sm_count, &whole_packs) ||
+             phased_columns_config(pb, sm_count, &whole_packs)))
             return whole_packs;
         const bool vec = loads != kLoadsScalar;
         // Realigned packs load twice the bytes of a row through L1: they pay on few long rows
@@ -837,7 +883,8 @@ gemv_config_t within_workspace(gemv_config_t c, const Problem &pb) {
 bool t_misaligned_regime(const Problem &pb, int sm_count) {
     gemv_config_t c;
     return pb.op == GEMV_OP_T && !pb.quantized() && pb.m > 48 && !rows_aligned16(pb) &&
-           (t_stream_config(pb, sm_count, &c) || phased_columns_config(pb, sm_count, &c));
+           (t_stream_config(pb, sm_count, &c) || lane_classes_split_config(pb, sm_count, &c) ||
+            phased_columns_config(pb, sm_count, &c));
 }
 
 bool qmma_in_place_shares_evenly(const gemv_config_t &c, const Problem &pb, int sm_count) {

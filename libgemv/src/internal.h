@@ -237,7 +237,7 @@ struct ColumnArgs {
 
 struct ColumnLaunch {
     gemv_dtype_t dtype;
-    int vector_loads; // kLoadsScalar, kLoadsAligned, kLoadsRealigned, kLoadsPhased (split-M) or kLoadsLaneClasses
+    int vector_loads; // kLoadsScalar, kLoadsAligned, kLoadsRealigned, kLoadsPhased (split-M, a slice a class) or kLoadsLaneClasses
     int unroll;
     int splits; // row slices (grid.y): chunks of m_chunk rows, times the period when phased
     ColumnArgs args;
@@ -496,6 +496,13 @@ gemv_status_t validate_config(const gemv_config_t &c);
 // Whether the config's operation serves pb, and can_implement: SUCCESS or NOT_SUPPORTED.
 gemv_status_t can_implement(const gemv_config_t &c, const Problem &pb);
 size_t workspace_needed(const gemv_config_t &c, const Problem &pb);
+// Rows per op T split-M slice of about m / s rows: whole multiples of step (the row lanes
+// times the unroll), so every thread of a slice but the last runs full unrolled steps.
+inline int64_t row_slice_len(int64_t m, int s, int64_t step) {
+    int64_t len = (m + s - 1) / s;
+    len = (len + step - 1) / step * step;
+    return std::max<int64_t>(1, std::min(len, m));
+}
 // Queue the config's kernels on pb.stream; the config must have passed can_implement.
 gemv_status_t launch(const gemv_config_t &c, const Problem &pb);
 

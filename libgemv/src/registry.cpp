@@ -690,18 +690,18 @@ gemv_status_t qblock_launch(const Operation &op, const gemv_config_t &c, const P
 
 // ---- op T: the column operations (columns.cu) --------------------------------------------
 
-// Rows per split-M slice: whole multiples of the row lanes times the unroll, so every
-// thread of a slice but the last runs full unrolled steps.
-int64_t row_slice_len(int64_t m, int s, int step) {
-    int64_t len = (m + s - 1) / s;
-    len = (len + step - 1) / step * step;
-    return std::max<int64_t>(1, std::min(len, m));
-}
-
-// op T's phased rows in one pass (lane classes, columns.cu): phased rows on the column
-// operation that does not split M; split-M walks a phase class a slice instead.
-bool lane_classes(const Operation &op, const gemv_config_t &c) {
+// op T's phased rows (vector_loads 3) walk lane classes (columns.cu: each row lane one phase
+// class, a tile c - 1 packs of columns): the only walk of the column operation that does not
+// split M, and split-M's where its lanes are a multiple of the rows' phase period on tiles of
+// 2 threads up; split-M's other phased configs walk a phase class a slice (period times the
+// partials).
+bool phased_one_pass(const Operation &op, const gemv_config_t &c) {
     return op.info.op == GEMV_OP_T && c.vector_loads == kLoadsPhased && op.split_mode == kNoSplit;
+}
+bool lane_classes(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    return phased_one_pass(op, c) ||
+           (op.info.op == GEMV_OP_T && c.vector_loads == kLoadsPhased && c.threads_per_row >= 2 &&
+            c.rows_per_block % phase_period(pb.lda, dtype_size(pb.dtype())) == 0);
 }
 
 gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -712,7 +712,7 @@ gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c,
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     // Lane classes: each row lane one phase class.
-    if (lane_classes(op, c)) {
+    if (phased_one_pass(op, c)) {
         const int period = phase_period(pb.lda, dtype_size(pb.dtype()));
         if (c.rows_per_block % period != 0) {
             set_error("%s with vector_loads = 3 (phased rows, a row lane a phase class) needs rows_per_block a "
@@ -744,29 +744,29 @@ template <typename Args> void set_op_t_operands(Args &a, const Problem &pb) {
 }
 
 // Split-M: about split_k slices of rows. Chunks of whole steps of the row lanes times the
-// unroll; phased, each chunk is cut into its period phase classes (split_k / period chunks,
-// at least one).
-int column_period(const gemv_config_t &c, const Problem &pb) {
-    return c.vector_loads == kLoadsPhased ? phase_period(pb.lda, dtype_size(pb.dtype())) : 1;
+// unroll; phased a slice a class, each chunk is cut into its period phase classes (split_k /
+// period chunks, at least one).
+int column_period(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    return c.vector_loads == kLoadsPhased && !lane_classes(op, c, pb) ? phase_period(pb.lda, dtype_size(pb.dtype())) : 1;
 }
-int64_t column_chunk(const gemv_config_t &c, const Problem &pb) {
-    const int period = column_period(c, pb);
+int64_t column_chunk(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    const int period = column_period(op, c, pb);
     return row_slice_len(pb.m, std::max(1, c.split_k / period), c.rows_per_block * c.unroll * period);
 }
-int column_slices(const gemv_config_t &c, const Problem &pb) {
-    return slices(pb.m, column_chunk(c, pb)) * column_period(c, pb);
+int column_slices(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    return slices(pb.m, column_chunk(op, c, pb)) * column_period(op, c, pb);
 }
 
 size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     if (op.split_mode != kSplitTwoPass) return 0;
-    return op_t_partials_bytes(column_slices(c, pb), pb);
+    return op_t_partials_bytes(column_slices(op, c, pb), pb);
 }
 
 gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     ColumnLaunch L{};
     L.dtype = pb.dtype();
-    const bool one_pass_phased = lane_classes(op, c);
-    L.vector_loads = one_pass_phased ? kLoadsLaneClasses : c.vector_loads;
+    const bool lanes_a_class = lane_classes(op, c, pb);
+    L.vector_loads = lanes_a_class ? kLoadsLaneClasses : c.vector_loads;
     L.unroll = c.unroll;
     ColumnArgs &a = L.args;
     set_op_t_operands(a, pb);
@@ -775,12 +775,12 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     const int64_t pack = c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1;
     // Lane classes write c - 1 packs of columns a tile; phased slices' packs start up to
     // pack - 1 columns before column 0.
-    const int64_t cols_per_tile = (int64_t)(c.threads_per_row - (one_pass_phased ? 1 : 0)) * pack;
-    const int64_t span = pb.k + (c.vector_loads == kLoadsPhased && !one_pass_phased ? pack - 1 : 0);
+    const int64_t cols_per_tile = (int64_t)(c.threads_per_row - (lanes_a_class ? 1 : 0)) * pack;
+    const int64_t span = pb.k + (c.vector_loads == kLoadsPhased && !lanes_a_class ? pack - 1 : 0);
     a.tiles = (span + cols_per_tile - 1) / cols_per_tile;
-    a.period = one_pass_phased ? 1 : column_period(c, pb); // lane classes walk every row of the slice
-    a.m_chunk = op.split_mode == kNoSplit ? pb.m : column_chunk(c, pb);
-    L.splits = op.split_mode == kNoSplit ? 1 : column_slices(c, pb);
+    a.period = column_period(op, c, pb); // lane classes walk every row of the slice
+    a.m_chunk = op.split_mode == kNoSplit ? pb.m : column_chunk(op, c, pb);
+    L.splits = op.split_mode == kNoSplit ? 1 : column_slices(op, c, pb);
     a.acc = op.split_mode == kSplitTwoPass ? static_cast<float *>(pb.workspace) : nullptr;
     a.pdl = pb.pdl;
     if (pb.pdl && prefetch_kb_per_sm() > 0 && !pb.batched()) {
@@ -1051,7 +1051,7 @@ gemv_status_t validate_config(const gemv_config_t &c) {
     }
     // Lanes 0 and 1 of a phased row take its edge packs; op T's phased rows in one pass
     // write c - 1 packs of columns a tile.
-    if (phased_loads(c.vector_loads) && p < 2 && (v->op == GEMV_OP_N || lane_classes(kRegistry[c.variant], c))) {
+    if (phased_loads(c.vector_loads) && p < 2 && (v->op == GEMV_OP_N || phased_one_pass(kRegistry[c.variant], c))) {
         set_error("config.vector_loads = %d (phased rows) takes 2 threads a %s or more (threads_per_row = %d)",
                   c.vector_loads, v->op == GEMV_OP_N ? "row" : "tile", p);
         return GEMV_STATUS_INVALID_VALUE;

@@ -660,9 +660,9 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     // Lane classes: a tile writes c - 1 packs, each row lane walks one phase class.
     const bool lane_classes = L.vector_loads == kLoadsLaneClasses;
     const int64_t cols = (int64_t)((1 << a.c_log2) - (lane_classes ? 1 : 0)) * pack;
-    if (lane_classes && (a.c_log2 < 1 || a.acc || a.row_lanes % phase_period(a.lda, esz)))
-        violation(w, "%s: lane classes on %d row lanes of %d threads (phase period %d)%s", kernel, a.row_lanes,
-                  1 << a.c_log2, phase_period(a.lda, esz), a.acc ? ", split" : "");
+    if (lane_classes && (a.c_log2 < 1 || a.row_lanes % phase_period(a.lda, esz)))
+        violation(w, "%s: lane classes on %d row lanes of %d threads (phase period %d)", kernel, a.row_lanes,
+                  1 << a.c_log2, phase_period(a.lda, esz));
     // Phased rows' packs start up to a pack before column 0: their tiles span K + pack - 1.
     const int64_t extent = a.k + (phased ? pack - 1 : 0);
     if (a.tiles < 1 || (a.tiles - 1) * cols >= extent || (__int128)a.tiles * cols < extent)
