@@ -20,11 +20,10 @@
 // column once). Aligned loads, period times the partials. Or lane classes (phased rows in
 // one pass, or split where the lanes allow: kLoadsLaneClasses): the row lanes are a multiple
 // of the period, so each lane walks rows of one phase class (of its slice, which may start
-// in any phase) and reads their aligned packs as they lie, its thread
-// holding columns shifted by its class's phase; a tile writes c - 1 packs of columns, which
-// every lane's c packs cover whatever its shift, and the lanes' sums are added column by
-// column in lane order. Aligned loads in one pass, one pack in c read twice (the tile's
-// neighbour's), mostly from L2.
+// in any phase) and reads their aligned packs as they lie, its thread holding columns
+// shifted by its class's phase; a tile writes c - 1 packs of columns, which every lane's c
+// packs cover whatever its shift, and the lanes' sums are added column by column in lane
+// order. Aligned loads, one pack in c read twice (the tile's neighbour's), mostly from L2.
 // Geometry: block = c * r threads (<= max_block_threads(UNROLL)); grid.x column tiles (of K
 // + pack - 1 columns when phased; of c - 1 packs, lane classes), grid.y row slices (times the
 // period when phased), grid.z products (each with a grid-stride loop, so any K and batch).

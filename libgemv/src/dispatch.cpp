@@ -724,7 +724,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
              (batched_element_config(pb, sm_count, &batched) && runs(batched, pb))))
             return batched;
         if (loads == kLoadsScalar && pb.m > 48 &&
-            (t_stream_config(pb, sm_count, &whole_packs) || lane_classes_split_config(pb, sm_count, &whole_packs) ||
+            (t_stream_config(pb, sm_count, &whole_packs) ||
+             (pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
              phased_columns_config(pb, sm_count, &whole_packs)))
             return whole_packs;
         const bool vec = loads != kLoadsScalar;

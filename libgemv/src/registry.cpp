@@ -744,22 +744,21 @@ template <typename Args> void set_op_t_operands(Args &a, const Problem &pb) {
 }
 
 // Split-M: about split_k slices of rows. Chunks of whole steps of the row lanes times the
-// unroll; phased a slice a class, each chunk is cut into its period phase classes (split_k /
-// period chunks, at least one).
+// unroll; phased a slice a class (period > 1: column_period), each chunk is cut into its
+// period phase classes (split_k / period chunks, at least one).
 int column_period(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     return c.vector_loads == kLoadsPhased && !lane_classes(op, c, pb) ? phase_period(pb.lda, dtype_size(pb.dtype())) : 1;
 }
-int64_t column_chunk(const Operation &op, const gemv_config_t &c, const Problem &pb) {
-    const int period = column_period(op, c, pb);
+int64_t column_chunk(const gemv_config_t &c, const Problem &pb, int period) {
     return row_slice_len(pb.m, std::max(1, c.split_k / period), c.rows_per_block * c.unroll * period);
 }
-int column_slices(const Operation &op, const gemv_config_t &c, const Problem &pb) {
-    return slices(pb.m, column_chunk(op, c, pb)) * column_period(op, c, pb);
+int column_slices(const gemv_config_t &c, const Problem &pb, int period) {
+    return slices(pb.m, column_chunk(c, pb, period)) * period;
 }
 
 size_t columns_workspace(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     if (op.split_mode != kSplitTwoPass) return 0;
-    return op_t_partials_bytes(column_slices(op, c, pb), pb);
+    return op_t_partials_bytes(column_slices(c, pb, column_period(op, c, pb)), pb);
 }
 
 gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -778,9 +777,9 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     const int64_t cols_per_tile = (int64_t)(c.threads_per_row - (lanes_a_class ? 1 : 0)) * pack;
     const int64_t span = pb.k + (c.vector_loads == kLoadsPhased && !lanes_a_class ? pack - 1 : 0);
     a.tiles = (span + cols_per_tile - 1) / cols_per_tile;
-    a.period = column_period(op, c, pb); // lane classes walk every row of the slice
-    a.m_chunk = op.split_mode == kNoSplit ? pb.m : column_chunk(op, c, pb);
-    L.splits = op.split_mode == kNoSplit ? 1 : column_slices(op, c, pb);
+    a.period = lanes_a_class ? 1 : column_period(op, c, pb); // lane classes walk every row of the slice
+    a.m_chunk = op.split_mode == kNoSplit ? pb.m : column_chunk(c, pb, a.period);
+    L.splits = op.split_mode == kNoSplit ? 1 : column_slices(c, pb, a.period);
     a.acc = op.split_mode == kSplitTwoPass ? static_cast<float *>(pb.workspace) : nullptr;
     a.pdl = pb.pdl;
     if (pb.pdl && prefetch_kb_per_sm() > 0 && !pb.batched()) {
