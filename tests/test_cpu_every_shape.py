@@ -330,8 +330,9 @@ def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
 
 def test_op_t_heuristic_streams_rows_that_start_anywhere():
     """op T on more than 48 rows that do not start 16-byte aligned: A as one stream of aligned
-    packs (t_stream) from 1 MiB (rows up to 256 bytes; longer ones from 32 MiB) where its gaps
-    are under half of lda and its period fits a block;
+    packs (t_stream) from 1 MiB (rows up to 256 bytes; longer ones from 32 MiB, where phased
+    rows split by lane classes decline) where its gaps are under half of lda and its period
+    fits a block;
     blocks of 1024 at 2 packs in flight, one an SM, from 8192 packs an SM; else blocks of 256
     at 4 (2 past a period of 512), slices of 4 packs a thread up to 2 blocks an SM; batches
     share the blocks. Aligned rows, few rows, wide gaps and long periods keep the column
@@ -351,7 +352,11 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
         packs = (200000 * (9 if es == 2 else 5) + v - 1) // v
         assert (small.variant, small.threads_per_row, small.unroll) == ("t_stream", 256, 4), small
         assert small.split_k == min(2 * sms, packs // 1024), small
-        assert pick(97394, 743, dtype).unroll == 2  # the period passes 512 threads: unroll 4 would refuse
+        # The period passes 512 threads: unroll 4 would refuse. (With a workspace, phased rows split by
+        # lane classes run these rows of 512 bytes up ahead of the stream: LANE_SPLIT_RULE_T.)
+        assert pick(97394, 743, dtype).variant == "t_splitm_twopass"
+        c = pick(97394, 743, dtype, workspace_bytes=0)
+        assert (c.variant, c.unroll, c.split_k) == ("t_stream", 2, 1), c
         b = pick(1000, 61, dtype, batch=512, stride_a=1000 * 61)
         assert b.variant == "t_stream" and b.split_k == 1, b
         for m, k, lda in ((4096, 4096, None), (47, 4403, None), (100000, 61, 128), (2318, 6081, None), (22518, 1, None),
@@ -372,10 +377,11 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
 # phase class, on rows that do not start aligned (132 SMs in the stand-in, the recommended
 # workspace): the config's (variant, c, lanes, loads, unroll, split_k), or None where it declines.
 LANE_SPLIT_RULE_T = """
-    def lane_split_rule(m, k, es, b=1, ws=pygemv.WORKSPACE_RECOMMENDED_BYTES):
+    def lane_split_rule(m, k, es, b=1, ws=pygemv.WORKSPACE_RECOMMENDED_BYTES, regime=True):
+        # regime=False: the family alone (lane_classes_split), as batched_lane_classes_config asks it
         if m < 256 or k < 64:
             return None
-        if (b < 8 or b >= 64) if b > 1 else (m * k * es < (4 << 20) or k * es < 512):
+        if regime and ((b < 8 or b >= 64) if b > 1 else (m * k * es < (4 << 20) or k * es < 512)):
             return None
         v, wave = 16 // es, 2048 * 132
         packs = -(-k // v)
@@ -693,7 +699,9 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     threads; past a wave (2048
     threads an SM) at 8 lanes, 8 lanes at 4 rows in flight from 64 rows a lane, else 2; else
     lanes doubled while the grid stays in the wave, blocks within 512 threads and each lane 2
-    rows, 4 in flight, declined where a grid under half the wave leaves a lane more than 32 rows.
+    rows, 4 in flight; where a grid under half the wave leaves a lane more than 32 rows, 64
+    products up take phased rows split by lane classes where those fit (LANE_SPLIT_RULE_T's
+    family without its bounds), and fp32 tiles under 32 threads decline (the stream runs them).
     Where that declines, t_columns on one element a load, no split; tiles of 8
     columns up to 128 a row, 16 up to 512, else 32, twice as wide from 64 products (32 at most);
     lanes from 32 halved down to 2 while the grid passes 2048 threads an SM or a lane would have
@@ -753,7 +761,10 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         while c * lanes * 2 <= 512 and blocks * c * lanes * 2 <= wave and m >= 4 * lanes:
             lanes *= 2
         if 2 * blocks * c * lanes < wave and m > 32 * lanes:
-            return None
+            if b >= 64 and lane_split_rule(m, k, es, b, regime=False):
+                return lane_split_rule(m, k, es, b, regime=False)
+            if es == 4 and c < 32:
+                return None
         return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4, 1)
     def batched(m, k, dtype, b, lda=None):
         lda = lda or k
@@ -785,7 +796,11 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   (66, 7815, "float32", 8): None,     # fp32, 66 rows, tiles of 32
                   (76, 759, "float32", 512): None, (100, 489, "float32", 512): None,
                   (101, 79, "float32", 64): (8, 32, 4), (275, 1119, "float32", 512): (32, 8, 2),
-                  (8192, 1001, "float16", 8): None,   # 128 rows a lane in a fifth of the wave
+                  (8192, 1001, "float16", 8): (8, 64, 4),  # 128 rows a lane in a fifth of the wave
+                  (535, 335, "float32", 64): (32, 16, 4), (2797, 2267, "float32", 8): (32, 16, 4),
+                  (924, 511, "float16", 64): (32, 16, 4),  # 58 rows a lane, no split within half a wave
+                  (2602, 73, "bfloat16", 64): (8, 16, 4),  # tall products of 64 up: split by lane classes
+                  (2254, 135, "float32", 64): None,   # fp32 tiles under 32 threads: the stream
                   (96, 435, "float16", 4): None, (63, 435, "float16", 8): None}
     for (m, k, dtype, b), want in lane_cases.items():
         form = lane_rule(m, k, 4 if dtype == "float32" else 2, b)

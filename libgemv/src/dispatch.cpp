@@ -411,7 +411,8 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
 }
 
 // op T on rows that do not start 16-byte aligned: A as one stream of aligned packs
-// (t_stream), from 1 MiB (rows of up to 256 bytes; 32 MiB for longer ones), where its gaps
+// (t_stream), from 1 MiB (rows of up to 256 bytes; 32 MiB for longer ones, where phased rows
+// split by lane classes decline since s51: lane_classes_split_config), where its gaps
 // are under half of lda (they are read too) and its pack period fits a block (else
 // can_implement refuses). On the H100 it took 0.30-0.88 of
 // the time of one element a load on 28 of 30 such shapes (fp16 3985411 x 61: 182 against
@@ -522,10 +523,10 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 //   slices unless one tile spans the row (the reduce adds slices one by one). Small
 //   matrices are latency-bound: fp16 1024^2 ran 3.9 us in 256 blocks, 4.8 in 64.
 // Packs are aligned where every row is, else realigned (cut from two aligned packs: rows
-// that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take the
-// stream of packs where its period fits a block (t_stream_config), else phased rows split by
-// lane classes from 4 MiB and 256 rows (lane_classes_split_config; phased_columns_config where
-// it declines); one element a load runs the rest. 3 to 96 such rows of
+// that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take phased
+// rows split by lane classes from 4 MiB and 256 rows (lane_classes_split_config), else the
+// stream of packs where its period fits a block (t_stream_config), else phased_columns_config;
+// one element a load runs the rest. 3 to 96 such rows of
 // many columns (16 tiles of 64 packs an SM) take one-lane tiles instead.
 // Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
 // to the first, one element a load beyond it up to the second.
@@ -587,11 +588,16 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
 //   8 2.84 -> 3.80 us, fp32 229 x 245 x 8 2.95 -> 3.60), rows under 512 bytes (fp32 43475 x 115
 //   9.71 -> 11.33 against the split of element loads), 64 products up (fp32 339 x 101 x 64 5.72 ->
 //   6.50) and batches on 32-thread tiles under 1024 rows (fp16 547 x 1411 x 8 7.55 -> 8.43).
-bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+// - Single products ask it ahead of the stream (since s51; the stream runs rows of 512 bytes up
+//   from 32 MiB only where it declines): on an H200, 15 held-out fp32/fp16/bf16 products of 32 to
+//   256 MiB ran 1.13-1.57x the stream (bf16 56878 x 925 44.9 -> 28.7 us, fp32 78038 x 597 62.2 ->
+//   47.4; benchmarks/NOTES.md section 71).
+// lane_classes_split is the family alone (rows that do not start aligned, 256 rows and 64
+// columns up), without the regime's bounds: batched_lane_classes_config also asks it for
+// batches of 64 up of tall products.
+bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, wave = 2048 * (int64_t)std::max(sm_count, 1);
     if (rows_aligned16(pb) || pb.m < 256 || pb.k < 64) return false;
-    if (pb.batch > 1 ? pb.batch < 8 || pb.batch >= 64 : mul_sat(mul_sat(pb.m, pb.k), esz) < (4 << 20) || pb.k * esz < 512)
-        return false;
     const int64_t packs = (pb.k + pack - 1) / pack;
     const int c_threads = packs >= 128 ? 32 : packs > 16 ? 16 : 8, lanes = c_threads == 32 ? 8 : 16, unroll = 4;
     if (pb.batch > 1 && c_threads == 32 && pb.m < 1024) return false;
@@ -607,6 +613,13 @@ bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *o
     if (!runs(c, pb) || workspace_needed(c, pb) > pb.workspace_bytes) return false;
     *out = c;
     return true;
+}
+
+bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype());
+    if (pb.batch > 1 ? pb.batch < 8 || pb.batch >= 64 : mul_sat(mul_sat(pb.m, pb.k), esz) < (4 << 20) || pb.k * esz < 512)
+        return false;
+    return lane_classes_split(pb, sm_count, out);
 }
 
 // Strided batches (8 products up) of rows that do not start aligned (64 rows and columns up):
@@ -627,9 +640,15 @@ bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *o
 //   rows a lane: 63.9 against 65.0 us; 924 x 511 x 512, 115: 126.3 against 128.0).
 // - Else lanes doubled while the grid stays within the wave, blocks within 512 threads and
 //   lanes 2 rows each; 4 rows in flight (fp16 1746 x 961 x 8: 8 x 64 13.6 us, 8 x 128 at 2 in
-//   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0). Declined where a grid
-//   under half the wave leaves a lane more than 32 rows (taller products, not measured: the
-//   split spreads their rows).
+//   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0).
+// - Where a grid under half the wave leaves a lane more than 32 rows (tall products; until s51
+//   declined, unmeasured, to element loads and the stream): 64 products up split by lane
+//   classes where 4 slices fit half a wave (lane_classes_split; bf16 13974 x 157 x 64 114.4 ->
+//   80.1 us, 4605 x 93 x 64 27.1 -> 18.9), else the one pass stays (fp16 3108 x 433 x 64 75.0 ->
+//   45.6, fp32 5358 x 483 x 64 170.8 -> 153.9; fp32 2614 x 2073 x 8 55.3 -> 45.9), but fp32 tiles
+//   under 32 threads decline to the stream (fp32 11582 x 79 x 64: 16 x 32 in one pass 78.6 us,
+//   the stream 66.4). Tiles of 32 threads kept at 2 a product (fewer than SMs) lost to the
+//   stream (fp32 13974 x 157 x 64 149.6 -> 184.2 us): the halving stays. NOTES.md section 71.
 bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t sms = std::max(sm_count, 1), wave = 2048 * sms;
     // Smaller problems were not measured; aligned rows take aligned packs.
@@ -650,7 +669,10 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
     while (c_threads * lanes * 2 <= 512 && mul_sat(blocks, (int64_t)c_threads * lanes * 2) <= wave &&
            pb.m >= 4 * (int64_t)lanes)
         lanes *= 2;
-    if (2 * mul_sat(blocks, (int64_t)c_threads * lanes) < wave && pb.m > 32 * (int64_t)lanes) return false;
+    if (2 * mul_sat(blocks, (int64_t)c_threads * lanes) < wave && pb.m > 32 * (int64_t)lanes) {
+        if (pb.batch >= 64 && lane_classes_split(pb, sm_count, out)) return true;
+        if (pack == 4 && c_threads < 32) return false;
+    }
     *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, 4, 0, 1);
     return true;
 }
@@ -724,8 +746,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
              (batched_element_config(pb, sm_count, &batched) && runs(batched, pb))))
             return batched;
         if (loads == kLoadsScalar && pb.m > 48 &&
-            (t_stream_config(pb, sm_count, &whole_packs) ||
-             (pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
+            ((pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
+             t_stream_config(pb, sm_count, &whole_packs) ||
              phased_columns_config(pb, sm_count, &whole_packs)))
             return whole_packs;
         const bool vec = loads != kLoadsScalar;
