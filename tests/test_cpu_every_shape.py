@@ -761,8 +761,8 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         while c * lanes * 2 <= 512 and blocks * c * lanes * 2 <= wave and m >= 4 * lanes:
             lanes *= 2
         if 2 * blocks * c * lanes < wave and m > 32 * lanes:
-            if b >= 64 and lane_split_rule(m, k, es, b, regime=False):
-                return lane_split_rule(m, k, es, b, regime=False)
+            if b >= 64 and (split := lane_split_rule(m, k, es, b, regime=False)):
+                return split
             if es == 4 and c < 32:
                 return None
         return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4, 1)
