@@ -386,6 +386,10 @@ LANE_SPLIT_RULE_T = """
         v, wave = 16 // es, 2048 * 132
         packs = -(-k // v)
         c = 32 if packs >= 128 else 16 if packs > 16 else 8
+        covered = lambda c: -(-k // ((c - 1) * v)) * (c - 1) * v  # batches: a tile half or twice as wide, where a fifth fewer
+        for w in (c // 2, 2 * c):
+            if b > 1 and 8 <= w <= (16 if m < 1024 else 32) and 5 * covered(w) < 4 * covered(c):
+                c = w
         if b > 1 and c == 32 and m < 1024:
             return None
         lanes = 8 if c == 32 else 16
@@ -699,16 +703,19 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     threads; past a wave (2048
     threads an SM) at 8 lanes, 8 lanes at 4 rows in flight from 64 rows a lane, else 2; else
     lanes doubled while the grid stays in the wave, blocks within 512 threads and each lane 2
-    rows, 4 in flight; where a grid under half the wave leaves a lane more than 32 rows, 64
-    products up take phased rows split by lane classes where those fit (LANE_SPLIT_RULE_T's
-    family without its bounds), and fp32 tiles under 32 threads decline (the stream runs them).
+    rows, 4 in flight (2 where that takes fewer waves of blocks at the kernel's registers, and
+    in fp32 under 64 products where a lane has 5 to 32 rows); where a grid under half the wave
+    leaves a lane more than 32 rows, 64 products up take phased rows split by lane classes where those fit (LANE_SPLIT_RULE_T's
+    family without its bounds; on batches a tile half or twice as wide where it covers a row in
+    a fifth fewer columns), and fp32 tiles under 32 threads decline (the stream runs them).
     Where that declines, t_columns on one element a load, no split; tiles of 8
     columns up to 128 a row, 16 up to 512, else 32, twice as wide from 64 products (32 at most);
     lanes from 32 halved down to 2 while the grid passes 2048 threads an SM or a lane would have
     fewer than 2 rows (12 on 32-column tiles, down to 8 lanes); 4 rows in flight from 8 rows a
     lane (at most 512 threads a block), else 2. Not taken where a lane walks more than 12 rows
-    (64 on 32-column tiles). A grid past a wave at 2 lanes: one-lane tiles of 64 columns on up
-    to 96 rows but on 1 to 1.5 waves of them (32 blocks an SM), where the stream runs instead;
+    (64 on 32-column tiles). Under 64 products, 16-column tiles become 8 with twice the lanes at
+    2 in flight where the grid stays within the wave and a lane keeps 2 rows. A grid past a
+    wave at 2 lanes: one-lane tiles of 64 columns on up to 96 rows but on 1 to 1.5 waves of them (32 blocks an SM), where the stream runs instead;
     2-lane tiles of 64 columns on 97 to 512 rows of products up to 2 MiB whose pack period
     passes 512.
     On large batches of a product an SM and more, the stream runs a block a product of about 256
@@ -741,8 +748,10 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
             lanes = min(lanes, 512 // c)
         if -(-m // lanes) > (12 if c < 32 else 64):
             return None
+        if b < 64 and c == 16 and lanes <= 32 and m >= 4 * lanes and -(-k // 8) * b * 16 * lanes <= 2048 * 132:
+            c, lanes, u = 8, 2 * lanes, 2  # small batches of 129-512 columns: tiles of 8, twice the lanes
         return ("t_columns", c, lanes, pygemv.LOADS_SCALAR, u, 1)
-    def lane_rule(m, k, es, b):
+    def lane_rule(m, k, es, b, bf16=False):
         if b < 8 or m < 64 or k < 64:
             return None
         v, wave = 16 // es, 2048 * 132
@@ -765,13 +774,22 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                 return split
             if es == 4 and c < 32:
                 return None
-        return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4, 1)
+        # 2 rows in flight where fewer waves at the kernel's occupancy (kernel registers below), or fp32 small batches
+        def waves(u):
+            one_step = m <= u * lanes
+            regs = (40 if es == 4 else 56 if bf16 else 49) if u == 4 and one_step else \
+                   32 if one_step else (48 if bf16 else 56) if u == 4 else 44 if es == 4 else 38 if bf16 else 39
+            per_warp = -(-regs * 32 // 256) * 256
+            slots = 132 * max(1, min(65536 // per_warp // (c * lanes // 32), 2048 // (c * lanes)))
+            return -(-blocks // slots)
+        u = 2 if (es == 4 and b < 64 and 4 * lanes < m <= 32 * lanes) or waves(2) < waves(4) else 4
+        return ("t_columns", c, lanes, pygemv.LOADS_PHASED, u, 1)
     def batched(m, k, dtype, b, lda=None):
         lda = lda or k
         c = pick(m, k, dtype, lda=lda, batch=b, stride_a=m * lda + 1, stride_x=m, stride_y=k)
         return (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
-    def expected(m, k, es, b):
-        return lane_split_rule(m, k, es, b) or lane_rule(m, k, es, b) or rule(m, k, es, b)
+    def expected(m, k, es, b, bf16=False):
+        return lane_split_rule(m, k, es, b) or lane_rule(m, k, es, b, bf16) or rule(m, k, es, b)
     # Phased rows split by lane classes: (m, k, dtype, batch): (c, lanes, split_k), or None.
     split_cases = {(2797, 2267, "float16", 8): (32, 8, 4), (924, 511, "float16", 8): (16, 16, 8),
                    (339, 101, "float16", 8): (8, 16, 64), (1352, 289, "float32", 8): (16, 16, 16),
@@ -779,7 +797,9 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                    (183, 429, "float16", 8): None,    # under 256 rows
                    (339, 101, "float16", 64): None,   # 64 products
                    (924, 511, "float16", 4): None,    # under 8 products
-                   (2797, 2267, "float32", 8): None}  # 4 slices past half a wave
+                   (2797, 2267, "float32", 8): None,  # 4 slices past half a wave
+                   (5244, 277, "float16", 8): (8, 16, 16),  # 5 tiles of 56 columns, not 3 of 120
+                   (20011, 263, "float16", 1): (16, 16, 64)}  # single products keep 120
     for (m, k, dtype, b), want in split_cases.items():
         form = lane_split_rule(m, k, 4 if dtype == "float32" else 2, b)
         assert (form and (form[1], form[2], form[5])) == want, (m, k, dtype, b, form)
@@ -801,15 +821,20 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   (924, 511, "float16", 64): (32, 16, 4),  # 58 rows a lane, no split within half a wave
                   (2602, 73, "bfloat16", 64): (8, 16, 4),  # tall products of 64 up: split by lane classes
                   (2254, 135, "float32", 64): None,   # fp32 tiles under 32 threads: the stream
-                  (96, 435, "float16", 4): None, (63, 435, "float16", 8): None}
+                  (96, 435, "float16", 4): None, (63, 435, "float16", 8): None,
+                  # 2 rows in flight: fewer waves at the kernel's registers (640 blocks of 256: 2 waves
+                  # at 4 in flight, 1 at 2; 576 in fp32), or fp32 small batches of 5-32 rows a lane
+                  (901, 2263, "float16", 64): (32, 8, 2), (2999, 1083, "float32", 64): (32, 8, 2),
+                  (1375, 2853, "float32", 64): (32, 8, 4),  # 3 waves either way
+                  (465, 579, "float32", 8): (8, 64, 2), (124, 1595, "float32", 8): (16, 32, 4)}  # one step at 4
     for (m, k, dtype, b), want in lane_cases.items():
-        form = lane_rule(m, k, 4 if dtype == "float32" else 2, b)
+        form = lane_rule(m, k, 4 if dtype == "float32" else 2, b, dtype == "bfloat16")
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)
         if form and not lane_split_rule(m, k, 4 if dtype == "float32" else 2, b):
             assert batched(m, k, dtype, b) == form, (m, k, dtype, b, batched(m, k, dtype, b), form)
     # (m, k, dtype, batch): the form each should take (c, lanes, unroll), or None where the rule should not.
     cases = {(96, 107, "float16", 8): (8, 32, 2), (300, 107, "float32", 8): (8, 32, 4), (96, 435, "float16", 8): (16, 32, 2),
-             (300, 435, "bfloat16", 8): (16, 32, 4), (96, 1501, "float16", 8): (32, 8, 4), (300, 1501, "float32", 8): (32, 16, 4),
+             (300, 435, "bfloat16", 8): (8, 64, 2), (96, 1501, "float16", 8): (32, 8, 4), (300, 1501, "float32", 8): (32, 16, 4),
              (1000, 1501, "float16", 8): (32, 16, 4), (77, 1501, "float16", 8): (32, 8, 4), (300, 107, "float16", 64): (16, 32, 4),
              (96, 107, "float32", 64): (16, 32, 2), (211, 733, "float32", 64): (32, 4, 4), (96, 1501, "float16", 64): (32, 2, 4),
              (96, 3001, "float16", 64): (64, 1, 4),   # one-lane tiles, 0.71 waves
@@ -829,7 +854,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     for (m, k, dtype, b), want in cases.items():
         form = rule(m, k, 4 if dtype == "float32" else 2, b)
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)  # the cases mean what they say
-        if expected(m, k, 4 if dtype == "float32" else 2, b) == form:
+        if expected(m, k, 4 if dtype == "float32" else 2, b, dtype == "bfloat16") == form:
             got = batched(m, k, dtype, b)
             assert (got == form) == (form is not None), (m, k, dtype, b, got, form)
     # Over a grid (odd K: rows that start anywhere): the rule's form wherever it is taken.
@@ -840,7 +865,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                 for b in (2, 8, 64, 700):
                     if m * k * es * b > (1 << 31):
                         continue
-                    form = expected(m, k, es, b)
+                    form = expected(m, k, es, b, dtype == "bfloat16")
                     if form:
                         assert batched(m, k, dtype, b) == form, (m, k, dtype, b, batched(m, k, dtype, b), form)
                         n += 1
@@ -862,7 +887,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                               (120, 107, "float16", 2048, 2), (83, 525, "float32", 512, 2)):
         es = 4 if dtype == "float32" else 2
         assert rule(m, k, es, b) is None and stream(m, k, es, b)[4] == u, (m, k, dtype, b)
-        if expected(m, k, es, b) is None:
+        if expected(m, k, es, b, dtype == "bfloat16") is None:
             assert batched(m, k, dtype, b) == stream(m, k, es, b), (m, k, dtype, b, batched(m, k, dtype, b))
             streamed += 1
     assert streamed >= 1, streamed

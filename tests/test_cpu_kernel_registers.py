@@ -172,3 +172,37 @@ def test_q_block_rows_fits_the_register_counts_its_prefetch_wave_assumes():
     bound = {(1, 1): 64, (1, 2): 64, (2, 1): 64, (2, 2): 64, (4, 1): 80, (4, 2): 128}
     over = {k: v for k, v in found.items() if max(r for r, _ in v) > bound[k] or max(s for _, s in v) > 0}
     assert not over, f"q_block_rows kernels over their assumed registers {bound} or spilling: {over}"
+
+
+# The registers dispatch.cpp's lane_class_pass_registers counts on for the batched lane-class
+# one pass (t_columns, loads 16: kLoadsLaneClasses), by (dtype, unroll, walk, batched): walk 0
+# the loops (unroll 4, and fp32 at 2), 1 one step, 2 one tile (16 bits at unroll 2). Its rule
+# takes 2 rows in flight where that needs fewer waves of blocks at these registers.
+LANE_CLASS_PASS_REGISTERS = {
+    ("float32", 4, 0, False): 56, ("float16", 4, 0, False): 56, ("bfloat16", 4, 0, False): 48,
+    ("float32", 2, 0, False): 44, ("float16", 2, 2, True): 39, ("bfloat16", 2, 2, True): 38,
+    ("float32", 4, 1, True): 40, ("float16", 4, 1, True): 49, ("bfloat16", 4, 1, True): 56,
+    ("float32", 2, 1, True): 32, ("float16", 2, 1, True): 32, ("bfloat16", 2, 1, True): 32,
+}
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
+@pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
+def test_lane_class_one_pass_registers_match_the_dispatcher():
+    """The dispatcher picks the lane-class one pass's rows in flight by the waves of blocks its
+    registers allow (fp16 901 x 2263 x 64: 640 blocks of 256 take 2 waves at unroll 4's 56
+    registers, 1 at unroll 2's 39; benchmarks/NOTES.md section 72). A compiler or kernel change
+    that moves them must move lane_class_pass_registers in dispatch.cpp too."""
+    out = subprocess.run(
+        [NVCC, "-std=c++17", "-O3", "-arch=sm_90", "-DGEMV_BUILDING_LIBRARY", "-Xptxas", "-v",
+         "-I", str(ROOT / "libgemv" / "include"), "-I", str(SRC), "-c", str(SRC / "columns.cu"), "-o", "/dev/null"],
+        capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    kernel = re.compile(r"gemv_columns_kernelI(f|6__half|13__nv_bfloat16)Li16ELi(\d)ELi(\d)ELb([01])E")
+    found = {}
+    for block in out.stderr.split("Compiling entry function")[1:]:
+        if m := kernel.search(block.split("\n")[0]):
+            key = (TYPES[m.group(1)], int(m.group(2)), int(m.group(3)), m.group(4) == "1")
+            found[key] = int(re.search(r"Used (\d+) registers", block).group(1))
+    moved = {k: (v, found.get(k)) for k, v in LANE_CLASS_PASS_REGISTERS.items() if found.get(k) != v}
+    assert not moved, f"lane-class one-pass registers (dispatcher's, ptxas's) by (dtype, unroll, walk, batched): {moved}"

@@ -599,7 +599,16 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, wave = 2048 * (int64_t)std::max(sm_count, 1);
     if (rows_aligned16(pb) || pb.m < 256 || pb.k < 64) return false;
     const int64_t packs = (pb.k + pack - 1) / pack;
-    const int c_threads = packs >= 128 ? 32 : packs > 16 ? 16 : 8, lanes = c_threads == 32 ? 8 : 16, unroll = 4;
+    int c_threads = packs >= 128 ? 32 : packs > 16 ? 16 : 8;
+    // Batches: a tile half or twice as wide where it covers a row in a fifth fewer columns, the
+    // last tile of a row mostly idle otherwise (fp16 5244 x 277 x 8, 3 tiles of 120 columns:
+    // 11.20 us, 5 of 56: 10.08; bf16 4621 x 117 x 64, 3 of 56: 26.82, 1 of 120: 21.34). Single
+    // products gained nothing (fp16 20011 x 263 8.01 -> 8.21 us; benchmarks/NOTES.md section 72).
+    const auto covered = [&](int c) { return (pb.k + (c - 1) * pack - 1) / ((c - 1) * pack) * ((c - 1) * pack); };
+    for (const int c : {c_threads / 2, c_threads * 2})
+        if (pb.batch > 1 && c >= 8 && c <= (pb.m < 1024 ? 16 : 32) && 5 * covered(c) < 4 * covered(c_threads))
+            c_threads = c;
+    const int lanes = c_threads == 32 ? 8 : 16, unroll = 4;
     if (pb.batch > 1 && c_threads == 32 && pb.m < 1024) return false;
     const int64_t tiles = mul_sat((pb.k + (c_threads - 1) * pack - 1) / ((c_threads - 1) * pack), pb.batch);
     const auto grid_threads = [&](int split) {
@@ -622,6 +631,23 @@ bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *o
     return lane_classes_split(pb, sm_count, out);
 }
 
+// Registers of the batched lane-class one pass (t_columns, kLoadsLaneClasses; ptxas on sm_90,
+// CUDA 13.0; tests/test_cpu_kernel_registers.py checks them): the loops at unroll 4 (56 in fp32
+// and fp16, 48 in bf16), at unroll 2 (fp32: 44) or one tile (16 bits: 38-39); one step (every row of
+// a lane asked for at once) 40 at unroll 4 in fp32, 49 fp16, 56 bf16, and 32 at unroll 2.
+int lane_class_pass_registers(gemv_dtype_t dtype, int unroll, bool one_step) {
+    const bool f32 = dtype == GEMV_DTYPE_F32, bf16 = dtype == GEMV_DTYPE_BF16;
+    if (one_step) return unroll == 4 ? (f32 ? 40 : bf16 ? 56 : 49) : 32;
+    return unroll == 4 ? (bf16 ? 48 : 56) : f32 ? 44 : bf16 ? 38 : 39;
+}
+
+// Blocks of `threads` an SM holds at those registers (64K an SM, allocated 256 a warp).
+int lane_class_pass_blocks_an_sm(gemv_dtype_t dtype, int unroll, bool one_step, int threads) {
+    const int per_warp = (lane_class_pass_registers(dtype, unroll, one_step) * 32 + 255) / 256 * 256;
+    const int warps = threads / 32;
+    return std::max(1, std::min((65536 / per_warp) / warps, 2048 / threads));
+}
+
 // Strided batches (8 products up) of rows that do not start aligned (64 rows and columns up):
 // phased rows in one pass (t_columns, vector_loads 3: a row lane a phase class, aligned packs
 // as they lie, a tile writing c - 1 packs), in place of one element a load (the rule below),
@@ -640,7 +666,12 @@ bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *o
 //   rows a lane: 63.9 against 65.0 us; 924 x 511 x 512, 115: 126.3 against 128.0).
 // - Else lanes doubled while the grid stays within the wave, blocks within 512 threads and
 //   lanes 2 rows each; 4 rows in flight (fp16 1746 x 961 x 8: 8 x 64 13.6 us, 8 x 128 at 2 in
-//   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0).
+//   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0), but 2 where that takes
+//   fewer waves of blocks at the kernel's registers (lane_class_pass_blocks_an_sm: fp16 293 x
+//   1327 x 64, 384 blocks of 512, 2 waves at 4 in flight and 1 at 2, 19.68 -> 15.91 us; fp32 815 x
+//   1201 x 64 71.6 -> 60.9) and in fp32 on batches under 64 where a lane has 5 to 32 rows (fp32
+//   218 x 1367 x 8 5.90 -> 5.31; at 4 rows or fewer, one step at 4 in flight, 2 lost: 102 x 243 x 8
+//   2.30 -> 3.13). benchmarks/NOTES.md section 72.
 // - Where a grid under half the wave leaves a lane more than 32 rows (tall products; until s51
 //   declined, unmeasured, to element loads and the stream): 64 products up split by lane
 //   classes where 4 slices fit half a wave (lane_classes_split; bf16 13974 x 157 x 64 114.4 ->
@@ -673,7 +704,17 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
         if (pb.batch >= 64 && lane_classes_split(pb, sm_count, out)) return true;
         if (pack == 4 && c_threads < 32) return false;
     }
-    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, 4, 0, 1);
+    // 2 rows in flight where that takes fewer waves at the kernel's own occupancy (unroll 4
+    // holds more registers), and in fp32 on small batches with lanes of 5 to 32 rows (where 4
+    // in flight is not one step, every row of a lane asked for at once).
+    const int threads = c_threads * lanes;
+    const auto waves = [&](int unroll) {
+        const int64_t slots = sms * lane_class_pass_blocks_an_sm(pb.dtype(), unroll, pb.m <= (int64_t)unroll * lanes, threads);
+        return (blocks + slots - 1) / slots;
+    };
+    const bool fp32_small = pack == 4 && pb.batch < 64 && pb.m > 4 * (int64_t)lanes && pb.m <= 32 * (int64_t)lanes;
+    const int unroll = fp32_small || waves(2) < waves(4) ? 2 : 4;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, unroll, 0, 1);
     return true;
 }
 
@@ -689,7 +730,8 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
 //   each lane has 2 rows; on 32-column tiles 12 rows, down to 8 lanes (more lanes on long rows at
 //   2 rows in flight lost to 4: fp16 96 x 1501 x 8 3.62 against 4.43 us; and 4 lanes lost to 8
 //   on 77 x 1501 x 8, 5.05 against 3.94). 4 rows in flight from 8 rows a lane (in blocks of at
-//   most 512 threads), else 2.
+//   most 512 threads), else 2. Batches under 64 on 16-column tiles then take tiles of 8 and twice
+//   the lanes at 2 in flight, within the wave (below; s52).
 // - A grid past a wave even at 2 lanes: one-lane tiles of 64 columns on up to 96 rows
 //   (kOneLaneRows), each thread walking every row, except on 1 to 1.5 waves of those tiles (32
 //   blocks an SM): 1.09 waves ran fp16 83 x 525 x 512 at 28.3 us against the stream's 22.2
@@ -726,9 +768,20 @@ bool batched_element_config(const Problem &pb, int sm_count, gemv_config_t *out)
         *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, kLoadsScalar, 4, 0, 1);
         return true;
     }
-    const int unroll = (pb.m + lanes - 1) / lanes >= 8 ? 4 : 2;
+    int unroll = (pb.m + lanes - 1) / lanes >= 8 ? 4 : 2;
     if (unroll == 4) lanes = std::min(lanes, max_block_threads(unroll) / c_threads);
     if ((pb.m + lanes - 1) / lanes > (c_threads < 32 ? 12 : 64)) return false;
+    // Small batches of 129 to 512 columns: tiles of 8 and twice the lanes, at 2 rows in flight
+    // (at most 6 rows a lane), where the grid stays within the wave: twice the blocks, each
+    // waiting on half the rows (fp16 241 x 219 x 8: 16 x 32 at 4 in flight 4.04 us, 8 x 64 at 2
+    // 3.13; held out, 236 x 187 x 8 3.73 -> 2.69, 204 x 181 x 8 3.42 -> 2.66, and the one loss 174 x
+    // 293 x 8 3.14 -> 3.24; benchmarks/NOTES.md section 72).
+    if (pb.batch < 64 && c_threads == 16 && lanes <= 32 && pb.m >= 4 * (int64_t)lanes &&
+        mul_sat(mul_sat((pb.k + 7) / 8, pb.batch), 16 * (int64_t)lanes) <= wave) {
+        c_threads = 8;
+        lanes *= 2;
+        unroll = 2;
+    }
     *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsScalar, unroll, 0, 1);
     return true;
 }
