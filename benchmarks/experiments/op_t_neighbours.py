@@ -19,8 +19,9 @@ from pathlib import Path
 from pygemv.tuning.measure import GpuContext, GpuMeasure
 from pygemv.tuning.space import build_space
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+sys.path[:0] = [str(Path(__file__).resolve().parents[2] / "scripts"), str(Path(__file__).resolve().parent)]
 from time_configs import spec  # noqa: E402  (the config form time_configs.py reads)
+from op_t_space import open_csv, parse_case, read_cases  # noqa: E402
 
 AXES = ("threads_per_row", "rows_per_block", "unroll", "split_k")
 
@@ -47,14 +48,10 @@ def main():
     ap.add_argument("--csv", help="write every timing here")
     ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB, or @FILE of them")
     a = ap.parse_args()
-    cases = [c for arg in a.cases for c in (Path(arg[1:]).read_text().split() if arg.startswith("@") else [arg])]
-    csv = open(a.csv, "w") if a.csv else None
-    if csv:
-        print("dtype,m,k,batch,config,us", file=csv)
+    csv = open_csv(a.csv)
     ctx = GpuContext.create()
-    for case in cases:
-        dtype, shape = case.split(":")
-        m, k, batch = ([int(v) for v in shape.split("x")] + [1])[:3]
+    for case in read_cases(a.cases):
+        dtype, m, k, batch = parse_case(case)
         space = list(build_space(m, k, dtype, op="T", batch=batch).configs())
         meas = GpuMeasure(m, k, dtype, ctx, op="T", batch=batch, repeats=15, target_ms=2.0)
         chosen = meas.dispatch()

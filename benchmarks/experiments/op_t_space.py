@@ -27,6 +27,26 @@ def ints(text):
     return [int(v) for v in text.split(",")] if text else None
 
 
+def read_cases(args):
+    """The cases given (dtype:MxK[xB]), those of @FILE arguments one a line."""
+    return [c for arg in args for c in (Path(arg[1:]).read_text().split() if arg.startswith("@") else [arg])]
+
+
+def parse_case(case):
+    """dtype:MxK[xB] as (dtype, m, k, batch)."""
+    dtype, shape = case.split(":")
+    m, k, batch = ([int(v) for v in shape.split("x")] + [1])[:3]
+    return dtype, m, k, batch
+
+
+def open_csv(path):
+    """The timings' CSV (dtype,m,k,batch,config,us), or None without a path."""
+    csv = open(path, "w") if path else None
+    if csv:
+        print("dtype,m,k,batch,config,us", file=csv)
+    return csv
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vec", type=ints)
@@ -39,15 +59,11 @@ def main():
     ap.add_argument("--csv", help="write every timing here")
     ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB (B products), or @FILE of them")
     a = ap.parse_args()
-    cases = [c for arg in a.cases for c in (Path(arg[1:]).read_text().split() if arg.startswith("@") else [arg])]
     listed = [parse_spec(line) for line in Path(a.configs).read_text().split()] if a.configs else None
-    csv = open(a.csv, "w") if a.csv else None
-    if csv:
-        print("dtype,m,k,batch,config,us", file=csv)
+    csv = open_csv(a.csv)
     ctx = GpuContext.create()
-    for case in cases:
-        dtype, shape = case.split(":")
-        m, k, batch = ([int(v) for v in shape.split("x")] + [1])[:3]
+    for case in read_cases(a.cases):
+        dtype, m, k, batch = parse_case(case)
         space = listed if listed is not None else build_space(m, k, dtype, op="T", batch=batch).configs()
         keep = [c for c in space
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
