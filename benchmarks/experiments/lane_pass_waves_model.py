@@ -1,0 +1,74 @@
+"""How well "the fewest waves of blocks at the kernel's registers" picks the batched lane-class
+one pass's form (t_columns, vector_loads 3), judged on op_t_neighbours.py's timings: for each
+case whose pick was that pass, among the timed forms of the pick's tile width at 4 or 2 rows
+in flight and its lanes or half of them (blocks of 256 threads up, or the pick's size), take
+the fewest waves (ties: the pick, then the lanes halved at 4 in flight, then 2 in flight), and
+print its time against the pick's and the fastest's. Registers as dispatch.cpp's
+lane_class_pass_registers (ptxas, sm_90, CUDA 13.0). Usage (no GPU):
+
+    python benchmarks/experiments/lane_pass_waves_model.py benchmarks/results/h200-2026-11-28-s52-run1-neighbours.csv.gz \
+        benchmarks/results/h200-2026-11-28-s52-run3-neighbours.csv.gz
+
+(s52: the rule of op-t-lane-pass-fewest-waves.patch, which no device has timed yet.)
+"""
+import collections
+import csv
+import gzip
+import math
+import sys
+
+SMS = 132
+REGS = {  # (dtype, unroll, one_step) -> registers
+    ("float32", 4, False): 56, ("float16", 4, False): 56, ("bfloat16", 4, False): 48,
+    ("float32", 2, False): 44, ("float16", 2, False): 39, ("bfloat16", 2, False): 38,
+    ("float32", 4, True): 40, ("float16", 4, True): 49, ("bfloat16", 4, True): 56,
+    ("float32", 2, True): 32, ("float16", 2, True): 32, ("bfloat16", 2, True): 32,
+}
+
+
+def waves(dtype, m, k, batch, c, lanes, unroll):
+    pack = 4 if dtype == "float32" else 8
+    tiles = -(-k // ((c - 1) * pack)) * batch
+    per_warp = -(-REGS[(dtype, unroll, m <= unroll * lanes)] * 32 // 256) * 256
+    slots = SMS * max(1, min(65536 // per_warp // (c * lanes // 32), 2048 // (c * lanes)))
+    return -(-tiles // slots)
+
+
+def form(spec):
+    _, c, lanes, vec, unroll, _, _ = spec.split(":")
+    return int(c), int(lanes), int(vec), int(unroll)
+
+
+def main(paths):
+    times, picks = collections.defaultdict(dict), {}
+    for path in paths:
+        for r in csv.DictReader(gzip.open(path, "rt")):
+            key = (r["dtype"], int(r["m"]), int(r["k"]), int(r["batch"]))
+            if r["config"].startswith("dispatch:"):
+                picks[key] = r["config"][len("dispatch:"):]
+            times[key][r["config"].replace("dispatch:", "")] = float(r["us"])
+    ratios, fastest = [], []
+    for key, pick in sorted(picks.items()):
+        if not pick.startswith("t_columns") or form(pick)[2] != 3:
+            continue
+        dtype, m, k, batch = key
+        c, lanes, _, unroll = form(pick)
+        order = [(lanes, unroll), (lanes // 2, 4), (lanes, 2), (lanes // 2, 2)]
+        timed = {f: s for s in times[key] if s.startswith("t_columns") and form(s)[2] == 3
+                 for f in [(form(s)[1], form(s)[3])] if form(s)[0] == c}
+        cands = [f for f in order if f in timed and f[0] >= 8 and (f[0] == lanes or c * f[0] >= min(256, c * lanes))]
+        chosen = min(cands, key=lambda f: (waves(dtype, m, k, batch, c, *f), cands.index(f)))
+        t = times[key]
+        best = min(v for s, v in t.items() if s.startswith("t_columns") and form(s)[2] == 3)
+        ratios.append(t[timed[chosen]] / t[pick])
+        fastest.append(t[timed[chosen]] / best)
+        if timed[chosen] != pick:
+            print(f"{dtype:9s} {m} x {k} x {batch}: {pick} {t[pick]:.2f} us -> {timed[chosen]} {t[timed[chosen]]:.2f} "
+                  f"({ratios[-1]:.3f}x the time)")
+    g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+    print(f"{len(ratios)} cases: the fewest waves' time against the pick's {g(ratios):.3f} (max {max(ratios):.3f}), "
+          f"against the fastest timed form {g(fastest):.3f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
