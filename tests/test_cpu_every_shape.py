@@ -724,6 +724,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     other rules."""
     run(PICK_T + LANE_SPLIT_RULE_T + """
     import math
+    from test_cpu_kernel_registers import LANE_CLASS_PASS_REGISTERS  # ptxas's, as dispatch.cpp counts them
     def rule(m, k, es, b):
         if b < 8 or m < 64 or k < 64:
             return None
@@ -776,9 +777,10 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                 return None
         # 2 rows in flight where fewer waves at the kernel's occupancy (kernel registers below), or fp32 small batches
         def waves(u):
-            one_step = m <= u * lanes
-            regs = (40 if es == 4 else 56 if bf16 else 49) if u == 4 and one_step else \
-                   32 if one_step else (48 if bf16 else 56) if u == 4 else 44 if es == 4 else 38 if bf16 else 39
+            # the walk: one step (every row of a lane at once), one tile (16 bits at 2), else the loops
+            walk = 1 if m <= u * lanes else 2 if es == 2 and u == 2 else 0
+            dtype = "float32" if es == 4 else "bfloat16" if bf16 else "float16"
+            regs = LANE_CLASS_PASS_REGISTERS[(dtype, u, walk, walk != 0)]
             per_warp = -(-regs * 32 // 256) * 256
             slots = 132 * max(1, min(65536 // per_warp // (c * lanes // 32), 2048 // (c * lanes)))
             return -(-blocks // slots)

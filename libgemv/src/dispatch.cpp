@@ -570,6 +570,9 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
     return true;
 }
 
+// Tiles across a row of k columns for lane classes of c threads (a tile writes c - 1 packs).
+int64_t lane_class_row_tiles(int64_t k, int c, int64_t pack) { return (k + (c - 1) * pack - 1) / ((c - 1) * pack); }
+
 // Rows that do not start aligned (odd K, lda or stride_a), 256 rows and 64 columns up, in single
 // products of 4 MiB up of rows of 512 bytes up, or batches of 8 to 63 products: phased rows
 // split (t_splitm_twopass, vector_loads 3, lanes a multiple of the period: lane classes, each
@@ -604,13 +607,13 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     // last tile of a row mostly idle otherwise (fp16 5244 x 277 x 8, 3 tiles of 120 columns:
     // 11.20 us, 5 of 56: 10.08; bf16 4621 x 117 x 64, 3 of 56: 26.82, 1 of 120: 21.34). Single
     // products gained nothing (fp16 20011 x 263 8.01 -> 8.21 us; benchmarks/NOTES.md section 72).
-    const auto covered = [&](int c) { return (pb.k + (c - 1) * pack - 1) / ((c - 1) * pack) * ((c - 1) * pack); };
-    for (const int c : {c_threads / 2, c_threads * 2})
-        if (pb.batch > 1 && c >= 8 && c <= (pb.m < 1024 ? 16 : 32) && 5 * covered(c) < 4 * covered(c_threads))
-            c_threads = c;
+    const auto covered = [&](int c) { return lane_class_row_tiles(pb.k, c, pack) * (c - 1) * pack; };
+    if (pb.batch > 1)
+        for (const int c : {c_threads / 2, c_threads * 2})
+            if (c >= 8 && c <= (pb.m < 1024 ? 16 : 32) && 5 * covered(c) < 4 * covered(c_threads)) c_threads = c;
     const int lanes = c_threads == 32 ? 8 : 16, unroll = 4;
     if (pb.batch > 1 && c_threads == 32 && pb.m < 1024) return false;
-    const int64_t tiles = mul_sat((pb.k + (c_threads - 1) * pack - 1) / ((c_threads - 1) * pack), pb.batch);
+    const int64_t tiles = mul_sat(lane_class_row_tiles(pb.k, c_threads, pack), pb.batch);
     const auto grid_threads = [&](int split) {
         const int64_t len = row_slice_len(pb.m, split, (int64_t)lanes * unroll);
         return mul_sat(mul_sat(tiles, (pb.m + len - 1) / len), (int64_t)c_threads * lanes);
@@ -685,7 +688,7 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
     // Smaller problems were not measured; aligned rows take aligned packs.
     if (pb.batch < 8 || pb.m < 64 || pb.k < 64 || rows_aligned16(pb)) return false;
     const int64_t pack = 16 / (int64_t)dtype_size(pb.dtype());
-    const auto tiles = [&](int c) { return mul_sat((pb.k + (c - 1) * pack - 1) / ((c - 1) * pack), pb.batch); };
+    const auto tiles = [&](int c) { return mul_sat(lane_class_row_tiles(pb.k, c, pack), pb.batch); };
     int c_threads = 8;
     while (c_threads < 32 && (c_threads - 1) * pack < pb.k) c_threads *= 2;
     while (c_threads > 8 && tiles(c_threads) < sms) c_threads /= 2;
