@@ -703,8 +703,9 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     threads; past a wave (2048
     threads an SM) at 8 lanes, 8 lanes at 4 rows in flight from 64 rows a lane, else 2; else
     lanes doubled while the grid stays in the wave, blocks within 512 threads and each lane 2
-    rows, 4 in flight (2 where that takes fewer waves of blocks at the kernel's registers, and
-    in fp32 under 64 products where a lane has 5 to 32 rows); where a grid under half the wave
+    rows; then the form of the fewest waves of blocks at the kernel's registers among those lanes
+    or half of them (blocks of 256 threads up) at 4 or 2 rows in flight, ties in that order (in
+    fp32 under 64 products where a lane has 5 to 32 rows, 2 in flight); where a grid under half the wave
     leaves a lane more than 32 rows, 64 products up take phased rows split by lane classes where those fit (LANE_SPLIT_RULE_T's
     family without its bounds; on batches a tile half or twice as wide where it covers a row in
     a fifth fewer columns), and fp32 tiles under 32 threads decline (the stream runs them).
@@ -775,16 +776,20 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                 return split
             if es == 4 and c < 32:
                 return None
-        # 2 rows in flight where fewer waves at the kernel's occupancy (kernel registers below), or fp32 small batches
-        def waves(u):
+        # The fewest waves at the kernel's registers (table below) among the lanes or half of them (blocks
+        # of 256 threads up) at 4 or 2 rows in flight, ties in that order; fp32 small batches of 5-32 rows a lane at 2
+        def waves(l, u):
             # the walk: one step (every row of a lane at once), one tile (16 bits at 2), else the loops
-            walk = 1 if m <= u * lanes else 2 if es == 2 and u == 2 else 0
+            walk = 1 if m <= u * l else 2 if es == 2 and u == 2 else 0
             dtype = "float32" if es == 4 else "bfloat16" if bf16 else "float16"
             regs = LANE_CLASS_PASS_REGISTERS[(dtype, u, walk, walk != 0)]
             per_warp = -(-regs * 32 // 256) * 256
-            slots = 132 * max(1, min(65536 // per_warp // (c * lanes // 32), 2048 // (c * lanes)))
+            slots = 132 * max(1, min(65536 // per_warp // (c * l // 32), 2048 // (c * l)))
             return -(-blocks // slots)
-        u = 2 if (es == 4 and b < 64 and 4 * lanes < m <= 32 * lanes) or waves(2) < waves(4) else 4
+        fp32_small = es == 4 and b < 64 and 4 * lanes < m <= 32 * lanes
+        forms = [(l, u) for l in (lanes, lanes // 2) for u in (4, 2)
+                 if not (fp32_small and u == 4) and l >= 8 and (l == lanes or c * l >= min(256, c * lanes))]
+        lanes, u = min(forms, key=lambda f: (waves(*f), forms.index(f)))
         return ("t_columns", c, lanes, pygemv.LOADS_PHASED, u, 1)
     def batched(m, k, dtype, b, lda=None):
         lda = lda or k
@@ -810,7 +815,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     # Phased rows in one pass: (m, k, dtype, batch): the form (c, lanes, unroll), or None.
     lane_cases = {(174, 1223, "float16", 512): (32, 8, 2), (400, 601, "float16", 512): (32, 8, 2),
                   (924, 511, "float16", 512): (32, 8, 4), (884, 3489, "float16", 64): (32, 8, 4),
-                  (178, 79, "float16", 4096): (16, 8, 2), (1985, 247, "float16", 512): (32, 16, 4),
+                  (178, 79, "float16", 4096): (16, 8, 2), (1985, 247, "float16", 512): (32, 8, 4),
                   (924, 511, "float16", 8): (8, 64, 4), (1746, 961, "bfloat16", 8): (8, 64, 4),
                   (400, 601, "float32", 512): (32, 8, 2), (83, 525, "float32", 8): (8, 32, 4),
                   (76, 759, "float16", 512): (32, 8, 2), (76, 759, "float32", 8): (8, 32, 4),
@@ -828,7 +833,11 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   # at 4 in flight, 1 at 2; 576 in fp32), or fp32 small batches of 5-32 rows a lane
                   (901, 2263, "float16", 64): (32, 8, 2), (2999, 1083, "float32", 64): (32, 8, 2),
                   (1375, 2853, "float32", 64): (32, 8, 4),  # 3 waves either way
-                  (465, 579, "float32", 8): (8, 64, 2), (124, 1595, "float32", 8): (16, 32, 4)}  # one step at 4
+                  (465, 579, "float32", 8): (8, 64, 2), (124, 1595, "float32", 8): (16, 32, 4),  # one step at 4
+                  # half the lanes where only they take fewer waves; not at a tie with 2 in flight
+                  (129, 209, "float16", 512): (32, 8, 4), (196, 925, "float32", 64): (32, 8, 4),
+                  (198, 103, "float16", 512): (16, 16, 4), (425, 119, "float32", 64): (8, 32, 4),
+                  (861, 1025, "float16", 64): (32, 16, 2), (118, 491, "bfloat16", 64): (16, 32, 2)}
     for (m, k, dtype, b), want in lane_cases.items():
         form = lane_rule(m, k, 4 if dtype == "float32" else 2, b, dtype == "bfloat16")
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)

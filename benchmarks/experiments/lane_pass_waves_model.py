@@ -2,14 +2,17 @@
 one pass's form (t_columns, vector_loads 3), judged on op_t_neighbours.py's timings: for each
 case whose pick was that pass, among the timed forms of the pick's tile width at 4 or 2 rows
 in flight and its lanes or half of them (blocks of 256 threads up, or the pick's size), take
-the fewest waves (ties: the pick, then the lanes halved at 4 in flight, then 2 in flight), and
+the fewest waves (ties: the pick, then its lanes at 2 in flight, then the lanes halved at 4, then
+at 2: dispatch.cpp's order since s53), and
 print its time against the pick's and the fastest's. Registers as dispatch.cpp's
 lane_class_pass_registers (ptxas, sm_90, CUDA 13.0). Usage (no GPU):
 
     python benchmarks/experiments/lane_pass_waves_model.py benchmarks/results/h200-2026-11-28-s52-run1-neighbours.csv.gz \
         benchmarks/results/h200-2026-11-28-s52-run3-neighbours.csv.gz
 
-(s52: the rule of op-t-lane-pass-fewest-waves.patch, which no device has timed yet.)
+(s52 wrote it for the rule it prepared, ties with the lanes halved before 2 in flight; s53 timed
+that rule, found it lost where it took half the lanes at a tie with 2 in flight, and landed it
+with this order: benchmarks/NOTES.md section 73.)
 """
 import collections
 import csv
@@ -53,7 +56,7 @@ def main(paths):
             continue
         dtype, m, k, batch = key
         c, lanes, _, unroll = form(pick)
-        order = [(lanes, unroll), (lanes // 2, 4), (lanes, 2), (lanes // 2, 2)]
+        order = [(lanes, unroll), (lanes, 2), (lanes // 2, 4), (lanes // 2, 2)]
         timed = {f: s for s in times[key] if s.startswith("t_columns") and form(s)[2] == 3
                  for f in [(form(s)[1], form(s)[3])] if form(s)[0] == c}
         cands = [f for f in order if f in timed and f[0] >= 8 and (f[0] == lanes or c * f[0] >= min(256, c * lanes))]

@@ -669,12 +669,16 @@ int lane_class_pass_blocks_an_sm(gemv_dtype_t dtype, int unroll, bool one_step, 
 //   rows a lane: 63.9 against 65.0 us; 924 x 511 x 512, 115: 126.3 against 128.0).
 // - Else lanes doubled while the grid stays within the wave, blocks within 512 threads and
 //   lanes 2 rows each; 4 rows in flight (fp16 1746 x 961 x 8: 8 x 64 13.6 us, 8 x 128 at 2 in
-//   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0), but 2 where that takes
-//   fewer waves of blocks at the kernel's registers (lane_class_pass_blocks_an_sm: fp16 293 x
-//   1327 x 64, 384 blocks of 512, 2 waves at 4 in flight and 1 at 2, 19.68 -> 15.91 us; fp32 815 x
-//   1201 x 64 71.6 -> 60.9) and in fp32 on batches under 64 where a lane has 5 to 32 rows (fp32
-//   218 x 1367 x 8 5.90 -> 5.31; at 4 rows or fewer, one step at 4 in flight, 2 lost: 102 x 243 x 8
-//   2.30 -> 3.13). benchmarks/NOTES.md section 72.
+//   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0). Then the form of the
+//   fewest waves of blocks at the kernel's registers (lane_class_pass_blocks_an_sm) among those
+//   lanes at 4 and at 2 rows in flight, and half the lanes (blocks of 256 threads up) at 4 and
+//   at 2, ties in that order: 2 in flight where it takes fewer waves (fp16 293 x 1327 x 64, 384
+//   blocks of 512, 2 waves at 4 in flight and 1 at 2, 19.68 -> 15.91 us; fp32 815 x 1201 x 64 71.6
+//   -> 60.9; NOTES.md section 72), half the lanes where only they do (fp16 129 x 209 x 512, 32 x
+//   16 13.28 us, 32 x 8 10.43; fp32 196 x 925 x 64 15.92 -> 14.37), but not at a tie with 2 in
+//   flight (fp16 861 x 1025 x 64 on 32 x 16 at 2 32.02 us, 32 x 8 at 4 35.58; section 73). fp32
+//   on batches under 64 where a lane has 5 to 32 rows takes 2 in flight (218 x 1367 x 8 5.90 ->
+//   5.31; at 4 rows or fewer, one step at 4 in flight, 2 lost: 102 x 243 x 8 2.30 -> 3.13).
 // - Where a grid under half the wave leaves a lane more than 32 rows (tall products; until s51
 //   declined, unmeasured, to element loads and the stream): 64 products up split by lane
 //   classes where 4 slices fit half a wave (lane_classes_split; bf16 13974 x 157 x 64 114.4 ->
@@ -707,16 +711,25 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
         if (pb.batch >= 64 && lane_classes_split(pb, sm_count, out)) return true;
         if (pack == 4 && c_threads < 32) return false;
     }
-    // 2 rows in flight where that takes fewer waves at the kernel's own occupancy (unroll 4
-    // holds more registers), and in fp32 on small batches with lanes of 5 to 32 rows (where 4
-    // in flight is not one step, every row of a lane asked for at once).
-    const int threads = c_threads * lanes;
-    const auto waves = [&](int unroll) {
-        const int64_t slots = sms * lane_class_pass_blocks_an_sm(pb.dtype(), unroll, pb.m <= (int64_t)unroll * lanes, threads);
+    // The form of the fewest waves of blocks at the kernel's registers: the lanes at 4 and 2 rows
+    // in flight, then half of them (blocks of 256 threads up); ties in that order. fp32 on small
+    // batches with lanes of 5 to 32 rows takes 2 in flight (where 4 is not one step).
+    const bool fp32_small = pack == 4 && pb.batch < 64 && pb.m > 4 * (int64_t)lanes && pb.m <= 32 * (int64_t)lanes;
+    const auto waves = [&](int l, int unroll) {
+        const int64_t slots = sms * lane_class_pass_blocks_an_sm(pb.dtype(), unroll, pb.m <= (int64_t)unroll * l, c_threads * l);
         return (blocks + slots - 1) / slots;
     };
-    const bool fp32_small = pack == 4 && pb.batch < 64 && pb.m > 4 * (int64_t)lanes && pb.m <= 32 * (int64_t)lanes;
-    const int unroll = fp32_small || waves(2) < waves(4) ? 2 : 4;
+    int best_lanes = lanes, unroll = fp32_small ? 2 : 4;
+    int64_t fewest = waves(lanes, unroll);
+    for (const int l : {lanes, lanes / 2}) {
+        if (l < 8 || (l != lanes && c_threads * l < std::min(256, c_threads * lanes))) continue;
+        for (const int u : {4, 2}) {
+            if (fp32_small && u == 4) continue;
+            const int64_t w = waves(l, u);
+            if (w < fewest) fewest = w, best_lanes = l, unroll = u;
+        }
+    }
+    lanes = best_lanes;
     *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, unroll, 0, 1);
     return true;
 }
