@@ -402,7 +402,7 @@ LANE_SPLIT_RULE_T = """
         if 2 * tiles * slices(4) * c * lanes > wave:
             return None
         split = 4
-        while split < 64 and 2 * tiles * slices(2 * split) * c * lanes <= wave:
+        while split < 512 and slices(2 * split) > slices(split) and 2 * tiles * slices(2 * split) * c * lanes <= wave:
             split *= 2
         while split > 4 and slices(split) * k * b * 4 > ws:
             split //= 2
@@ -417,8 +417,8 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     regime, one product: phased rows split (t_splitm_twopass, vector_loads 3), first by lane
     classes (each row lane a phase class; LANE_SPLIT_RULE_T) on matrices of 4 MiB up of 256
     rows up and rows of 512 bytes up: tiles of 32 threads of 8 lanes from 128 packs a row,
-    else 16 of 16, 4 rows in flight, split_k the most of 4 to 64 that keeps the grid within
-    half a wave (halved while the partials pass the workspace); declined where 4 slices
+    else 16 of 16, 4 rows in flight, split_k the most of 4 to 512 that keeps the grid within
+    half a wave while it adds slices (halved while the partials pass the workspace); declined where 4 slices
     pass half a wave. There the earlier rule: 16-bit matrices from 24 MiB (8 MiB on rows of
     more than 64 columns an SM: 8448 here) and fp32 ones from 32 MiB, rows of 512 bytes up,
     at least 8 rows a lane in each phase class; blocks of 256, tiles of 16 packs at 4 rows in
@@ -494,7 +494,7 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     for m, k in ((1539, 3179), (300, 9406)):
         c = pick(m, k, "float16")
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == \
-            lane_split_rule(m, k, 2) == ("t_splitm_twopass", 32, 8, P, 4, 64 if m == 300 else 32), (m, k, c)
+            lane_split_rule(m, k, 2) == ("t_splitm_twopass", 32, 8, P, 4, 16 if m == 300 else 32), (m, k, c)
     assert phased >= 3 and lane_split >= 15, (phased, lane_split)
     """)
 
@@ -799,14 +799,14 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         return lane_split_rule(m, k, es, b) or lane_rule(m, k, es, b, bf16) or rule(m, k, es, b)
     # Phased rows split by lane classes: (m, k, dtype, batch): (c, lanes, split_k), or None.
     split_cases = {(2797, 2267, "float16", 8): (32, 8, 4), (924, 511, "float16", 8): (16, 16, 8),
-                   (339, 101, "float16", 8): (8, 16, 64), (1352, 289, "float32", 8): (16, 16, 16),
+                   (339, 101, "float16", 8): (8, 16, 8), (1352, 289, "float32", 8): (16, 16, 16),
                    (547, 1411, "float16", 8): None,   # 32-thread tiles under 1024 rows
                    (183, 429, "float16", 8): None,    # under 256 rows
                    (339, 101, "float16", 64): None,   # 64 products
                    (924, 511, "float16", 4): None,    # under 8 products
                    (2797, 2267, "float32", 8): None,  # 4 slices past half a wave
                    (5244, 277, "float16", 8): (8, 16, 16),  # 5 tiles of 56 columns, not 3 of 120
-                   (20011, 263, "float16", 1): (16, 16, 64)}  # single products keep 120
+                   (20011, 263, "float16", 1): (16, 16, 256)}  # single products keep 120
     for (m, k, dtype, b), want in split_cases.items():
         form = lane_split_rule(m, k, 4 if dtype == "float32" else 2, b)
         assert (form and (form[1], form[2], form[5])) == want, (m, k, dtype, b, form)
@@ -815,7 +815,8 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     # Phased rows in one pass: (m, k, dtype, batch): the form (c, lanes, unroll), or None.
     lane_cases = {(174, 1223, "float16", 512): (32, 8, 2), (400, 601, "float16", 512): (32, 8, 2),
                   (924, 511, "float16", 512): (32, 8, 4), (884, 3489, "float16", 64): (32, 8, 4),
-                  (178, 79, "float16", 4096): (16, 8, 2), (1985, 247, "float16", 512): (32, 8, 4),
+                  (178, 79, "float16", 4096): (16, 8, 2),
+                  (1985, 247, "float16", 512): (32, 8, 4),  # lanes halved since s53: 32 x 16 119.2 us, 32 x 8 120.2
                   (924, 511, "float16", 8): (8, 64, 4), (1746, 961, "bfloat16", 8): (8, 64, 4),
                   (400, 601, "float32", 512): (32, 8, 2), (83, 525, "float32", 8): (8, 32, 4),
                   (76, 759, "float16", 512): (32, 8, 2), (76, 759, "float32", 8): (8, 32, 4),

@@ -584,8 +584,12 @@ int64_t lane_class_row_tiles(int64_t k, int c, int64_t pack) { return (k + (c - 
 // x 8 14.1 -> 10.9 (phased rows in one pass).
 // - Tiles of 32 threads from 128 packs a row (8 lanes), else 16 (8 up to 16 packs; 16 lanes):
 //   blocks of 256 (the fastest tiles were 16-32 threads of 8-16 lanes on every shape).
-// - 4 rows in flight; slices (split_k, a power of two from 4 to 64) as many as keep the grid
-//   within half a wave of 2048 threads an SM: the fastest configs ran 500-1200 threads an SM.
+// - 4 rows in flight; slices (split_k, a power of two from 4 to 512) as many as keep the grid
+//   within half a wave of 2048 threads an SM while they add slices: the fastest configs ran
+//   500-1200 threads an SM. Until s53 they stopped at 64, which left single products of 2-4
+//   tiles a row (fp32 128-240 columns, 16-bit 256-480) at 200-300 threads an SM: past 64, 36
+//   held-out such products of 4 to 256 MiB ran 1.16x (fp32 247710 x 141 53.4 -> 39.1 us, bf16
+//   96567 x 265 26.0 -> 18.7; one slower, fp16 7575 x 403 5.43 -> 5.76; NOTES.md section 73).
 // - Declined where 4 slices pass half a wave (the batches' one pass, or few long rows) or the
 //   partials do not fit the workspace at 4; and where it lost: under 256 rows (fp16 100 x 489 x
 //   8 2.84 -> 3.80 us, fp32 229 x 245 x 8 2.95 -> 3.60), rows under 512 bytes (fp32 43475 x 115
@@ -614,13 +618,15 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int lanes = c_threads == 32 ? 8 : 16, unroll = 4;
     if (pb.batch > 1 && c_threads == 32 && pb.m < 1024) return false;
     const int64_t tiles = mul_sat(lane_class_row_tiles(pb.k, c_threads, pack), pb.batch);
-    const auto grid_threads = [&](int split) {
+    const auto slices = [&](int split) {
         const int64_t len = row_slice_len(pb.m, split, (int64_t)lanes * unroll);
-        return mul_sat(mul_sat(tiles, (pb.m + len - 1) / len), (int64_t)c_threads * lanes);
+        return (pb.m + len - 1) / len;
     };
+    const auto grid_threads = [&](int split) { return mul_sat(mul_sat(tiles, slices(split)), (int64_t)c_threads * lanes); };
     gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, unroll, 0, 4);
     if (2 * grid_threads(4) > wave) return false;
-    while (c.split_k < 64 && 2 * grid_threads(2 * c.split_k) <= wave) c.split_k *= 2;
+    while (c.split_k < 512 && slices(2 * c.split_k) > slices(c.split_k) && 2 * grid_threads(2 * c.split_k) <= wave)
+        c.split_k *= 2;
     while (c.split_k > 4 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
     if (!runs(c, pb) || workspace_needed(c, pb) > pb.workspace_bytes) return false;
     *out = c;
