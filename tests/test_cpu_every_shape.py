@@ -693,13 +693,13 @@ def test_op_t_heuristic_runs_strided_batches_of_aligned_rows_in_one_pass():
 
 
 def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
-    """op T on strided batches (8 products up) of rows that do not start aligned (64 rows and
-    columns up; 132 SMs in the stand-in), first as phased rows split by lane classes on 8 to 63
+    """op T on strided batches (8 products up) of rows that do not start aligned (64 columns
+    up; 132 SMs in the stand-in), first as phased rows split by lane classes on 8 to 63
     products of 256 rows up (LANE_SPLIT_RULE_T; 1024 up on 32-thread tiles), then as phased
-    rows in one pass (t_columns,
-    vector_loads 3, a row lane a phase class): tiles of the fewest threads from 8 to 32 whose
+    rows in one pass (t_columns, vector_loads 3, a row lane a phase class; 32 rows up, ahead of
+    realigned packs on 32 to 48 rows): tiles of the fewest threads from 8 to 32 whose
     c - 1 packs cover a row, halved down to 8 while there are fewer tiles than SMs, declined
-    under 66 tiles and, in fp32, on up to 96 rows (256 of up to 512 columns) on tiles past 8
+    under 66 tiles and, in fp32, on 64 to 96 rows (256 of up to 512 columns) on tiles past 8
     threads; past a wave (2048
     threads an SM) at 8 lanes, 8 lanes at 4 rows in flight from 64 rows a lane, else 2; else
     lanes doubled while the grid stays in the wave, blocks within 512 threads and each lane 2
@@ -754,7 +754,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
             c, lanes, u = 8, 2 * lanes, 2  # small batches of 129-512 columns: tiles of 8, twice the lanes
         return ("t_columns", c, lanes, pygemv.LOADS_SCALAR, u, 1)
     def lane_rule(m, k, es, b, bf16=False):
-        if b < 8 or m < 64 or k < 64:
+        if b < 8 or m < 32 or k < 64:
             return None
         v, wave = 16 // es, 2048 * 132
         tiles = lambda c: -(-k // ((c - 1) * v)) * b
@@ -764,7 +764,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         while c > 8 and tiles(c) < 132:
             c //= 2
         blocks = tiles(c)
-        if 2 * blocks < 132 or (es == 4 and (m <= 96 or (m <= 256 and k <= 512)) and c > 8):
+        if 2 * blocks < 132 or (es == 4 and 64 <= m and (m <= 96 or (m <= 256 and k <= 512)) and c > 8):
             return None
         lanes = 8
         if blocks * c * lanes > wave:
@@ -838,7 +838,12 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   # half the lanes where only they take fewer waves; not at a tie with 2 in flight
                   (129, 209, "float16", 512): (32, 8, 4), (196, 925, "float32", 64): (32, 8, 4),
                   (198, 103, "float16", 512): (16, 16, 4), (425, 119, "float32", 64): (8, 32, 4),
-                  (861, 1025, "float16", 64): (32, 16, 2), (118, 491, "bfloat16", 64): (16, 32, 2)}
+                  (861, 1025, "float16", 64): (32, 16, 2), (118, 491, "bfloat16", 64): (16, 32, 2),
+                  # 32 to 63 rows (since s53; realigned packs, element loads or the stream before), fp32 too
+                  (33, 137, "float16", 4096): (32, 8, 2), (36, 97, "float32", 4096): (32, 8, 2),
+                  (40, 145, "float16", 512): (32, 8, 4), (54, 205, "float16", 512): (32, 8, 4),
+                  (47, 103, "bfloat16", 64): (8, 16, 4), (31, 137, "float16", 4096): None,
+                  (40, 145, "float16", 8): None}  # 3 tiles a product: under half an SM a tile
     for (m, k, dtype, b), want in lane_cases.items():
         form = lane_rule(m, k, 4 if dtype == "float32" else 2, b, dtype == "bfloat16")
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)
@@ -872,7 +877,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     # Over a grid (odd K: rows that start anywhere): the rule's form wherever it is taken.
     n = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
-        for m in (64, 77, 100, 255, 700, 2047):
+        for m in (33, 47, 64, 77, 100, 255, 700, 2047):
             for k in (65, 129, 301, 513, 1501, 4097):
                 for b in (2, 8, 64, 700):
                     if m * k * es * b > (1 << 31):

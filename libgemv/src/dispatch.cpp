@@ -657,16 +657,20 @@ int lane_class_pass_blocks_an_sm(gemv_dtype_t dtype, int unroll, bool one_step, 
     return std::max(1, std::min((65536 / per_warp) / warps, 2048 / threads));
 }
 
-// Strided batches (8 products up) of rows that do not start aligned (64 rows and columns up):
-// phased rows in one pass (t_columns, vector_loads 3: a row lane a phase class, aligned packs
-// as they lie, a tile writing c - 1 packs), in place of one element a load (the rule below),
-// the stream and the split. On an H200 (benchmarks/NOTES.md section 69): fp16 174 x 1223 x 512
-// 86.3 -> 60.3 us (cuBLAS 75.0), 884 x 3489 x 64 146.3 -> 97.0, 178 x 79 x 4096 60.6 -> 37.3,
-// 924 x 511 x 8 8.02 -> 7.50, fp32 83 x 525 x 8 3.85 -> 2.48.
+// Strided batches (8 products up) of rows that do not start aligned (32 rows and 64 columns
+// up): phased rows in one pass (t_columns, vector_loads 3: a row lane a phase class, aligned
+// packs as they lie, a tile writing c - 1 packs), in place of one element a load (the rule
+// below), the stream, the split and, on 32 to 48 rows, realigned packs. On an H200
+// (benchmarks/NOTES.md section 69): fp16 174 x 1223 x 512 86.3 -> 60.3 us (cuBLAS 75.0), 884 x
+// 3489 x 64 146.3 -> 97.0, 178 x 79 x 4096 60.6 -> 37.3, 924 x 511 x 8 8.02 -> 7.50, fp32 83 x 525 x
+// 8 3.85 -> 2.48. From 32 rows since s53 (64 before; section 73): of 345 cases of 32 to 63 rows
+// (168 drawn fresh) the 198 moved ran 1.67x (fp16 36 x 97 x 4096 49.1 -> 14.7 us, 33 x 137 x 4096 76.2 ->
+// 24.5, fp32 47 x 103 x 64 3.59 -> 2.18; two 0.95-0.97x where the stream ran before:
+// fp32 54 x 205 x 4096 57.7 -> 60.7).
 // - Tiles: the fewest packs, from 8 threads up to 32, whose c - 1 cover a row; halved (down to 8)
 //   while there are fewer tiles than SMs in the batch; declined under half an SM a tile (fp16
 //   339 x 101 x 8, 16 tiles: 4.07 us against 2.79 on one element a load). fp32 (4-byte element
-//   loads lose less) on up to 96 rows, or 256 rows of up to 512 columns, keeps the other rules
+//   loads lose less) on 64 to 96 rows, or to 256 rows of up to 512 columns, keeps the other rules
 //   on tiles past 8 threads (66 x 7815 x 8 8.69 against 7.30 us, x 512 289.5 against 272.6 on
 //   one-lane tiles; 100 x 489 x 512 32.0 against 29.4 on the stream); on 8 they gain (76 x 759
 //   x 8 3.58 -> 2.57).
@@ -696,14 +700,14 @@ int lane_class_pass_blocks_an_sm(gemv_dtype_t dtype, int unroll, bool one_step, 
 bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t sms = std::max(sm_count, 1), wave = 2048 * sms;
     // Smaller problems were not measured; aligned rows take aligned packs.
-    if (pb.batch < 8 || pb.m < 64 || pb.k < 64 || rows_aligned16(pb)) return false;
+    if (pb.batch < 8 || pb.m < 32 || pb.k < 64 || rows_aligned16(pb)) return false;
     const int64_t pack = 16 / (int64_t)dtype_size(pb.dtype());
     const auto tiles = [&](int c) { return mul_sat(lane_class_row_tiles(pb.k, c, pack), pb.batch); };
     int c_threads = 8;
     while (c_threads < 32 && (c_threads - 1) * pack < pb.k) c_threads *= 2;
     while (c_threads > 8 && tiles(c_threads) < sms) c_threads /= 2;
     const int64_t blocks = tiles(c_threads);
-    const bool fp32_few_rows = pb.m <= kOneLaneRows || (pb.m <= 256 && pb.k <= 512);
+    const bool fp32_few_rows = pb.m >= 64 && (pb.m <= kOneLaneRows || (pb.m <= 256 && pb.k <= 512));
     if (2 * blocks < sms || (pack == 4 && fp32_few_rows && c_threads > 8)) return false;
     int lanes = 8;
     if (mul_sat(blocks, (int64_t)c_threads * lanes) > wave) {
@@ -830,7 +834,11 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // beyond small matrices (2 x 4452910 bf16 225 -> 31 us, 47 x 2202 fp32 4.1 -> 3.2), where
         // one element a load runs short of loads in flight; from 64 rows, L1 is the limit
         // (fp32 97394 x 743 128 -> 212 us; -s23-op-t-realigned-first-form.txt).
-        if (loads == kLoadsRealigned && (pb.m > 48 || small || pb.k * esz < 64)) continue;
+        // Batches of 32 to 48 rows take lane classes where those apply (fp16 33 x 137 x 4096: realigned
+        // packs 76.0 us, 32 x 8 lane classes 24.3; NOTES.md section 73).
+        if (loads == kLoadsRealigned && (pb.m > 48 || small || pb.k * esz < 64 ||
+                                         (pb.batch > 1 && batched_lane_classes_config(pb, sm_count, &batched))))
+            continue;
         const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
         // Few rows of many columns that do not start aligned: one row lane, 64 threads across
         // a tile, each thread walking every row, so no lane sums and no partials; the tiles
