@@ -2,6 +2,7 @@
 
     python benchmarks/report.py benchmarks/results/h100-2026-11-21.json
 """
+import gzip
 import json
 import math
 import sys
@@ -14,7 +15,7 @@ def pct(fraction: float) -> str:
 
 
 def main(path: str) -> None:
-    d = json.load(open(path))
+    d = json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))  # results over 100 KB are gzipped
     ceil = d["ceiling"]["gbps"]
     print(f"Device: {d['device']['name']} ({d['device']['sm_count']} SMs, L2 {d['device']['l2_bytes'] >> 20} MiB); "
           f"cuBLAS {d['cublas']['version']}; torch {d['torch']}; read ceiling measured in the same run: "
