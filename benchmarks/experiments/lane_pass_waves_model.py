@@ -4,8 +4,8 @@ case whose pick was that pass, among the timed forms of the pick's tile width at
 in flight and its lanes or half of them (blocks of 256 threads up, or the pick's size), take
 the fewest waves (ties: the pick, then its lanes at 2 in flight, then the lanes halved at 4, then
 at 2: dispatch.cpp's order since s53), and
-print its time against the pick's and the fastest's. Registers as dispatch.cpp's
-lane_class_pass_registers (ptxas, sm_90, CUDA 13.0). Usage (no GPU):
+print its time against the pick's and the fastest's. Registers from tests/test_cpu_kernel_registers.py
+(dispatch.cpp's lane_class_pass_registers: ptxas, sm_90, CUDA 13.0). Usage (no GPU):
 
     python benchmarks/experiments/lane_pass_waves_model.py benchmarks/results/h200-2026-11-28-s52-run1-neighbours.csv.gz \
         benchmarks/results/h200-2026-11-28-s52-run3-neighbours.csv.gz
@@ -19,20 +19,20 @@ import csv
 import gzip
 import math
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+from test_cpu_kernel_registers import LANE_CLASS_PASS_REGISTERS  # noqa: E402  (ptxas's, as dispatch.cpp counts them)
 
 SMS = 132
-REGS = {  # (dtype, unroll, one_step) -> registers
-    ("float32", 4, False): 56, ("float16", 4, False): 56, ("bfloat16", 4, False): 48,
-    ("float32", 2, False): 44, ("float16", 2, False): 39, ("bfloat16", 2, False): 38,
-    ("float32", 4, True): 40, ("float16", 4, True): 49, ("bfloat16", 4, True): 56,
-    ("float32", 2, True): 32, ("float16", 2, True): 32, ("bfloat16", 2, True): 32,
-}
 
 
 def waves(dtype, m, k, batch, c, lanes, unroll):
     pack = 4 if dtype == "float32" else 8
     tiles = -(-k // ((c - 1) * pack)) * batch
-    per_warp = -(-REGS[(dtype, unroll, m <= unroll * lanes)] * 32 // 256) * 256
+    # the walk: one step (every row of a lane at once), one tile (16 bits at 2), else the loops
+    walk = 1 if m <= unroll * lanes else 2 if pack == 8 and unroll == 2 else 0
+    per_warp = -(-LANE_CLASS_PASS_REGISTERS[(dtype, unroll, walk, walk != 0)] * 32 // 256) * 256
     slots = SMS * max(1, min(65536 // per_warp // (c * lanes // 32), 2048 // (c * lanes)))
     return -(-tiles // slots)
 
