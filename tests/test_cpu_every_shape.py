@@ -763,14 +763,18 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
             c *= 2
         while c > 8 and tiles(c) < 132:
             c //= 2
+        if m <= 64 and 2 * tiles(c) < 132:
+            c = 4  # up to 64 rows: tiles of 4 threads where 8 leave under half an SM a tile, taken however few
         blocks = tiles(c)
-        if 2 * blocks < 132 or (es == 4 and 64 <= m and (m <= 96 or (m <= 256 and k <= 512)) and c > 8):
+        if (2 * blocks < 132 and m > 64) or (es == 4 and 64 <= m and (m <= 96 or (m <= 256 and k <= 512)) and c > 8):
             return None
         lanes = 8
         if blocks * c * lanes > wave:
+            if es == 4 and m < 64:
+                return ("t_columns", c, 4, pygemv.LOADS_PHASED, 4, 1)  # fp32 under 64 rows: 4 lanes
             return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4 if m >= 64 * lanes else 2, 1)
-        while c * lanes * 2 <= 512 and blocks * c * lanes * 2 <= wave and m >= 4 * lanes:
-            lanes *= 2
+        while c * lanes * 2 <= 512 and blocks * c * lanes * 2 <= wave and m > 4 * lanes:
+            lanes *= 2  # while a lane keeps more than 2 rows
         if 2 * blocks * c * lanes < wave and m > 32 * lanes:
             if b >= 64 and (split := lane_split_rule(m, k, es, b, regime=False)):
                 return split
@@ -829,7 +833,7 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   (924, 511, "float16", 64): (32, 16, 4),  # 58 rows a lane, no split within half a wave
                   (2602, 73, "bfloat16", 64): (8, 16, 4),  # tall products of 64 up: split by lane classes
                   (2254, 135, "float32", 64): None,   # fp32 tiles under 32 threads: the stream
-                  (96, 435, "float16", 4): None, (63, 435, "float16", 8): None,
+                  (96, 435, "float16", 4): None, (63, 435, "float16", 8): (4, 16, 4),
                   # 2 rows in flight: fewer waves at the kernel's registers (640 blocks of 256: 2 waves
                   # at 4 in flight, 1 at 2; 576 in fp32), or fp32 small batches of 5-32 rows a lane
                   (901, 2263, "float16", 64): (32, 8, 2), (2999, 1083, "float32", 64): (32, 8, 2),
@@ -840,10 +844,15 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   (198, 103, "float16", 512): (16, 16, 4), (425, 119, "float32", 64): (8, 32, 4),
                   (861, 1025, "float16", 64): (32, 16, 2), (118, 491, "bfloat16", 64): (16, 32, 2),
                   # 32 to 63 rows (since s53; realigned packs, element loads or the stream before), fp32 too
-                  (33, 137, "float16", 4096): (32, 8, 2), (36, 97, "float32", 4096): (32, 8, 2),
+                  (33, 137, "float16", 4096): (32, 8, 2), (36, 97, "float32", 4096): (32, 4, 4),  # fp32 past a wave: 4 lanes (s54)
                   (40, 145, "float16", 512): (32, 8, 4), (54, 205, "float16", 512): (32, 8, 4),
                   (47, 103, "bfloat16", 64): (8, 16, 4), (31, 137, "float16", 4096): None,
-                  (40, 145, "float16", 8): None}  # 3 tiles a product: under half an SM a tile
+                  # up to 64 rows, tiles of 4 threads where 8 leave under half an SM a tile (s54)
+                  (40, 145, "float16", 8): (4, 16, 4), (60, 403, "bfloat16", 8): (4, 16, 4),
+                  (48, 189, "float32", 8): (4, 16, 4), (65, 189, "float32", 8): None,
+                  # the fewest lanes that fill 4 rows in flight (s54: 64 and 16 before)
+                  (128, 121, "float16", 64): (8, 32, 4), (32, 267, "float32", 64): (32, 8, 4),
+                  (36, 1121, "float32", 4096): (32, 4, 4)}
     for (m, k, dtype, b), want in lane_cases.items():
         form = lane_rule(m, k, 4 if dtype == "float32" else 2, b, dtype == "bfloat16")
         assert (form and (form[1], form[2], form[4])) == want, (m, k, dtype, b, form)
