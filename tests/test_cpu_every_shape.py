@@ -766,12 +766,14 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
         if m <= 64 and 2 * tiles(c) < 132:
             c = 4  # up to 64 rows: tiles of 4 threads where 8 leave under half an SM a tile, taken however few
         blocks = tiles(c)
-        if (2 * blocks < 132 and m > 64) or (es == 4 and 64 <= m and (m <= 96 or (m <= 256 and k <= 512)) and c > 8):
+        if 2 * blocks < 132 and m > 64:
             return None
         lanes = 8
         if blocks * c * lanes > wave:
             if es == 4 and m < 64:
                 return ("t_columns", c, 4, pygemv.LOADS_PHASED, 4, 1)  # fp32 under 64 rows: 4 lanes
+            if es == 4 and 64 <= m and (m <= 96 or (m <= 256 and k <= 512)) and c > 8:
+                return None  # fp32 few rows past a wave: the stream
             return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4 if m >= 64 * lanes else 2, 1)
         while c * lanes * 2 <= 512 and blocks * c * lanes * 2 <= wave and m > 4 * lanes:
             lanes *= 2  # while a lane keeps more than 2 rows
@@ -825,7 +827,9 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
                   (400, 601, "float32", 512): (32, 8, 2), (83, 525, "float32", 8): (8, 32, 4),
                   (76, 759, "float16", 512): (32, 8, 2), (76, 759, "float32", 8): (8, 32, 4),
                   (339, 101, "float16", 8): None,     # 16 tiles
-                  (66, 7815, "float32", 8): None,     # fp32, 66 rows, tiles of 32
+                  (66, 7815, "float32", 8): (32, 8, 2),  # fp32 few rows within the wave (s54; declined before)
+                  (64, 333, "float32", 64): (32, 16, 4), (256, 181, "float32", 64): (16, 32, 4),
+                  (128, 121, "float32", 512): (32, 8, 4),
                   (76, 759, "float32", 512): None, (100, 489, "float32", 512): None,
                   (101, 79, "float32", 64): (8, 32, 4), (275, 1119, "float32", 512): (32, 8, 2),
                   (8192, 1001, "float16", 8): (8, 64, 4),  # 128 rows a lane in a fifth of the wave

@@ -712,7 +712,7 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
     if (one_step_rows && 2 * tiles(c_threads) < sms) c_threads = 4;
     const int64_t blocks = tiles(c_threads);
     const bool fp32_few_rows = pb.m >= 64 && (pb.m <= kOneLaneRows || (pb.m <= 256 && pb.k <= 512));
-    if ((2 * blocks < sms && !one_step_rows) || (pack == 4 && fp32_few_rows && c_threads > 8)) return false;
+    if (2 * blocks < sms && !one_step_rows) return false;
     int lanes = 8;
     if (mul_sat(blocks, (int64_t)c_threads * lanes) > wave) {
         // fp32 under 64 rows: 4 lanes (its period is 4), fewer lane sums (36 x 1121 x 4096: 8 lanes 229.5 us, 4 181.3).
@@ -721,6 +721,7 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
             *out = four;
             return true;
         }
+        if (pack == 4 && fp32_few_rows && c_threads > 8) return false; // the stream (100 x 489 x 512: 29.1 us, 8 lanes 32.2)
         *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, pb.m >= 64 * lanes ? 4 : 2, 0, 1);
         return true;
     }
