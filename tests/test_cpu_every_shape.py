@@ -698,12 +698,12 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     products of 256 rows up (LANE_SPLIT_RULE_T; 1024 up on 32-thread tiles), then as phased
     rows in one pass (t_columns, vector_loads 3, a row lane a phase class; 32 rows up, ahead of
     realigned packs on 32 to 48 rows): tiles of the fewest threads from 8 to 32 whose
-    c - 1 packs cover a row, halved down to 8 while there are fewer tiles than SMs, declined
-    under 66 tiles and, in fp32, on 64 to 96 rows (256 of up to 512 columns) on tiles past 8
-    threads; past a wave (2048
-    threads an SM) at 8 lanes, 8 lanes at 4 rows in flight from 64 rows a lane, else 2; else
-    lanes doubled while the grid stays in the wave, blocks within 512 threads and each lane 2
-    rows; then the form of the fewest waves of blocks at the kernel's registers among those lanes
+    c - 1 packs cover a row, halved down to 8 while there are fewer tiles than SMs; under 66
+    tiles, 4 threads up to 64 rows, else declined; past a wave (2048 threads an SM) at 8 lanes,
+    fp32 under 64 rows on 4 lanes at 4 rows in flight, fp32 on 64 to 96 rows (256 of up to 512
+    columns) declined on tiles past 8 threads, else 8 lanes at 4 rows in flight from 64 rows a
+    lane, else 2; else lanes doubled while the grid stays in the wave, blocks within 512 threads
+    and a lane has more than 2 rows; then the form of the fewest waves of blocks at the kernel's registers among those lanes
     or half of them (blocks of 256 threads up) at 4 or 2 rows in flight, ties in that order (in
     fp32 under 64 products where a lane has 5 to 32 rows, 2 in flight); where a grid under half the wave
     leaves a lane more than 32 rows, 64 products up take phased rows split by lane classes where those fit (LANE_SPLIT_RULE_T's

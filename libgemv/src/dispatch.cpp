@@ -668,17 +668,24 @@ int lane_class_pass_blocks_an_sm(gemv_dtype_t dtype, int unroll, bool one_step, 
 // 24.5, fp32 47 x 103 x 64 3.59 -> 2.18; two 0.95-0.97x where the stream ran before:
 // fp32 54 x 205 x 4096 57.7 -> 60.7).
 // - Tiles: the fewest packs, from 8 threads up to 32, whose c - 1 cover a row; halved (down to 8)
-//   while there are fewer tiles than SMs in the batch; declined under half an SM a tile (fp16
-//   339 x 101 x 8, 16 tiles: 4.07 us against 2.79 on one element a load). fp32 (4-byte element
-//   loads lose less) on 64 to 96 rows, or to 256 rows of up to 512 columns, keeps the other rules
-//   on tiles past 8 threads (66 x 7815 x 8 8.69 against 7.30 us, x 512 289.5 against 272.6 on
-//   one-lane tiles; 100 x 489 x 512 32.0 against 29.4 on the stream); on 8 they gain (76 x 759
-//   x 8 3.58 -> 2.57).
+//   while there are fewer tiles than SMs in the batch; over 64 rows declined under half an SM a
+//   tile (fp16 339 x 101 x 8, 16 tiles: 4.07 us against 2.79 on one element a load). Up to 64 rows
+//   (16 lanes walk them in one step) tiles of 4 threads there, however few (since s54: 59 cases
+//   of 8 products 1.24x, fp32 48 x 189 x 8 4.35 -> 1.96 us, fp16 60 x 403 x 8 3.57 -> 2.33; fp16 32 x
+//   267 x 8 1.87 -> 1.95 and fp32 64 x 91 x 8 1.85 -> 1.99 lost; NOTES.md section 74). fp32 on 64 to
+//   96 rows, or to 256 rows of up to 512 columns, past a wave keeps the stream on tiles past 8
+//   threads (100 x 489 x 512: 29.1 us, 8 lanes 32.2); within the wave it gains since s54, on the
+//   fewest lanes below (64 x 333 x 64 4.45 -> 3.54 us, 86 x 83 x 512 9.44 -> 6.69, 66 x 7815 x 8
+//   7.30 -> 6.83, where 16 lanes had run 8.69).
 // - A grid past a wave of 2048 threads an SM at 8 lanes (8 is a multiple of every phase
 //   period): 8 lanes, 4 rows in flight from 64 rows a lane, else 2 (fp16 400 x 601 x 512, 50
-//   rows a lane: 63.9 against 65.0 us; 924 x 511 x 512, 115: 126.3 against 128.0).
+//   rows a lane: 63.9 against 65.0 us; 924 x 511 x 512, 115: 126.3 against 128.0); fp32 under 64
+//   rows 4 lanes (its period is 4) at 4 in flight: fewer lane sums (since s54: 46 cases of 512
+//   and 4096 products ran 0.99-1.29x, 36 x 1121 x 4096 228.0 -> 187.8 us).
 // - Else lanes doubled while the grid stays within the wave, blocks within 512 threads and
-//   lanes 2 rows each; 4 rows in flight (fp16 1746 x 961 x 8: 8 x 64 13.6 us, 8 x 128 at 2 in
+//   a lane more than 2 rows: the fewest lanes that fill 4 rows in flight, since each lane's sum
+//   is added in shared memory (fp16 128 x 121 x 64: 64 lanes 4.25 us, 32 3.07; before s54 lanes
+//   doubled to 2 rows each); 4 rows in flight (fp16 1746 x 961 x 8: 8 x 64 13.6 us, 8 x 128 at 2 in
 //   flight 19.4; 1985 x 247 x 512 on 32 x 16 119.5, the stream 197.0). Then the form of the
 //   fewest waves of blocks at the kernel's registers (lane_class_pass_blocks_an_sm) among those
 //   lanes at 4 and at 2 rows in flight, and half the lanes (blocks of 256 threads up) at 4 and
@@ -707,7 +714,7 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
     while (c_threads < 32 && (c_threads - 1) * pack < pb.k) c_threads *= 2;
     while (c_threads > 8 && tiles(c_threads) < sms) c_threads /= 2;
     // Up to 64 rows (16 lanes walk them in one step): tiles of 4 threads where 8 leave under half
-    // an SM a tile, and taken however few (fp16 60 x 403 x 8: 2.31 us, element loads split 3.56).
+    // an SM a tile, taken however few.
     const bool one_step_rows = pb.m <= 64;
     if (one_step_rows && 2 * tiles(c_threads) < sms) c_threads = 4;
     const int64_t blocks = tiles(c_threads);
@@ -715,18 +722,17 @@ bool batched_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t 
     if (2 * blocks < sms && !one_step_rows) return false;
     int lanes = 8;
     if (mul_sat(blocks, (int64_t)c_threads * lanes) > wave) {
-        // fp32 under 64 rows: 4 lanes (its period is 4), fewer lane sums (36 x 1121 x 4096: 8 lanes 229.5 us, 4 181.3).
+        // fp32 under 64 rows: 4 lanes (its period is 4), fewer lane sums.
         const gemv_config_t four = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, 4, kLoadsPhased, 4, 0, 1);
         if (pack == 4 && pb.m < 64 && runs(four, pb)) {
             *out = four;
             return true;
         }
-        if (pack == 4 && fp32_few_rows && c_threads > 8) return false; // the stream (100 x 489 x 512: 29.1 us, 8 lanes 32.2)
+        if (pack == 4 && fp32_few_rows && c_threads > 8) return false; // the stream
         *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, pb.m >= 64 * lanes ? 4 : 2, 0, 1);
         return true;
     }
-    // Lanes doubled while a lane keeps more than 2 rows: the fewest lanes that fill 4 rows in flight
-    // (fp16 128 x 121 x 64: 32 lanes 3.08 us, 64 4.31; every lane's sum is added in shared memory).
+    // Lanes doubled while a lane keeps more than 2 rows: the fewest lanes that fill 4 rows in flight.
     while (c_threads * lanes * 2 <= 512 && mul_sat(blocks, (int64_t)c_threads * lanes * 2) <= wave &&
            pb.m > 4 * (int64_t)lanes)
         lanes *= 2;
