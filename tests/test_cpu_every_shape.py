@@ -703,8 +703,8 @@ def test_op_t_heuristic_runs_strided_batches_of_misaligned_rows_in_one_pass():
     fp32 under 64 rows on 4 lanes at 4 rows in flight, fp32 on 64 to 96 rows (256 of up to 512
     columns) declined on tiles past 8 threads, else 8 lanes at 4 rows in flight from 64 rows a
     lane, else 2; else lanes doubled while the grid stays in the wave, blocks within 512 threads
-    and a lane has more than 2 rows; then the form of the fewest waves of blocks at the kernel's registers among those lanes
-    or half of them (blocks of 256 threads up) at 4 or 2 rows in flight, ties in that order (in
+    and a lane has more than 2 rows; then the form of the fewest waves of blocks at the
+    kernel's registers among those lanes or half of them (blocks of 256 threads up) at 4 or 2 rows in flight, ties in that order (in
     fp32 under 64 products where a lane has 5 to 32 rows, 2 in flight); where a grid under half the wave
     leaves a lane more than 32 rows, 64 products up take phased rows split by lane classes where those fit (LANE_SPLIT_RULE_T's
     family without its bounds; on batches a tile half or twice as wide where it covers a row in
