@@ -9,15 +9,16 @@ changed, and those slower by more than a margin.
 (cuBLAS / pygemv, < 1 where cuBLAS is faster); '<' marks a case moved by more than the margin.
 """
 import argparse
-import gzip
 import json
 import math
 import sys
 
+from results_file import open_results
+
 
 def cases(path):
     out = {}
-    for c in json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))["cases"]:  # results over 100 KB are gzipped
+    for c in json.load(open_results(path))["cases"]:
         out[(c.get("group", ""), c["dtype"], c.get("op", "N"), c.get("batch", 1), c["m"], c["k"])] = c
     return out
 

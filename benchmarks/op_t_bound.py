@@ -2,10 +2,11 @@
 N,T --json` run, the geomean of cuBLAS's op T time over (a) pygemv's op T time, (b) the
 faster of it and pygemv's op N on the same shape, (c) the faster of it and the read ceiling
 at that size. Usage: python benchmarks/op_t_bound.py benchmarks/results/h100-2026-11-24-s9-suite-NT.json.gz"""
-import gzip
 import json
 import math
 import sys
+
+from results_file import open_results
 
 
 def geomean(values):
@@ -13,7 +14,7 @@ def geomean(values):
 
 
 def main(path):
-    cases = json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))["cases"]  # results over 100 KB are gzipped
+    cases = json.load(open_results(path))["cases"]
     op_n = {(c["dtype"], c["m"], c["k"], c["batch"]): c for c in cases if c["op"] == "N"}
     rows = {"op T": [], "op N speed": [], "read ceiling": []}
     for c in (c for c in cases if c["op"] == "T"):

@@ -2,10 +2,11 @@
 
     python benchmarks/report.py benchmarks/results/h100-2026-11-21.json
 """
-import gzip
 import json
 import math
 import sys
+
+from results_file import open_results
 
 from pygemv.bench import at_size
 
@@ -15,7 +16,7 @@ def pct(fraction: float) -> str:
 
 
 def main(path: str) -> None:
-    d = json.load((gzip.open if path.endswith(".gz") else open)(path, "rt"))  # results over 100 KB are gzipped
+    d = json.load(open_results(path))
     ceil = d["ceiling"]["gbps"]
     print(f"Device: {d['device']['name']} ({d['device']['sm_count']} SMs, L2 {d['device']['l2_bytes'] >> 20} MiB); "
           f"cuBLAS {d['cublas']['version']}; torch {d['torch']}; read ceiling measured in the same run: "

@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
-import gzip
 import math
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from results_file import open_results  # noqa: E402
 
 TABLE = Path(__file__).resolve().parents[2] / "libgemv" / "tables" / "NVIDIA-H100-80GB-HBM3-sm90-132sm.gemvtable"
 SMS = 132
@@ -116,7 +118,7 @@ def main() -> None:
     times: dict = collections.defaultdict(dict)
     dispatch = {}
     for path in args.csv:
-        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+        with open_results(path) as f:
             for r in csv.DictReader(f):
                 key = (r["dtype"], int(r["m"]), int(r["k"]), int(r["batch"]))
                 cfg, us = r["config"], float(r["us"])

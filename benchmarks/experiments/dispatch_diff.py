@@ -8,7 +8,6 @@ the op N suite unchanged, 26 of 234 cases moved).
     cmake -S /tmp/oldsrc/tests/hostcheck -B /tmp/hc-old -G Ninja && cmake --build /tmp/hc-old --target gemv_hostcheck
     python benchmarks/experiments/dispatch_diff.py /tmp/hc-old/libgemv_hostcheck.so a.json [b.json ...]
 """
-import gzip
 import json
 import os
 import sys
@@ -16,7 +15,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 import hostcheck_lib  # noqa: E402
+from results_file import open_results  # noqa: E402
 
 TABLE = ROOT / "libgemv" / "tables" / "NVIDIA-H100-80GB-HBM3-sm90-132sm.gemvtable"
 PICK = """
@@ -53,7 +54,7 @@ def main(argv):
     other, files = argv[0], argv[1:]
     cases = []
     for f in files:
-        cases += [(c["dtype"], c["m"], c["k"]) for c in json.load((gzip.open if f.endswith(".gz") else open)(f, "rt"))["cases"]
+        cases += [(c["dtype"], c["m"], c["k"]) for c in json.load(open_results(f))["cases"]
                   if c.get("op", "N") == "N" and c.get("batch", 1) == 1 and "format" not in c]
     cases = list(dict.fromkeys(cases))
     a, b = configs(other, cases), configs(None, cases)

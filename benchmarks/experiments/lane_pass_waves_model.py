@@ -16,13 +16,14 @@ with this order: benchmarks/NOTES.md section 73.)
 """
 import collections
 import csv
-import gzip
 import math
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_cpu_kernel_registers import LANE_CLASS_PASS_REGISTERS  # noqa: E402  (ptxas's, as dispatch.cpp counts them)
+from results_file import open_results  # noqa: E402
 
 SMS = 132
 
@@ -45,7 +46,7 @@ def form(spec):
 def main(paths):
     times, picks = collections.defaultdict(dict), {}
     for path in paths:
-        for r in csv.DictReader(gzip.open(path, "rt")):
+        for r in csv.DictReader(open_results(path)):
             key = (r["dtype"], int(r["m"]), int(r["k"]), int(r["batch"]))
             if r["config"].startswith("dispatch:"):
                 picks[key] = r["config"][len("dispatch:"):]

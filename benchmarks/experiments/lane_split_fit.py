@@ -8,10 +8,13 @@ pick), then the best one's pick on each shape. s50 run 1 (benchmarks/NOTES.md se
 """
 import collections
 import csv
-import gzip
 import itertools
 import math
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from results_file import open_results  # noqa: E402
 
 SMS = 132
 
@@ -41,7 +44,7 @@ def pick(dtype, m, k, batch, params):
 
 def main(path):
     times = collections.defaultdict(dict)
-    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+    with open_results(path) as f:
         for r in csv.DictReader(f):
             times[(r["dtype"], int(r["m"]), int(r["k"]), int(r["batch"]))][r["config"]] = float(r["us"])
     best = {key: min(v for c, v in t.items() if not c.startswith("dispatch")) for key, t in times.items()}
