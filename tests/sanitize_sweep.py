@@ -4,8 +4,9 @@ sanitizer sees libgemv's kernels alone. Also checks results against float64.
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 tests/sanitize_sweep.py [T]
 
-With the argument T, only op T (single products and batches) runs, with Q only the quantized
-weights: racecheck of the whole sweep takes longer than one device call allows.
+With the argument T, only op T (single products and batches) runs, with NB only op N's strided
+batches, with Q only the quantized weights: racecheck of the whole sweep takes longer than one
+device call allows.
 """
 import os
 import sys
@@ -35,12 +36,12 @@ LANE_CLASS_T_CONFIGS = [("t_columns", 32, 8, 4, 1), ("t_columns", 4, 64, 2, 1), 
 
 
 def main(argv) -> int:
-    only_t, only_q = argv == ["T"], argv == ["Q"]
+    only_t, only_q, only_nb = argv == ["T"], argv == ["Q"], argv == ["NB"]
     rng = np.random.default_rng(0)
     ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
     ws_arg = (ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES)
     runs = wrong = 0
-    for dtype in ("float32", "float16", "bfloat16") if not (only_t or only_q) else ():
+    for dtype in ("float32", "float16", "bfloat16") if not (only_t or only_q or only_nb) else ():
         for m, k in SHAPES:
             lda = k + 3
             A = rng.standard_normal((m, lda)).astype(np.float32)
@@ -79,9 +80,9 @@ def main(argv) -> int:
                         runs += 1
     # op T and strided batches: every operation of each op, batch 1 and 3 (padded strides).
     for dtype in ("float32", "float16", "bfloat16") if not only_q else ():
-        for m, k in SHAPES + ALIGNED_T:
-            for trans in (True,) if only_t or (m, k) in ALIGNED_T else (False, True):
-                for batch in (1, 3):
+        for m, k in SHAPES + ([] if only_nb else ALIGNED_T):
+            for trans in (True,) if only_t or (m, k) in ALIGNED_T else (False,) if only_nb else (False, True):
+                for batch in (3,) if only_nb else (1, 3):
                     nx, ny = (m, k) if trans else (k, m)
                     lda = k + (8 if (m, k) in ALIGNED_T else 3)
                     # The aligned shapes' products stay 16-byte aligned (a block a product).
@@ -123,7 +124,7 @@ def main(argv) -> int:
     # q_mma_rounds (int4, groups of 32 and 64 in B's columns; 1 to 8 warps a tile, 1 or 2 steps a round).
     qconfigs = [None] + [pygemv.Config("q_rows", p, max(1, (512 if u == 4 else 256) // p), 1, u, True, s)
                          for p, u, s in ((1, 1, 1), (4, 2, 3), (32, 4, 1), (32, 2, 16))]
-    for dtype in ("float16", "bfloat16") if not only_t else ():
+    for dtype in ("float16", "bfloat16") if not (only_t or only_nb) else ():
         for bits, mode, gs in ((4, "symmetric", 32), (4, "float", 64), (4, "int", 128), (4, "symmetric", 256), (4, "float", None),
                                (8, "symmetric", None), (8, "int", 64), (8, "float", 32)):
             for m, k in ((7, 33), (33, 129), (5, 4097), (3, 13000)):

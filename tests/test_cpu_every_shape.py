@@ -293,6 +293,41 @@ def test_heuristic_doubles_the_threads_of_rows_that_just_pass_one_wave():
     """)
 
 
+def test_heuristic_gives_strided_batches_of_rows_about_8_packs_a_lane():
+    """op N strided batches of rows of more than 8 packs, aligned or realigned: pow2_floor(packs
+    / 8) lanes a row, 4 to 32 (fp32 realigned rows, one pack in flight, the nearest power of two);
+    more (as for single products) where the rows' lanes fill under the GPU's threads, realigned
+    under half of them (NOTES 75: 71 drawn batches ran 1.24x over their best config at the
+    single-product lanes).
+    Rows of up to 8 packs and single products keep their lanes."""
+    run("""
+    def pick(m, k, dtype, b):
+        c = pygemv.select_config(m, k, dtype, use_table=False, batch=b)
+        return (str(c.variant), c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll)
+    R, A = 2, 1
+    for dtype, m, k, b, want in [
+            ("float16", 14, 1065, 4096, ("rows_per_warp", 16, 8, R, 2)),      # 134 packs: 16 lanes
+            ("bfloat16", 163, 619, 4096, ("rows_per_warp", 8, 16, R, 2)),     # 78 packs: 8
+            ("float16", 22, 7503, 512, ("warp_per_row", 32, 4, R, 2)),        # 938 packs: 32 at most
+            ("float32", 819, 3097, 64, ("warp_per_row", 32, 4, R, 1)),        # fp32 realigned: one in flight
+            ("float32", 678, 51, 512, ("rows_per_warp", 4, 32, R, 1)),        # 13 packs: 4 at least
+            ("float32", 142, 469, 64, ("rows_per_warp", 16, 8, R, 1)),        # fp32 realigned: 118 / 8 rounded
+            ("float16", 61, 469, 512, ("rows_per_warp", 4, 32, R, 2)),        # 59 / 8 floored
+            ("float32", 7, 2408, 4096, ("warp_per_row", 32, 4, A, 2)),        # aligned
+            ("float16", 1258, 1072, 64, ("rows_per_warp", 16, 8, A, 2)),
+            ("float32", 4, 1336, 512, ("block_per_row", 128, 1, A, 2)),       # 2048 rows: the GPU's threads
+            ("float32", 6, 2744, 512, ("block_per_row", 64, 2, A, 2)),
+            ("bfloat16", 2940, 248, 8, ("rows_per_warp", 8, 16, A, 2)),       # 31 packs: 4, raised to 8
+            ("float32", 11, 8039, 64, ("block_per_row", 128, 1, R, 1)),       # 704 rows: half the GPU's threads
+            ("bfloat16", 449, 4657, 8, ("warp_per_row", 32, 4, R, 2)),        # 3592 rows of 32 fill half
+            ("bfloat16", 3987, 16, 4096, ("rows_per_warp", 2, 64, A, 1))]:   # 2 packs: as before
+        assert pick(m, k, dtype, b) == want, (dtype, m, k, b, pick(m, k, dtype, b), want)
+    # Single products keep the lanes of threads_per_row (fp16 1456 x 5895: 737 packs, 128 lanes).
+    assert pick(1456, 5895, "float16", 1)[:2] == ("block_per_row", 128)
+    assert pick(1456, 5895, "float16", 2)[:2] == ("warp_per_row", 32)    # batches: 32 (2912 rows fill half)
+    """)
+
+
 def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
     """op T: realigned packs on up to 48 long rows beyond 256 KiB (wider tiles when rows are
     fewer than the lanes), phased rows on large matrices of many rows, one element a load

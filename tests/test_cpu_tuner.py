@@ -345,11 +345,19 @@ def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
 
 
 def test_batched_space_leaves_out_what_serves_single_products_only():
-    """A strided batch: no row stream and no phased rows (single products only); op T keeps
-    both column operations."""
+    """A strided batch: no row stream, no x's phase copies and no staged phased rows (single
+    products only), phased rows with x through L1 kept; op T keeps both column operations."""
     n = build_space(100000 // 64, 35, "float16", batch=64)
     assert "row_stream" not in n.variants and n.batch == 64
-    assert pygemv.LOADS_PHASED not in n.vector_loads and pygemv.LOADS_REALIGNED in n.vector_loads
+    assert pygemv.LOADS_PHASED_X_COPIES not in n.vector_loads
+    assert pygemv.LOADS_PHASED in n.vector_loads and pygemv.LOADS_REALIGNED in n.vector_loads
+    phased = [c for c in n.configs() if c.vector_loads == pygemv.LOADS_PHASED and validate(c)]
+    assert phased and {c.x_in_smem for c in phased} == {False, True}
+    for c in phased:  # the staged form refuses the batch, the form through L1 takes it
+        ok, why = pygemv.can_implement(c, 100000 // 64, 35, "float16", batch=64, stride_a=(100000 // 64) * 35,
+                                       stride_x=35, stride_y=100000 // 64)
+        assert ok != c.x_in_smem, (c, why)
+        assert c.x_in_smem == ("x_in_smem computes single products" in why), (c, why)
     assert "row_stream" in build_space(100000, 35, "float16").variants
     # A single row per product: product 1's row starts where K ends, so aligned loads need K aligned.
     assert build_space(1, 35, "float16", batch=8).vector_loads[0] == pygemv.LOADS_REALIGNED

@@ -226,6 +226,35 @@ def test_strided_batches_every_operation(torch, dtype, trans, m, k):
     assert check_layouts(torch, m, k, dtype, trans, BATCHES) >= len(BATCHES)
 
 
+def phased_batch_configs() -> list[pygemv.Config]:
+    """op N's phased rows with x read through L1 (vector_loads = 3, x_in_smem = 0), the form
+    that takes batches: every row kernel that runs it, every unroll, K slices."""
+    C, P = pygemv.Config, pygemv.LOADS_PHASED
+    return [C("rows_per_warp", 2, 64, P, 4), C("rows_per_warp", 8, 16, P, 1), C("rows_per_warp", 16, 8, P, 2),
+            C("warp_per_row", 32, 4, P, 2), C("warp_per_row", 32, 8, P, 1), C("block_per_row", 128, 1, P, 4),
+            C("block_per_row", 512, 2, P, 1), C("splitk_twopass", 64, 2, P, 2, False, 3),
+            C("splitk_atomic", 32, 2, P, 4, False, 5)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(1, 9), (5, 1001), (37, 65), (300, 257), (1573, 69), (3, 4099), (129, 2051)])
+def test_batched_phased_rows_at_every_phase(torch, dtype, m, k):
+    """Batches of op N on phased rows: A at every element phase of 16 bytes, batch strides
+    padded so each product starts at its own phase (and x at its own), negative strides, a
+    shared x or A, lda padded with NaN, alpha and beta; the staged form refuses batches."""
+    phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    layouts = [dict(batch=3 + a_off % 3, a_off=a_off, x_off=(a_off * 3 + 1) % phases, y_off=a_off % 2,
+                    lda_pad=a_off % 3, reverse_batch=a_off % 2 == 1, share_x=a_off == 2, share_a=a_off == 5,
+                    alpha=(1.0, -0.5)[a_off % 2], beta=(0.0, 0.75)[a_off % 2]) for a_off in range(phases)]
+    configs = phased_batch_configs()
+    ran = check_layouts(torch, m, k, dtype, False, layouts, configs)
+    assert ran >= phases * (len(configs) + 1)  # every phased config ran on every layout, and the dispatcher
+    staged = pygemv.Config("warp_per_row", 32, 4, pygemv.LOADS_PHASED, 1, True)
+    with pytest.raises(pygemv.NotSupportedError, match="x_in_smem computes single products"):
+        p = OpProblem(torch, m, k, dtype, batch=2, share_x=True)
+        p.run(staged)
+
+
 @pytest.mark.parametrize("trans", [False, True])
 def test_batches_past_the_grid_limit_and_tiny_matrices(torch, trans):
     """70000 products (grid.z and grid-y limits are 65535) and 64 x 64 x 4096."""

@@ -160,17 +160,17 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
     """
     es = _lib.DTYPE_SIZES[dtype]
     # 16-byte loads: aligned when every row (of every product) starts 16-byte aligned, else
-    # realigned in the kernel or phased (op N single products; x staged in the rows' phase,
-    # or read through L1 and shifted, by x_in_smem drawn alongside; or x's phase copies in
-    # the workspace), and 8-byte packs where rows start 8-byte aligned; scalar loads stay in
-    # the space for tiny rows.
+    # realigned in the kernel or phased (op N; x staged in the rows' phase, or read through
+    # L1 and shifted, by x_in_smem drawn alongside: batches take the second alone, can_implement
+    # refuses the first; x's phase copies in the workspace, single products), and 8-byte packs
+    # where rows start 8-byte aligned; scalar loads stay in the space for tiny rows.
     vec_ok = (m == 1 and batch == 1) or (k * es) % 16 == 0
     loads = -(-k * es // 16)
     if weights is not None:
         return _quantized_space(m, k, dtype, weights)
     if op == "T":
         return _columns_space(m, k, dtype, batch, vec_ok, deterministic_only)
-    vector = ([pygemv.LOADS_ALIGNED] if vec_ok else [pygemv.LOADS_REALIGNED] if batch > 1 else
+    vector = ([pygemv.LOADS_ALIGNED] if vec_ok else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED] if batch > 1 else
               [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_PHASED_X_COPIES])
     if not vec_ok and (k * es) % 8 == 0:  # rows 8-byte aligned: 8-byte packs too
         vector.append(pygemv.LOADS_ALIGNED8)

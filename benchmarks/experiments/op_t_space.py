@@ -4,12 +4,13 @@ entry gets before it is set by hand, and what a short tune can miss (the tuner's
 instrument: checked first, cold L2, graph replay, medians). Usage, after installing pygemv:
 
     python benchmarks/experiments/op_t_space.py [--vec 0,1] [--unroll 2,4] [--c 8,16,32]
-        [--lanes 16,32,64] [--max-split 64] [--top 5] [--configs FILE] [--csv PATH] dtype:MxK[xB] ...
+        [--lanes 16,32,64] [--max-split 64] [--top 5] [--configs FILE] [--csv PATH] [--op N] dtype:MxK[xB] ...
 
 (xB: a strided batch of B products, dense strides; cases may also come one a line from a file,
 @FILE.) --configs times the configs a file lists (one spec a line, time_configs.py's form)
 instead of the space; --csv writes every timing, the dispatcher's choice first, as
-dtype,m,k,batch,config,us.
+dtype,m,k,batch,config,us. --op N times op N instead (its whole space is large: give --configs;
+s55 timed op N's batches so, benchmarks/experiments/op-n-batched-*.txt).
 """
 import argparse
 import sys
@@ -57,6 +58,7 @@ def main():
     ap.add_argument("--top", type=int, default=5)
     ap.add_argument("--configs", help="a file of specs to time instead of the space")
     ap.add_argument("--csv", help="write every timing here")
+    ap.add_argument("--op", default="T", choices=("N", "T"), help="the op timed (op N: give --configs)")
     ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB (B products), or @FILE of them")
     a = ap.parse_args()
     listed = [parse_spec(line) for line in Path(a.configs).read_text().split()] if a.configs else None
@@ -64,12 +66,12 @@ def main():
     ctx = GpuContext.create()
     for case in read_cases(a.cases):
         dtype, m, k, batch = parse_case(case)
-        space = listed if listed is not None else build_space(m, k, dtype, op="T", batch=batch).configs()
+        space = listed if listed is not None else build_space(m, k, dtype, op=a.op, batch=batch).configs()
         keep = [c for c in space
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
                 and (a.c is None or c.threads_per_row in a.c) and (a.lanes is None or c.rows_per_block in a.lanes)
                 and c.split_k <= a.max_split]
-        meas = GpuMeasure(m, k, dtype, ctx, op="T", batch=batch, repeats=15, target_ms=2.0)
+        meas = GpuMeasure(m, k, dtype, ctx, op=a.op, batch=batch, repeats=15, target_ms=2.0)
         chosen = meas.dispatch()
         t0, times = time.time(), []
         for c in keep:
@@ -83,7 +85,7 @@ def main():
         if csv:
             for t, sp in [(d, "dispatch:" + spec(chosen))] + times:
                 print(f"{dtype},{m},{k},{batch},{sp},{t:.3f}", file=csv, flush=True)
-        print(f"T {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") + f": dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
+        print(f"{a.op} {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") + f": dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
               f"{time.time() - t0:.0f} s; fastest: " + ", ".join(f"{s} {t:.2f}" for t, s in times[:a.top]), flush=True)
         meas.close()
 

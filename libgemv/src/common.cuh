@@ -673,8 +673,10 @@ __device__ __forceinline__ float row_dot(const RowArgs &args, const RowSlice<T> 
     if constexpr (LOADS == kLoadsPhased && XSMEM) {
         return phased_dot<T, UNROLL, true>(row_a(args, s, rp), s.x, (int)s.n, lane, p, args);
     } else if constexpr (LOADS == kLoadsPhased) {
-        const T *A = static_cast<const T *>(args.A);
-        return phased_dot_l1<T, UNROLL>(row_a(args, s, rp), s.x, s.n, lane, p, A, A + (args.m - 1) * args.lda + args.k);
+        // Edge packs stay within the row's product's A; x is the product's own.
+        const T *A = static_cast<const T *>(args.A) + rp.b * args.stride_a;
+        return phased_dot_l1<T, UNROLL>(row_a(args, s, rp), row_x(args, s, rp), s.n, lane, p, A,
+                                        A + (args.m - 1) * args.lda + args.k);
     } else if constexpr (LOADS == kLoadsPhasedCopies) {
         // The copy of x in this row's phase b (single products, K not split: s is all of K),
         // read through L1; the edges after the loop, which then fits 32 registers at unroll
@@ -717,7 +719,7 @@ template <typename F> cudaError_t with_storage_type(gemv_dtype_t dtype, F &&f) {
 }
 
 // Instantiates Family::launch<T, LOADS, UNROLL, XSMEM, BATCHED> for the launch's
-// compile-time choices: 3 dtypes x (4 x 3 x 2 x 2 + 3 x 3 phased) = 171 kernels a family, the
+// compile-time choices: 3 dtypes x (4 x 3 x 2 x 2 + 3 x 4 phased) = 180 kernels a family, the
 // bound on build time.
 template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, cudaStream_t s) {
     return with_storage_type(L.dtype, [&](auto tag) -> cudaError_t {
@@ -747,10 +749,11 @@ template <typename Family> cudaError_t dispatch_row_family(const RowLaunch &L, c
         case kLoadsPhasedCopies: // single products, x from its copies
             if (L.args.rows != L.args.m || L.x_in_smem) return cudaErrorInvalidValue;
             return with_unroll(std::integral_constant<int, kLoadsPhasedCopies>{}, std::false_type{}, std::false_type{});
-        case kLoadsPhased: // single products (can_implement): 18 kernels, not 36
-            if (L.args.rows != L.args.m) return cudaErrorInvalidValue;
-            return L.x_in_smem ? with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::true_type{}, std::false_type{})
-                               : with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::false_type{}, std::false_type{});
+        case kLoadsPhased: // x staged: single products (can_implement); 27 kernels, not 36
+            if (L.x_in_smem)
+                return L.args.rows != L.args.m ? cudaErrorInvalidValue
+                                               : with_unroll(std::integral_constant<int, kLoadsPhased>{}, std::true_type{}, std::false_type{});
+            return with_batch(std::integral_constant<int, kLoadsPhased>{}, std::false_type{});
         default: return cudaErrorInvalidValue;
         }
     });

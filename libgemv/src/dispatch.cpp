@@ -355,9 +355,29 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
         // 8-byte loads: about six a lane (the best of aligned8.sh on every shape but one).
         if (mode == kLoadsAligned8) p = (int)std::clamp<int64_t>(pow2_floor(loads / 6), 1, 512);
+        // Strided batches of rows of more than 8 packs, aligned or realigned: about 8 packs a
+        // lane, packs / 8 rounded down to a power of two (4 to 32 lanes); fp32 realigned rows,
+        // at one pack in flight, the nearest power of two. More lanes, as above, only where the
+        // rows' lanes fill under the GPU's threads (realigned rows: under half of them). The
+        // lanes above, fit to single products of few rows, left each lane 2-4 packs, and a
+        // realigned lane pays a head and an x shift: on an H200, 71 drawn batches of 4 MiB to
+        // 1 GiB ran 1.24x over the best of 45 configs at those lanes, 1.06x at these (fp16 14 x
+        // 1065 x 4096: 64 lanes 77.3 us, 16 43.4; fp32 819 x 3097 x 64: 256 lanes 313.4, 32 at
+        // one in flight 176.5). fp32 realigned rows at two in flight ran 0.78-0.94x of one on
+        // 11 of 12 such batches; half the GPU's threads served realigned rows (bf16 449
+        // x 4657 x 8: 32 lanes 12.0 us, 64 14.3) but not aligned rows (fp32 4 x 1336 x 512: 128
+        // lanes 5.5 us, 64 6.0). Against the rule before, 108 cases 1.13x and 129 fresh ones
+        // 1.10x (fp16 1052 x 1643 x 64 123.4 -> 66.0 us, cuBLAS 86.7; fp32 7 x 7095 x 4096 401.8
+        // -> 244.1); fp32 286 x 947 x 8 lost (5.30 -> 5.98 us: 64 lanes ran 4.96).
+        // benchmarks/NOTES.md section 75.
+        const bool batch_lanes = pb.batched() && (mode == kLoadsAligned || mode == kLoadsRealigned) && loads > 8;
+        const bool one_in_flight = batch_lanes && mode == kLoadsRealigned && esz == 4;
+        if (batch_lanes)
+            p = std::clamp(one_in_flight ? pow2_round((double)loads / 8) : pow2_floor(loads / 8), 4, 32);
         // Few rows: more threads a row, while each keeps two loads or more.
-        if (mul_sat(rows, p) < target_threads && loads > 2 * (int64_t)p) {
-            const int64_t want = target_threads / std::max<int64_t>(rows, 1);
+        const int64_t few_rows_threads = batch_lanes && mode == kLoadsRealigned ? target_threads / 2 : target_threads;
+        if (mul_sat(rows, p) < few_rows_threads && loads > 2 * (int64_t)p) {
+            const int64_t want = few_rows_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
         // 64 threads a row whose rows just pass one full wave (up to 1.5): 128, so the last
@@ -376,6 +396,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             p = std::min({pow2_ceil(loads), half_gpu_lanes(rows, target_threads), 256});
         gemv_config_t c = row_config(p, loads, mode, small && vec ? x_unaligned : smem);
         if (small && vec) c.unroll = 1;
+        if (one_in_flight && !small) c.unroll = 1;
 
         // Still far from filling the GPU with one block a row: split K (deterministic), by
         // the row's 16-byte packs whatever the load width (8-byte loads split bf16 123 x 17924

@@ -135,9 +135,10 @@ gemv_status_t rows_can_implement(const Operation &op, const gemv_config_t &c, co
                   "in shared memory instead", name, (long long)pb.incx);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    if (c.vector_loads == kLoadsPhased && pb.batched()) {
-        set_error("%s with vector_loads = 3 (phased rows) computes single products; vector_loads = 2 realigns "
-                  "the rows of a batch", name);
+    // A block stages one x, in one phase, for all the rows it walks, which in a batch span products.
+    if (c.vector_loads == kLoadsPhased && c.x_in_smem && pb.batched()) {
+        set_error("%s with vector_loads = 3 (phased rows) and x_in_smem computes single products; x read through "
+                  "L1 (x_in_smem = 0) takes batches", name);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     // Phased rows reading x through L1 shift its aligned packs into the rows' phase, and

@@ -601,8 +601,9 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
         violation(w, "%s: realigned 16-byte loads of a strided x", kernel);
     if (L.x_in_smem && batch > 1 && a.stride_x != 0)
         violation(w, "%s: one staged x for a batch of x", kernel);
-    // Phased rows: every block's rows share one phase, and x staged in it fits (or, read
-    // through L1, is contiguous with slices the kernel's 32-bit pack indices count).
+    // Phased rows: every block's rows share one phase, and x staged in it fits (single products:
+    // one x in one phase), or, read through L1 (single products and batches: each row's own
+    // product's x), is contiguous with slices the kernel's 32-bit pack indices count.
     if (L.loads == libgemv::kLoadsPhasedCopies) {
         if (batch > 1 || a.p_log2 < 1 || L.splits != 1 || L.x_in_smem || a.incx != 1 || L.max_blocks != 0)
             violation(w, "%s: x's phase copies with a batch, one thread a row, K slices, staging or a stride", kernel);
@@ -611,8 +612,8 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
                       (long long)a.x_phase_stride, (long long)a.k);
         if (a.period != 1) violation(w, "%s: x's phase copies with period %d", kernel, a.period);
     } else if (L.loads == libgemv::kLoadsPhased) {
-        if (batch > 1 || a.p_log2 < 1)
-            violation(w, "%s: phased rows of a batch, or one thread a row", kernel);
+        if ((batch > 1 && L.x_in_smem) || a.p_log2 < 1)
+            violation(w, "%s: phased rows of a batch with x staged, or one thread a row", kernel);
         if (!L.x_in_smem && (a.incx != 1 || a.k_chunk > libgemv::kMaxPhasedSliceElements))
             violation(w, "%s: phased rows reading a strided x through L1, or a slice of %lld", kernel,
                       (long long)a.k_chunk);
