@@ -857,13 +857,15 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const bool small = mul_sat(mul_sat(mul_sat(pb.m, pb.k), esz), pb.batch) <= (256 << 10);
     gemv_config_t batched; // the batched rules' one pass (runs() refuses aligned packs on rows that are not)
     if (pb.batch > 1 && batched_one_pass_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
+    gemv_config_t lane_pass; // the batched lane-class one pass, asked once for both of its uses below
+    const bool lane_pass_applies = pb.batch > 1 && batched_lane_classes_config(pb, sm_count, &lane_pass);
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
-        if (loads == kLoadsScalar && pb.batch > 1 &&
-            (lane_classes_split_config(pb, sm_count, &batched) ||
-             (batched_lane_classes_config(pb, sm_count, &batched) && runs(batched, pb)) ||
-             (batched_element_config(pb, sm_count, &batched) && runs(batched, pb))))
-            return batched;
+        if (loads == kLoadsScalar && pb.batch > 1) {
+            if (lane_classes_split_config(pb, sm_count, &batched)) return batched;
+            if (lane_pass_applies && runs(lane_pass, pb)) return lane_pass;
+            if (batched_element_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
+        }
         if (loads == kLoadsScalar && pb.m > 48 &&
             ((pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
              t_stream_config(pb, sm_count, &whole_packs) ||
@@ -876,9 +878,7 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // (fp32 97394 x 743 128 -> 212 us; -s23-op-t-realigned-first-form.txt).
         // Batches of 32 to 48 rows take lane classes where those apply (fp16 33 x 137 x 4096: realigned
         // packs 76.0 us, 32 x 8 lane classes 24.3; NOTES.md section 73).
-        if (loads == kLoadsRealigned && (pb.m > 48 || small || pb.k * esz < 64 ||
-                                         (pb.batch > 1 && batched_lane_classes_config(pb, sm_count, &batched))))
-            continue;
+        if (loads == kLoadsRealigned && (pb.m > 48 || small || pb.k * esz < 64 || lane_pass_applies)) continue;
         const int64_t packs = vec ? (pb.k * esz + 15) / 16 : pb.k;
         // Few rows of many columns that do not start aligned: one row lane, 64 threads across
         // a tile, each thread walking every row, so no lane sums and no partials; the tiles
