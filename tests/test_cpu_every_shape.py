@@ -189,8 +189,8 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
                 assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll) == (
                     "block_per_row", 512 if two else 128, 1, 2 if two else 1), c
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)  # no room for the copies
-            else:
-                assert c.vector_loads != X, (dtype, m, k, lda, a_off, c)
+            else:  # without room for the copies (with it, shorter rows take them from 64 MB: below)
+                c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)
             if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased
                 assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, c)
                 continue
@@ -1120,12 +1120,14 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
     small matrices (rows of 256 bytes and more: from 128 MB; from 8 MB and 2048 rows realigned
     rows with x staged; below, the row kernels' own choice);
     row kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
-    tile shrinks until the GPU has steps for every SM, and every choice can run."""
+    tile shrinks until the GPU has steps for every SM, and every choice can run. Without room
+    for x's phase copies: with it, rows of 48 bytes up take them from 16-64 MB (next test)."""
     run("""
     import math
     buf = pygemv.empty(1 << 22, "float16")
     base = buf.ptr
     def pick(m, k, dtype, lda=None, a_off=0, **kw):
+        kw.setdefault("workspace_bytes", 0)
         return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 21),
                                     use_table=False, **kw)
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
@@ -1185,6 +1187,7 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
                                      (93, 105, None, 0, {}), (4, 257, None, 0, {})]:  # small matrices
             c = pick(m, k, dtype, lda, a_off, **kw)
             assert c.variant != "row_stream", (dtype, m, k, lda, a_off, kw, c)
+    assert pick(2000003, 45, "float16", workspace_bytes=1 << 20).variant != "row_stream"  # x's copies
     # Short rows take 128-thread blocks of 16-bit rows, 512 of fp32, 4 packs a thread on a
     # large matrix; a smaller one fewer packs a thread (until the GPU has 2 steps an SM).
     big = pick(1000000, 9, "float16")
@@ -1195,6 +1198,51 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
     # Small matrices (at 4 packs a lane, half the GPU's threads) take the row kernels.
     for m, k, dtype in [(12141, 35, "float16"), (100000, 9, "float32"), (67241, 47, "float16")]:
         assert pick(m, k, dtype).variant != "row_stream", (m, k, dtype)
+    """)
+
+
+def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_matrices():
+    """Single products of rows of 48 bytes to 4 KB that do not start 16-byte aligned read x's
+    phase copies (phased rows, vector_loads 5) on 2 to 16 lanes a row by its packs, one load
+    in flight, where the workspace holds the copies: from 16 MB for 16-bit rows under 256
+    bytes, from 64 MB for rows of 256 bytes up (benchmarks/NOTES.md section 76). Not where
+    staged phased rows run 8 lanes (under 64 packs) or a warp (128 to 255 packs), not fp32
+    rows under 256 bytes or rows under 48 bytes (the stream), 8-byte aligned rows (8-byte
+    loads), smaller matrices, batches, or without a workspace."""
+    run("""
+    buf = pygemv.empty(1 << 22, "float16")
+    base = buf.ptr
+    def pick(m, k, dtype, **kw):
+        return pygemv.select_config(m, k, dtype, lda=k, a_ptr=base, x_ptr=base + (1 << 21), use_table=False, **kw)
+    X, PHASED = pygemv.LOADS_PHASED_X_COPIES, pygemv.LOADS_PHASED
+    MB = 1 << 20
+    def rows(mb, k, es):  # the rows of a matrix just past mb MB
+        return mb * MB // (k * es) + 1
+    for dtype, es, k, p in [("float16", 2, 27, 2), ("bfloat16", 2, 45, 2), ("float16", 2, 107, 4), ("float16", 2, 509, 8),
+                            ("bfloat16", 2, 2047, 16), ("float32", 4, 65, 4), ("float32", 4, 251, 8),
+                            ("float32", 4, 599, 16), ("float32", 4, 1021, 16)]:
+        row = k * es
+        least = 64 if row >= 256 else 16
+        c = pick(rows(least, k, es), k, dtype)
+        assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
+            "rows_per_warp", p, 128 // p, X, 1, False), (dtype, k, c)
+        assert pygemv.can_implement(c, rows(least, k, es), k, dtype, a_ptr=base, x_ptr=base + (1 << 21))[0]
+        assert pick(rows(least, k, es) - 2 * MB // row, k, dtype).vector_loads != X, (dtype, k)  # 2 MB fewer
+        assert pick(rows(least, k, es), k, dtype, workspace_bytes=0).vector_loads != X, (dtype, k)
+        assert pick(rows(least, k, es) // 300 + 1, k, dtype, batch=300).vector_loads != X, (dtype, k)
+    for dtype, es in (("float16", 2), ("bfloat16", 2), ("float32", 4)):
+        for k in (13 if es == 2 else 7, 31, 53):  # the stream: rows of 26-28 bytes; fp32 rows under 256 bytes
+            if k * es >= 48 and es == 2:
+                continue
+            assert pick(rows(300, k, es), k, dtype).variant == "row_stream", (dtype, k)
+        # Staged phased rows keep 8 lanes under 64 packs and a warp from 128 to 255 packs.
+        for k in ((301, 1023, 1861, 2011) if es == 2 else (971,)):
+            c = pick(rows(100, k, es), k, dtype)
+            assert (c.vector_loads, c.x_in_smem) == (PHASED, True), (dtype, k, c)
+        if es == 2:
+            assert pick(rows(100, 108, 2), 108, dtype).vector_loads == pygemv.LOADS_ALIGNED8  # 216 bytes
+            c = pick(rows(100, 2049, 2), 2049, dtype)  # rows of 4 KB up: a block a row, as before
+            assert (c.variant, c.threads_per_row, c.vector_loads) == ("block_per_row", 128, X), c
     """)
 
 

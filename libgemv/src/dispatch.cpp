@@ -211,6 +211,37 @@ bool phased_config(const Problem &pb, gemv_config_t *out) {
     return runs(*out, pb);
 }
 
+// Shorter rows (48 bytes to 4 KB) that do not start 16-byte aligned, in single products
+// from 16 MB (16-bit rows under 256 bytes, the stream's) or 64 MB (longer rows, fp32 from
+// 256 bytes): phased rows with x's phase copies, as rows of 4 KB up take them, on few
+// lanes, one load in flight. Measured on an H200 (benchmarks/NOTES.md section 76,
+// results/h200-2026-11-28-s56-*): a sweep of 76 shapes of 4-256 MB, rows of 26 bytes to 4
+// KB (run 4), and 30 held-out shapes x 3 dtypes of 8-740 MB (run 5). From 64 MB the copies
+// ran 1.02-1.65x the rules below (fp16 823421 x 163 89.6 us against 136.4 streamed; bf16
+// 785743 x 161 85.2 against 140.4; fp32 125847 x 777 98.0 against 122.2 streamed), and
+// from 16 MB on 16-bit rows under 256 bytes (1.11-1.26x); smaller matrices run faster on
+// the row kernels. Where staged phased rows run (phased_regime) they keep 8 lanes under 64
+// packs (bf16 445907 x 301: the copies 0.93-0.98x) and a warp from 128 to 255 packs (fp16
+// 17743 x 2011 0.89x, 69063 x 1861 0.94x, fp32 69457 x 971 0.97x); the copies take 64-127
+// packs (fp16 65923 x 509 1.32x) and 256 (1.26-1.37x against 128 lanes). fp32 rows under
+// 256 bytes gained 1.02-1.17x and lost 0.65x once (5604515 x 31: 368 us against 240
+// streamed): they stream; so do rows of 26-28 bytes (the copies 0.69-0.86x). Lanes: the
+// fastest of 2-128 in the sweep, 2 up to 11 packs, 4 up to 23, 8 up to 95, else 16. Tables
+// tuned before the copies keep their entries here (unlike rows of 4 KB up: table.cpp).
+bool short_copies_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, packs = (row + 15) / 16;
+    const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
+    if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || row < (esz == 4 ? 256 : 48) ||
+        row >= 4096 || bytes < (row >= 256 ? (64 << 20) : (16 << 20)) ||
+        (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))))
+        return false;
+    const int p = packs < 12 ? 2 : packs < 24 ? 4 : packs < 96 ? 8 : 16;
+    const gemv_config_t c = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
+    if (workspace_needed(c, pb) > pb.workspace_bytes || !runs(c, pb)) return false;
+    *out = c;
+    return true;
+}
+
 // Large matrices (256 MB and more) of 16-bit rows of 200 to 511 bytes that do not start
 // 16-byte aligned: phased rows with x read through L1, 2 lanes a row, 2 loads in flight
 // (benchmarks/experiments/short_rows_l1.sh, -s14-short-rows-l1.txt: fp16 1296187 x 108
@@ -323,7 +354,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
     const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
     if (tile_config(pb, sm_count, &chosen) ||
-        (!rows8 && (phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) ||
+        (!rows8 && (short_copies_config(pb, &chosen) || phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) ||
         (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && stream_config(pb, sm_count, &chosen)))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
