@@ -1204,9 +1204,10 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
 def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_matrices():
     """Single products of rows of 48 bytes to 4 KB that do not start 16-byte aligned read x's
     phase copies (phased rows, vector_loads 5) on 2 to 16 lanes a row by its packs, one load
-    in flight, where the workspace holds the copies: from 16 MB for 16-bit rows under 256
-    bytes, from 64 MB for rows of 256 bytes up (benchmarks/NOTES.md section 76). Not where
-    staged phased rows run 8 lanes (under 64 packs) or a warp (128 to 255 packs), not fp32
+    in flight, where the workspace holds the copies: from 12 MB for 16-bit rows under 256
+    bytes, from 24 MB for rows of 256 bytes up, from 64 MB for rows staged phased rows take
+    (16-bit from 512 bytes, fp32 from 3585; benchmarks/NOTES.md section 76). Not where staged
+    phased rows run 8 lanes (under 64 packs) or a warp (128 to 255 packs), not fp32
     rows under 256 bytes or rows under 48 bytes (the stream), 8-byte aligned rows (8-byte
     loads), smaller matrices, batches, or without a workspace."""
     run("""
@@ -1218,11 +1219,12 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
     MB = 1 << 20
     def rows(mb, k, es):  # the rows of a matrix just past mb MB
         return mb * MB // (k * es) + 1
-    for dtype, es, k, p in [("float16", 2, 27, 2), ("bfloat16", 2, 45, 2), ("float16", 2, 107, 4), ("float16", 2, 509, 8),
+    for dtype, es, k, p in [("float16", 2, 27, 2), ("bfloat16", 2, 45, 2), ("float16", 2, 107, 4), ("float16", 2, 163, 4),
+                            ("bfloat16", 2, 251, 8), ("float16", 2, 509, 8),
                             ("bfloat16", 2, 2047, 16), ("float32", 4, 65, 4), ("float32", 4, 251, 8),
                             ("float32", 4, 599, 16), ("float32", 4, 1021, 16)]:
         row = k * es
-        least = 64 if row >= 256 else 16
+        least = 64 if row >= (3585 if es == 4 else 512) else 24 if row >= 256 else 12
         c = pick(rows(least, k, es), k, dtype)
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
             "rows_per_warp", p, 128 // p, X, 1, False), (dtype, k, c)
@@ -1240,6 +1242,8 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
             c = pick(rows(100, k, es), k, dtype)
             assert (c.vector_loads, c.x_in_smem) == (PHASED, True), (dtype, k, c)
         if es == 2:
+            c = pick(rows(48, 509, 2), 509, dtype)  # staged phased rows' rows under 64 MB: a warp a row
+            assert (c.vector_loads, c.x_in_smem, c.threads_per_row) == (PHASED, True, 32), c
             assert pick(rows(100, 108, 2), 108, dtype).vector_loads == pygemv.LOADS_ALIGNED8  # 216 bytes
             c = pick(rows(100, 2049, 2), 2049, dtype)  # rows of 4 KB up: a block a row, as before
             assert (c.variant, c.threads_per_row, c.vector_loads) == ("block_per_row", 128, X), c
