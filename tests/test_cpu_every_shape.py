@@ -1204,9 +1204,9 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
 def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_matrices():
     """Single products of rows of 48 bytes to 4 KB that do not start 16-byte aligned read x's
     phase copies (phased rows, vector_loads 5) on 2 to 16 lanes a row by its packs, one load
-    in flight, where the workspace holds the copies: from 12 MB for 16-bit rows under 256
-    bytes, from 24 MB for rows of 256 bytes up, from 64 MB for rows staged phased rows take
-    (16-bit from 512 bytes, fp32 from 3585; benchmarks/NOTES.md section 76). Not where staged
+    in flight, where the workspace holds the copies: 16-bit rows from 12 MB under 256 bytes,
+    from 24 MB to 511 bytes, from 64 MB longer (rows staged phased rows take); fp32 rows of
+    256 bytes up from 72 MB (benchmarks/NOTES.md section 76). Not where staged
     phased rows run 8 lanes (under 64 packs) or a warp (128 to 255 packs), not fp32
     rows under 256 bytes or rows under 48 bytes (the stream), 8-byte aligned rows (8-byte
     loads), smaller matrices, batches, or without a workspace."""
@@ -1224,7 +1224,7 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
                             ("bfloat16", 2, 2047, 16), ("float32", 4, 65, 4), ("float32", 4, 251, 8),
                             ("float32", 4, 599, 16), ("float32", 4, 1021, 16)]:
         row = k * es
-        least = 64 if row >= (3585 if es == 4 else 512) else 24 if row >= 256 else 12
+        least = 72 if es == 4 else 64 if row >= 512 else 24 if row >= 256 else 12
         c = pick(rows(least, k, es), k, dtype)
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
             "rows_per_warp", p, 128 // p, X, 1, False), (dtype, k, c)

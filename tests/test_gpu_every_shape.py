@@ -198,7 +198,7 @@ def test_dispatch_of_shorter_misaligned_rows_to_x_phase_copies_is_correct(torch,
     buf, ws = workspace(torch)
     es = ES[dtype]
     failures, runs = [], 0
-    for k, mb in ((27, 33), (107, 33), (509, 65), (1001, 65)) if es == 2 else ((65, 65), (107, 65), (599, 65)):
+    for k, mb in ((27, 33), (107, 33), (509, 65), (1001, 65)) if es == 2 else ((65, 73), (107, 73), (599, 73)):
         m = mb * (1 << 20) // (k * es) + 1
         for a_off in (0, 1, 16 // es - 1):
             case = Case(lda_pad=(0, 2)[a_off % 2], a_off=a_off, incx=(1, -2)[a_off % 2], x_off=a_off,

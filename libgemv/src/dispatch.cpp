@@ -211,34 +211,33 @@ bool phased_config(const Problem &pb, gemv_config_t *out) {
     return runs(*out, pb);
 }
 
-// Shorter rows (48 bytes to 4 KB) that do not start 16-byte aligned, in single products
-// from 12 MB (16-bit rows under 256 bytes, the stream's), 24 MB (rows of 256 bytes up,
-// fp32's from 256 bytes) or, rows that staged phased rows take (16-bit from 512 bytes, fp32
-// from 3585), 64 MB: phased
-// rows with x's phase copies, as rows of 4 KB up take them, on few lanes, one load in
-// flight. Measured on an H200 (benchmarks/NOTES.md section 76, results/h200-2026-11-28-
-// s56-*): sweeps of 136 shapes of 4-256 MB, rows of 26 bytes to 4 KB (runs 4 and 7), and 60
-// held-out shapes x 3 dtypes of 8-740 MB (runs 5 and 6). From 64 MB the copies ran
+// Shorter rows (48 bytes to 4 KB) that do not start 16-byte aligned, in single products:
+// 16-bit rows from 12 MB (under 256 bytes, the stream's), 24 MB (256 to 511 bytes) or 64 MB
+// (rows staged phased rows take), fp32 rows of 256 bytes up from 72 MB: phased rows with
+// x's phase copies, as rows of 4 KB up take them, on few lanes, one load in flight.
+// Measured on an H200 (benchmarks/NOTES.md section 76, results/h200-2026-11-28-s56-*):
+// sweeps of 136 shapes of 4-256 MB, rows of 26 bytes to 4 KB (runs 4 and 7), and 90
+// held-out shapes x 3 dtypes of 8-740 MB (runs 5, 6 and 8). From 64 MB the copies ran
 // 1.02-1.65x the rules below (fp16 823421 x 163 89.6 us against 136.4 streamed; bf16 785743
 // x 161 85.2 against 140.4; fp32 125847 x 777 98.0 against 122.2 streamed); at 12 MB
 // 1.10-1.20x on 16-bit rows under 256 bytes (fp16 58799 x 107 8.04 against 9.65), at 8 MB
-// 0.94-1.09x; rows of 256 bytes up from 24 MB 1.01-1.17x, at 32-48 MB 0.97-1.06x, at 8-12
-// MB 0.68-1.11x. Where staged phased rows run they keep 8 lanes under 64 packs (bf16
-// 445907 x 301: the copies 0.93-0.98x), a warp from 128 to 255 packs (fp16 17743 x 2011
-// 0.89x, 69063 x 1861 0.94x, fp32 69457 x 971 0.97x) and their rows under 64 MB (fp16
-// 16761 x 1001 0.96x; 32961 x 509 1.03x); the copies take 64-127 packs (fp16 65923 x 509 1.32x) and 256
-// (1.26-1.37x against 128 lanes). fp32 rows under 256 bytes gained 1.02-1.17x and lost
-// 0.65x once (5604515 x 31: 368 us against 240 streamed): they stream; so do rows of 26-28
-// bytes (the copies 0.69-0.86x). Lanes: the fastest of 2-128 in the sweep, 2 up to 11
-// packs, 4 up to 23, 8 up to 95, else 16. Tables tuned before the copies keep their
-// entries here (unlike rows of 4 KB up: table.cpp).
+// 0.94-1.09x; 16-bit rows of 256 to 511 bytes from 24 MB 1.01-1.17x, at 8-12 MB 0.88-1.11x.
+// fp32 rows under 72 MB lost (34135 x 261: 16.5 us against 14.3 realigned; 44697 x 379 at
+// 64.6 MB 0.93x, 100531 x 83 0.89x; from 77 MB 1.03-1.25x). Where staged phased rows run
+// they keep 8 lanes under 64 packs (bf16 445907 x 301: the copies 0.93-0.98x), a warp from
+// 128 to 255 packs (fp16 17743 x 2011 0.89x, 69063 x 1861 0.94x, fp32 69457 x 971 0.97x) and
+// their rows under 64 MB (fp16 16761 x 1001 0.96x); the copies take 64-127 packs (fp16
+// 65923 x 509 1.32x) and 256 (1.26-1.37x against 128 lanes). fp32 rows under 256 bytes
+// gained 1.02-1.17x and lost 0.65x once (5604515 x 31: 368 us against 240 streamed): they
+// stream; so do rows of 26-28 bytes (the copies 0.69-0.86x). Lanes: the fastest of 2-128 in
+// the sweep, 2 up to 11 packs, 4 up to 23, 8 up to 95, else 16. Tables tuned before the
+// copies keep their entries here (unlike rows of 4 KB up: table.cpp).
 bool short_copies_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, packs = (row + 15) / 16;
     const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
-    const bool phased_rows = row >= (esz == 4 ? 3585 : 512); // rows staged phased rows take (phased_regime)
+    const int64_t least = esz == 4 ? 72 : row >= 512 ? 64 : row >= 256 ? 24 : 12; // MB
     if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || row < (esz == 4 ? 256 : 48) ||
-        row >= 4096 || bytes < (phased_rows ? (64 << 20) : row >= 256 ? (24 << 20) : (12 << 20)) ||
-        (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))))
+        row >= 4096 || bytes < (least << 20) || (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))))
         return false;
     const int p = packs < 12 ? 2 : packs < 24 ? 4 : packs < 96 ? 8 : 16;
     const gemv_config_t c = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
