@@ -1121,7 +1121,7 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
     rows with x staged; below, the row kernels' own choice);
     row kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
     tile shrinks until the GPU has steps for every SM, and every choice can run. Without room
-    for x's phase copies: with it, rows of 48 bytes up take them from 16-64 MB (next test)."""
+    for x's phase copies: with it, rows of 48 bytes up take them from 12-72 MB (next test)."""
     run("""
     import math
     buf = pygemv.empty(1 << 22, "float16")

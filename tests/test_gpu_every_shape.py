@@ -193,7 +193,7 @@ def test_dispatch_takes_phased_or_realigned_loads_on_misaligned_rows(torch):
 def test_dispatch_of_shorter_misaligned_rows_to_x_phase_copies_is_correct(torch, dtype):
     """Large matrices of rows of 48 bytes to 4 KB that start anywhere, where the heuristic
     reads x's phase copies (2 to 16 lanes a row, NOTES 76): the dispatcher's own choice
-    against the float64 reference at every phase of A, padded lda (NaN in the gaps), x of
+    against the float64 reference at three phases of A, padded lda (NaN in the gaps), x of
     either sign of increment, alpha and beta, y poisoned; the choice is the copies."""
     buf, ws = workspace(torch)
     es = ES[dtype]
