@@ -186,31 +186,6 @@ bool phased_copies_config(const Problem &pb, gemv_config_t *out) {
     return runs(*out, pb);
 }
 
-// The phased config (fit to the same measurements): lanes a row by its 16-byte loads, 128
-// for rows of 256 and more (256-thread blocks, 512 for fp32), a warp from 64 (256-thread
-// blocks below 8192 rows, else 1024), else 8 (1024-thread blocks); one load in flight a
-// thread (fp16 16384 x 8193: 95.6 us against 106.5 realigned; fp32 3737 x 9949 ran 0.80x
-// cuBLAS with four).
-//
-// fp32 rows of 16 KB and more read x through L1 instead, shifted into the row's phase in
-// registers: no block waits on staging, a block a row, four loads in flight (fp32 8191 x
-// 8191: 93.8 us against 97.3 staged, 16384 x 8193: 181.5 against 190.7). 16-bit rows lost
-// that way (fp16 8191 x 8191: 54-60 us against 50.6; benchmarks/NOTES.md section 25).
-bool phased_config(const Problem &pb, gemv_config_t *out) {
-    if (phased_copies_config(pb, out)) return true;
-    if (!phased_regime(pb)) return false;
-    const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
-    if (esz == 4 && pb.incx == 1 && pb.k >= 4096) {
-        *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhased, 4, 0, 1);
-        if (runs(*out, pb)) return true;
-    }
-    const int p = loads >= 256 ? 128 : loads >= 64 ? 32 : 8;
-    const int threads = p == 128 ? (esz == 4 ? 512 : 256) : p == 32 ? (pb.m < 8192 ? 256 : 1024) : 1024;
-    const int variant = p == 128 ? GEMV_VARIANT_BLOCK_PER_ROW : p == 32 ? GEMV_VARIANT_WARP_PER_ROW : GEMV_VARIANT_ROWS_PER_WARP;
-    *out = make_config(variant, p, threads / p, kLoadsPhased, 1, 1, 1);
-    return runs(*out, pb);
-}
-
 // Shorter rows (48 bytes to 4 KB) that do not start 16-byte aligned, in single products:
 // 16-bit rows from 12 MB (under 256 bytes, the stream's), 24 MB (256 to 511 bytes) or 64 MB
 // (rows staged phased rows take), fp32 rows of 256 bytes up from 72 MB: phased rows with
@@ -244,6 +219,32 @@ bool short_copies_config(const Problem &pb, gemv_config_t *out) {
     if (workspace_needed(c, pb) > pb.workspace_bytes || !runs(c, pb)) return false;
     *out = c;
     return true;
+}
+
+// The phased config (fit to phased_regime's measurements): lanes a row by its 16-byte loads, 128
+// for rows of 256 and more (256-thread blocks, 512 for fp32), a warp from 64 (256-thread
+// blocks below 8192 rows, else 1024), else 8 (1024-thread blocks); one load in flight a
+// thread (fp16 16384 x 8193: 95.6 us against 106.5 realigned; fp32 3737 x 9949 ran 0.80x
+// cuBLAS with four).
+//
+// fp32 rows of 16 KB and more read x through L1 instead, shifted into the row's phase in
+// registers: no block waits on staging, a block a row, four loads in flight (fp32 8191 x
+// 8191: 93.8 us against 97.3 staged, 16384 x 8193: 181.5 against 190.7). 16-bit rows lost
+// that way (fp16 8191 x 8191: 54-60 us against 50.6; benchmarks/NOTES.md section 25).
+bool phased_config(const Problem &pb, gemv_config_t *out) {
+    // x's phase copies first: rows of 4 KB up, then shorter ones (disjoint by row length).
+    if (phased_copies_config(pb, out) || short_copies_config(pb, out)) return true;
+    if (!phased_regime(pb)) return false;
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
+    if (esz == 4 && pb.incx == 1 && pb.k >= 4096) {
+        *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhased, 4, 0, 1);
+        if (runs(*out, pb)) return true;
+    }
+    const int p = loads >= 256 ? 128 : loads >= 64 ? 32 : 8;
+    const int threads = p == 128 ? (esz == 4 ? 512 : 256) : p == 32 ? (pb.m < 8192 ? 256 : 1024) : 1024;
+    const int variant = p == 128 ? GEMV_VARIANT_BLOCK_PER_ROW : p == 32 ? GEMV_VARIANT_WARP_PER_ROW : GEMV_VARIANT_ROWS_PER_WARP;
+    *out = make_config(variant, p, threads / p, kLoadsPhased, 1, 1, 1);
+    return runs(*out, pb);
 }
 
 // Large matrices (256 MB and more) of 16-bit rows of 200 to 511 bytes that do not start
@@ -358,7 +359,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
     const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
     if (tile_config(pb, sm_count, &chosen) ||
-        (!rows8 && (short_copies_config(pb, &chosen) || phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) ||
+        (!rows8 && (phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) ||
         (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && stream_config(pb, sm_count, &chosen)))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
