@@ -5,8 +5,9 @@ sanitizer sees libgemv's kernels alone. Also checks results against float64.
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 tests/sanitize_sweep.py [T]
 
 With the argument T, only op T (single products and batches) runs, with NB only op N's strided
-batches, with Q only the quantized weights: racecheck of the whole sweep takes longer than one
-device call allows.
+batches, with Q only the quantized weights, with MMA only row_mma (the tensor-core row tiles) on
+the whole aligned packs it takes: racecheck of the whole sweep takes longer than one device
+call allows.
 """
 import os
 import sys
@@ -35,12 +36,51 @@ LANE_CLASS_T_CONFIGS = [("t_columns", 32, 8, 4, 1), ("t_columns", 4, 64, 2, 1), 
                         ("t_splitm_twopass", 8, 16, 2, 3)]
 
 
+# row_mma: tiles past M, rounds past K, single products and batches, lda tight (A ends at the
+# last row's last element) or padded by a pack; every block size and unroll.
+MMA_SHAPES = [(1, 8), (17, 64), (33, 520), (300, 104), (5, 4096)]
+
+
+def row_mma_sweep(rng) -> tuple[int, int]:
+    runs = wrong = 0
+    configs = [pygemv.Config("row_mma", 32, w, pygemv.LOADS_ALIGNED, u) for w in (1, 2, 8) for u in (1, 2, 4)]
+    for dtype in ("float16", "bfloat16"):
+        for m, k in MMA_SHAPES:
+            for batch, pad in ((1, 0), (1, 8), (3, 0), (3, 8)):
+                lda = k + pad
+                sa, sx, sy = m * lda + pad, k + pad, m + 1
+                # Exactly the elements the operands span: a read past them leaves the allocation.
+                A = rng.standard_normal((batch - 1) * sa + (m - 1) * lda + k).astype(np.float32)
+                x = rng.standard_normal((batch - 1) * sx + k).astype(np.float32)
+                dA, dx = pygemv.to_device(A, dtype), pygemv.to_device(x, dtype)
+                A64, x64 = dA.to_numpy().astype(np.float64), dx.to_numpy().astype(np.float64)
+                ref = np.stack([np.stack([A64[b * sa + i * lda:b * sa + i * lda + k] for i in range(m)])
+                                @ x64[b * sx:b * sx + k] for b in range(batch)])
+                for config in configs:
+                    dy = pygemv.to_device(np.full((batch - 1) * sy + m, np.nan, np.float32), dtype)
+                    pygemv.gemv(dA.ptr, dx.ptr, dy.ptr, m=m, k=k, dtype=dtype, lda=lda, batch=batch, stride_a=sa,
+                                stride_x=sx, stride_y=sy, config=config)
+                    out = dy.to_numpy().astype(np.float64)
+                    out = np.stack([out[b * sy:b * sy + m] for b in range(batch)])
+                    tol = {"float16": 2e-2, "bfloat16": 5e-2}[dtype]
+                    if not np.all(np.abs(out - ref) <= tol * (1 + np.abs(ref) + k ** 0.5)):
+                        wrong += 1
+                        print(f"WRONG {dtype} batch {batch} {m}x{k} lda {lda} {config}", file=sys.stderr)
+                    runs += 1
+    return runs, wrong
+
+
 def main(argv) -> int:
-    only_t, only_q, only_nb = argv == ["T"], argv == ["Q"], argv == ["NB"]
+    only_t, only_q, only_nb, only_mma = argv == ["T"], argv == ["Q"], argv == ["NB"], argv == ["MMA"]
     rng = np.random.default_rng(0)
     ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
     ws_arg = (ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES)
     runs = wrong = 0
+    if not (only_t or only_q or only_nb):
+        runs, wrong = row_mma_sweep(rng)
+    if only_mma:
+        print(f"{runs} runs, {wrong} wrong")
+        return 1 if wrong else 0
     for dtype in ("float32", "float16", "bfloat16") if not (only_t or only_q or only_nb) else ():
         for m, k in SHAPES:
             lda = k + 3

@@ -293,6 +293,46 @@ def test_heuristic_doubles_the_threads_of_rows_that_just_pass_one_wave():
     """)
 
 
+def test_heuristic_takes_row_mma_for_large_16_bit_matrices_of_short_aligned_rows():
+    """Dense fp16/bf16 op N rows of 64 to 512 elements in whole aligned packs, 16 rows a
+    product or more, from 8 MB (rows up to 136 elements), 16 MB (200), 32 MB (448) and 48 MB
+    (512): row_mma, 4 warps a block, 4 steps in flight on rows of 80 to 127 elements, else 2
+    (NOTES 77). fp32, other rows, smaller matrices, fewer rows a product and packs that are not
+    whole or aligned keep the row kernels."""
+    run("""
+    buf = pygemv.empty(1 << 22, "float16")
+    base = buf.ptr
+    def pick(m, k, dtype="float16", b=1, lda=None, a_off=0, x_off=0, incx=1, pad=0):
+        c = pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 21) + x_off,
+                                 incx=incx, use_table=False, batch=b, stride_a=m * (lda or k) + pad,
+                                 stride_x=k + pad, stride_y=m)
+        return (str(c.variant), c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k)
+    mma = lambda u: ("row_mma", 32, 4, 1, u, 1)
+    for dtype in ("float16", "bfloat16"):
+        assert pick(296, 112, dtype, 4096) == mma(4)          # rows of 80-127 elements: a round of 4 steps
+        assert pick(64, 64, dtype, 4096) == mma(2)
+        assert pick(296, 80, dtype, 400) == mma(4) and pick(296, 128, dtype, 400) == mma(2)
+        assert pick(2097152, 128, dtype) == mma(2)
+        assert pick(699051, 384, dtype) == mma(2)
+        assert pick(16, 96, dtype, 70000) == mma(4)           # a tile a product
+        assert pick(51000, 512, dtype) == mma(2)              # 49.8 MB
+        assert pick(40, 360, dtype, 2048, lda=368, pad=8) == mma(2)  # padded rows and products, still whole packs
+        # Thresholds: 8 MB to 136 elements, 16 MB to 200, 32 MB to 448, 48 MB to 512.
+        assert pick(31000, 136, dtype)[0] == "row_mma" and pick(30000, 136, dtype)[0] != "row_mma"
+        assert pick(42000, 200, dtype)[0] == "row_mma" and pick(40000, 200, dtype)[0] != "row_mma"
+        assert pick(66000, 256, dtype)[0] == "row_mma" and pick(60000, 256, dtype)[0] != "row_mma"
+        assert pick(40000, 512, dtype)[0] != "row_mma"
+        for m, k, kw in [(296, 112, dict(b=100)),                 # 6.3 MB
+                         (1048576, 32, {}), (8388608, 32, {}), (174763, 768, {}), (64528, 520, {}),
+                         (15, 112, dict(b=20000)), (3, 64, dict(b=100000)),
+                         (296, 112, dict(b=4096, pad=3)),         # products not 16-byte aligned
+                         (299593, 112, dict(lda=113)), (299593, 112, dict(a_off=2)), (299593, 112, dict(x_off=2)),
+                         (299593, 112, dict(incx=2)), (299593, 108, {})]:  # K of 216 bytes: not whole packs
+            assert pick(m, k, dtype, **kw)[0] != "row_mma", (dtype, m, k, kw)
+    assert pick(296, 112, "float32", 4096)[0] != "row_mma"
+    """)
+
+
 def test_heuristic_gives_strided_batches_of_rows_about_8_packs_a_lane():
     """op N strided batches of rows of more than 8 packs, aligned or realigned: pow2_floor(packs
     / 8) lanes a row, 4 to 32 (fp32 realigned rows, one pack in flight, the nearest power of two);
@@ -1285,7 +1325,7 @@ def test_user_table_adds_to_the_shipped_one(tmp_path):
     ])
     write_table(tmp_path / "cache" / "pygemv" / "tables" / "mine.gemvtable", H100, [
         Entry("float16", 4096, 4096, C("warp_per_row", 32, 4, 1, 2), 19.0, 22.0),   # wins over the shipped
-        Entry("float16", 65536, 128, C("rows_per_warp", 8, 16, 1, 1), 9.0, 9.5),     # a shape the shipped lacks
+        Entry("float16", 16384, 128, C("rows_per_warp", 8, 16, 1, 1), 3.0, 3.5),     # a shape the shipped lacks
     ])
     run("""
     st = pygemv.table_status(0)
@@ -1295,7 +1335,7 @@ def test_user_table_adds_to_the_shipped_one(tmp_path):
     buf = pygemv.empty(1 << 22, "float16")
     pick = lambda m, k, dtype: pygemv.select_config(m, k, dtype, a_ptr=buf.ptr, x_ptr=buf.ptr, use_table=True)
     assert pick(4096, 4096, "float16").variant == "warp_per_row"          # the user's entry
-    assert pick(65536, 128, "float16").threads_per_row == 8               # the user's only
+    assert pick(16384, 128, "float16").threads_per_row == 8               # the user's only
     assert pick(64, 64, "float16").threads_per_row == 4                   # the shipped fills in
     assert pick(4096, 4096, "float32").threads_per_row == 256             # another dtype: shipped
     """, env={"PYGEMV_LIBRARY": str(so), "XDG_CACHE_HOME": str(tmp_path / "cache")})

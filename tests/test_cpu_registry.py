@@ -27,15 +27,16 @@ def test_registry_is_complete_and_consistent():
         # Quantized weights: fp16/bf16 activations (the scales' type), int4 and int8.
         assert v.dtypes == {"q_rows": ("float16", "bfloat16"), "q_mma": ("float16",),
                             "q_mma_x_held": ("float16", "bfloat16"), "q_block_rows": ("float16", "bfloat16"),
-                            "q_mma_rounds": ("float16", "bfloat16")}.get(
+                            "q_mma_rounds": ("float16", "bfloat16"), "row_mma": ("float16", "bfloat16")}.get(
             v.name, ("float32", "float16", "bfloat16"))
         assert v.weight_bits == {"q_rows": (4, 8), "q_mma": (4,), "q_mma_x_held": (4, 8), "q_block_rows": (8,),
                                  "q_mma_rounds": (4,)}.get(v.name, ())
         assert v.batched == (v.name not in ("row_stream", "q_rows", "q_mma", "rows_in_registers", "q_mma_x_held", "q_block_rows",
                                             "q_mma_rounds"))
         # op T reads x as a broadcast, row tiles as packs, q_mma_x_held into registers,
-        # q_block_rows and q_mma_rounds in place
-        assert v.stages_x == (v.op == "N" and v.name not in ("rows_in_registers", "q_mma_x_held", "q_block_rows", "q_mma_rounds"))
+        # q_block_rows, q_mma_rounds and row_mma in place
+        assert v.stages_x == (v.op == "N" and v.name not in ("rows_in_registers", "q_mma_x_held", "q_block_rows",
+                                                            "q_mma_rounds", "row_mma"))
     # Each op has its operations; filtering by op and weights partitions the registry.
     assert {v.name for v in pygemv.variants("T")} == {"t_columns", "t_splitm_twopass", "t_stream"}
     assert {v.name for v in pygemv.variants("N", quantized=True)} == {"q_rows", "q_mma", "q_mma_x_held", "q_block_rows",
@@ -62,7 +63,8 @@ def test_every_enumerated_config_is_valid_and_blocks_are_whole_warps():
             threads = c.threads_per_row * (1 if v.name == "q_mma_x_held" else c.rows_per_block)
             assert 32 <= threads <= (512 if c.unroll == 4 else 1024)
             # (The quantized operations take no dense problem: their legality is test_cpu_quantized's.)
-            assert v.weight_bits or pygemv.can_implement(c, 256, 256, "float32", trans=v.op == "T")[0] or c.x_in_smem
+            dtype = "float32" if "float32" in v.dtypes else v.dtypes[0]  # row_mma: 16-bit
+            assert v.weight_bits or pygemv.can_implement(c, 256, 256, dtype, trans=v.op == "T")[0] or c.x_in_smem
             assert v.stages_x or not c.x_in_smem
         total += len(configs)
     assert total > 1000

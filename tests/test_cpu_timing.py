@@ -165,7 +165,7 @@ def test_oracle_search_space_is_legal_and_deterministic():
     assert 100 < len(space) < 1000
     names = {c.variant for c in space}
     assert names == {"thread_per_row", "rows_per_warp", "warp_per_row", "block_per_row", "splitk_twopass",
-                     "row_stream", "rows_in_registers"}  # 16 KB rows: one a step of 512 x 4 packs
+                     "row_stream", "rows_in_registers", "row_mma"}  # 16 KB rows: one a step of 512 x 4 packs
     for c in space:
         assert pygemv.can_implement(c, 8192, 8192, "float16")[0]
         assert 64 <= c.threads_per_row * c.rows_per_block <= 512 and c.vector_loads

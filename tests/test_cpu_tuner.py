@@ -141,6 +141,26 @@ def test_row_stream_in_the_space_only_for_rows_it_can_hold_with_its_fixed_loads(
     assert "row_stream" not in build_space(1000, 4097, "bfloat16").variants  # 8 KB rows: no whole row a step
 
 
+def test_row_mma_in_the_space_only_for_16_bit_rows_of_whole_aligned_packs_up_to_1_kb():
+    """row_mma (NOTES 77): fp16/bf16 rows of whole 16-byte packs up to 1 KB, single or batched;
+    a warp a tile of 16 rows, 1 to 8 tiles a block (no more than the rows fill), aligned packs
+    and x in place fixed, every unroll drawn."""
+    space = build_space(299593, 112, "bfloat16")
+    assert "row_mma" in space.variants and "row_mma" in space.no_staging
+    assert space.threads_per_row["row_mma"] == [32] and space.rows_per_block[("row_mma", 32)] == [1, 2, 4, 8]
+    mma = [c for c in space.configs() if c.variant == "row_mma"]
+    assert len(mma) == 4 * 3 and all(validate(c) and not c.x_in_smem and c.vector_loads == pygemv.LOADS_ALIGNED
+                                      for c in mma)
+    assert {c.unroll for c in mma} == {1, 2, 4}
+    params = space.params(mma[0])
+    assert "vector_loads" not in params and "x_in_smem" not in params and params["unroll"] == mma[0].unroll
+    assert build_space(20, 64, "float16").rows_per_block[("row_mma", 32)] == [1, 2]     # 20 rows: 2 tiles at most
+    assert "row_mma" in build_space(64, 64, "float16", batch=4096).variants
+    assert "row_mma" in build_space(1000, 512, "float16").variants
+    for m, k, dtype in ((299593, 112, "float32"), (299593, 108, "float16"), (1000, 520, "float16")):
+        assert "row_mma" not in build_space(m, k, dtype).variants, (m, k, dtype)
+
+
 def test_illegal_configs_are_pruned_before_any_launch_and_never_timed():
     m = FakeMeasure(1000, 1001, "float16", C("rows_per_warp", 8, 16, False, 2))  # odd K: no aligned loads
     r = tune(m, 40)
@@ -396,16 +416,17 @@ def test_op_t_and_batched_entries_reach_the_c_dispatcher_through_a_table(tmp_pat
     b_cfg = C("rows_per_warp", 4, 32, True, 2)
     n_cfg = C("block_per_row", 128, 2, True, 2)
     entries = [Entry("float16", 4096, 4096, t_cfg, 13.6, 14.0, "T"),
-               Entry("float16", 64, 64, b_cfg, 20.0, 25.0, "N", 4096),
+               Entry("float32", 64, 64, b_cfg, 20.0, 25.0, "N", 4096),  # (16-bit: row_mma's regime, NOTES 77)
                Entry("float16", 4096, 4096, n_cfg, 11.6, 11.9)]
     path = write_table(tmp_path / "fake.gemvtable", fp, entries)
     with pygemv.Table(path) as t:
         t.check(fp)
         assert t.lookup(4096, 4096, "float16", trans=True)[0] == t_cfg
         assert t.lookup(4096, 4096, "float16")[0] == n_cfg
-        assert t.lookup(64, 64, "float16", batch=4096)[0] == b_cfg
-        assert t.lookup(64, 64, "float16", batch=3000)[0] == b_cfg  # nearest batched entry
-        assert t.lookup(64, 64, "float16", batch=2048) is None     # one octave: beyond a batched entry's reach
+        assert t.lookup(64, 64, "float32", batch=4096)[0] == b_cfg
+        assert t.lookup(64, 64, "float32", batch=3000)[0] == b_cfg  # nearest batched entry
+        assert t.lookup(64, 64, "float32", batch=2048) is None     # one octave: beyond a batched entry's reach
+        assert t.lookup(64, 64, "float16", batch=4096) is None     # no 16-bit batched entry
 
 
 def test_tune_jobs_cover_each_op_and_batches_and_keep_old_study_names():

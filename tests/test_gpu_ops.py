@@ -255,6 +255,51 @@ def test_batched_phased_rows_at_every_phase(torch, dtype, m, k):
         p.run(staged)
 
 
+def row_mma_configs() -> list[pygemv.Config]:
+    """row_mma (tensor-core tiles of 16 rows): every block of 1 to 8 warps at every unroll."""
+    return [pygemv.Config("row_mma", 32, w, pygemv.LOADS_ALIGNED, u) for w in (1, 2, 4, 8) for u in (1, 2, 4)]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("m, k", [(1, 8), (15, 64), (16, 112), (17, 8), (33, 520), (300, 104), (77, 1024), (5, 4096)])
+def test_row_mma_tiles_rounds_and_batches(torch, dtype, m, k):
+    """row_mma: tiles past M (rows that are not stored), rounds of steps past K (K not a
+    multiple of 32 or of a round), single products and strided batches with lda padded (NaN
+    in the gaps), products 16 bytes apart or reversed (negative strides), a shared x or A,
+    y offset and strided either way, alpha and beta; layouts whose packs are not whole or
+    aligned are refused (NotSupportedError), and every config runs on the aligned ones."""
+    layouts = [dict(), dict(lda_pad=8, y_off=1, incy=-2, alpha=-0.5, beta=0.75),
+               dict(batch=5, batch_pad=0, alpha=1.5, beta=0.5), dict(batch=4, batch_pad=8, lda_pad=8, reverse_batch=True),
+               dict(batch=3, batch_pad=8, share_x=True, y_off=3, incy=3), dict(batch=3, batch_pad=0, share_a=True),
+               dict(a_off=8, x_off=16, batch=2, batch_pad=8), dict(a_off=1), dict(lda_pad=3, batch=2)]
+    configs = row_mma_configs()
+    ran = check_layouts(torch, m, k, dtype, False, layouts, configs)
+    assert ran >= 7 * (len(configs) + 1) + 2  # every config on the 7 aligned layouts, the dispatcher on all
+    p = OpProblem(torch, m, k, dtype, a_off=1)
+    with pytest.raises(pygemv.NotSupportedError, match="row_mma needs A, every row and K in whole 16-byte packs"):
+        p.run(configs[0])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_dispatch_of_short_aligned_rows_to_row_mma_is_correct(torch, dtype):
+    """The dispatcher's row_mma on large matrices and batches of 16-bit rows of 64 to 512
+    elements (NOTES 77): its choice, checked against the float64 reference with y poisoned,
+    alpha and beta, a batch past 65535 products, and one with a padded lda (NaN gaps)."""
+    buf, ws = workspace(torch)
+    failures = []
+    for m, k, batch, kw in ((296, 112, 4096, {}), (524288, 64, 1, dict(alpha=-2.0)), (16, 96, 70000, dict(beta=0.5)),
+                            (40, 360, 2048, dict(lda_pad=8, batch_pad=8, beta=-1.0)), (65537, 512, 1, {})):
+        p = OpProblem(torch, m, k, dtype, batch=batch, batch_pad=0 if "batch_pad" not in kw else kw.pop("batch_pad"),
+                      **kw)
+        A, x, _ = p.ptrs()
+        c = pygemv.select_config(m, k, dtype, lda=p.lda, a_ptr=A, x_ptr=x, use_table=False, batch=batch,
+                                 stride_a=p.stride_a, stride_x=p.stride_x, stride_y=p.stride_y)
+        assert (c.variant, c.threads_per_row, c.rows_per_block) == ("row_mma", 32, 4), (p, c)
+        f, ran = run_all(torch, p, [], ws)
+        failures += f
+    assert not failures, "\n".join(failures)
+
+
 @pytest.mark.parametrize("trans", [False, True])
 def test_batches_past_the_grid_limit_and_tiny_matrices(torch, trans):
     """70000 products (grid.z and grid-y limits are 65535) and 64 x 64 x 4096."""

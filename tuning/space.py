@@ -178,6 +178,17 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
     for var in pygemv.variants("N"):
         if (deterministic_only and not var.deterministic) or (batch > 1 and not var.batched):
             continue
+        if dtype not in var.dtypes:
+            continue
+        if var.name == "row_mma":
+            # Tensor-core tiles of 16 rows: rows of whole aligned packs, up to 1 KB (NOTES 77: 0.88-0.99x
+            # at 768 elements), blocks of 1 to 8 tiles; aligned packs (fixed), x read in place.
+            if (k * es) % 16 or k * es > 1024:
+                continue
+            if space.add(var.name, [32], m * batch, tile_rows=16):
+                space.variant_loads[var.name] = [pygemv.LOADS_ALIGNED]
+                space.no_staging.add(var.name)
+            continue
         split = var.split_k[1] > 1
         packs_only = not _valid(pygemv.Config(var.name, var.threads_per_row[0], max(1, 32 // var.threads_per_row[0]),
                                               pygemv.LOADS_SCALAR, 1, False, var.split_k[0]))

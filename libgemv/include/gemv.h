@@ -150,9 +150,15 @@ typedef enum gemv_variant {
                                         * warps (1..8) taking the steps of 128 columns in rounds of
                                         * `unroll` (1 or 2), each round's codes, x, scales and zeros
                                         * asked for at once; K unsplit */
+    GEMV_VARIANT_ROW_MMA = 16,         /* op N, fp16 or bf16, rows of whole aligned 16-byte packs (A, lda,
+                                        * K and the batch strides multiples of 16 bytes), x contiguous
+                                        * and 16-byte aligned, batches too: tensor cores, a warp a tile
+                                        * of 16 rows of one product (threads_per_row 32), rows_per_block
+                                        * warps (1..8) a block, `unroll` (1, 2 or 4) steps of 32 columns
+                                        * in flight; K unsplit */
 } gemv_variant_t;
 
-#define GEMV_VARIANT_COUNT 16
+#define GEMV_VARIANT_COUNT 17
 
 /* How a kernel reads A and x (gemv_config_t.vector_loads). */
 typedef enum gemv_loads {

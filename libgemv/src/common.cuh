@@ -650,10 +650,14 @@ __device__ __forceinline__ RowSlice<T> row_slice(const RowArgs &args, const RowW
 struct RowPos {
     int64_t b, i;
 };
+// n / d for the d of divide_by(d), n < 2^63.
+__device__ __forceinline__ int64_t divided(const DivideBy &d, uint64_t n) {
+    const uint64_t t = __umul64hi(d.magic, n);
+    return (int64_t)((t + ((n - t) >> d.shift1)) >> d.shift2);
+}
 template <bool BATCHED> __device__ __forceinline__ RowPos row_pos(const RowArgs &args, int64_t g) {
     if constexpr (!BATCHED) return {0, g};
-    const uint64_t n = (uint64_t)g, t = __umul64hi(args.m_div.magic, n);
-    const int64_t b = (int64_t)((t + ((n - t) >> args.m_div.shift1)) >> args.m_div.shift2);
+    const int64_t b = divided(args.m_div, (uint64_t)g);
     return {b, g - b * args.m};
 }
 

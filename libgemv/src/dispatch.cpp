@@ -340,6 +340,34 @@ bool short_rows_by_element(const Problem &pb) {
            (row <= 64 || (row <= 128 && bytes <= (1 << 20)) || (row <= 512 && bytes <= (64 << 10)));
 }
 
+} // namespace
+
+// Dense fp16/bf16 rows of 64 to 512 elements in whole aligned packs, 16 rows a product or
+// more, large matrices or batches: row_mma, a warp a 16-row tile on the tensor cores, 4 warps a
+// block, 4 steps of 32 columns in flight on rows of 80 to 127 elements (a round of 3-4 steps)
+// and 2 elsewhere. There the row kernels are bound by issuing each row's own instructions,
+// not by HBM: on an H200 (benchmarks/NOTES.md section 77, -s57-run3/4-*) fp16 296 x 112 x 4096
+// ran 68.9 us against 97.9 (cuBLAS 70.7), 699051 x 384 125.0 against 189.7, 64 x 64 x 4096
+// 9.7 against 12.9, 1.03-1.53x from 8 MB on rows up to 136 elements, 16 MB to 200, 32 MB to
+// 448 and 48 MB to 512. Smaller matrices, shorter rows (32 elements: 0.89-1.00x), longer
+// ones (768: 0.88-1.07x) and products of under 16 rows (3 x 64 x 100000: 0.47x) keep the
+// row kernels. On held-out shapes: 1.16x the previous rules on 32 single products, 1.08x on
+// 126 batched cases (-s57-run7-vs-previous.txt).
+bool row_mma_config(const Problem &pb, gemv_config_t *out) {
+    if (pb.op != GEMV_OP_N || pb.quantized() || pb.dtype() == GEMV_DTYPE_F32 || pb.k < 64 || pb.k > 512 || pb.m < 16)
+        return false;
+    const double bytes = (double)pb.m * (double)pb.batch * (double)pb.k * 2.0;
+    const double need = pb.k <= 136 ? 8 : pb.k <= 200 ? 16 : pb.k <= 448 ? 32 : 48;
+    if (bytes < need * (1 << 20)) return false;
+    const gemv_config_t c =
+        make_config(GEMV_VARIANT_ROW_MMA, 32, 4, kLoadsAligned, pb.k >= 80 && pb.k < 128 ? 4 : 2, 0, 1);
+    if (can_implement(c, pb) != GEMV_STATUS_SUCCESS) return false;
+    *out = c;
+    return true;
+}
+
+namespace {
+
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
@@ -348,6 +376,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const bool small = small_matrix(pb, target_threads);
     const int64_t rows = mul_sat(pb.m, pb.batch); // a batch counts all its rows
     gemv_config_t chosen;
+    if (row_mma_config(pb, &chosen)) return chosen;
     // Rows that are not 16-byte aligned but start on 8 bytes (x too): 8-byte loads below, with
     // no phase to handle, rather than phased, realigned or streamed 16-byte packs
     // (benchmarks/experiments/aligned8.sh, -s14-aligned8.txt: fp32 16384 x 8194 176.8 us

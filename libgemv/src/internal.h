@@ -196,6 +196,8 @@ bool t_misaligned_regime(const Problem &pb, int sm_count);
 bool q_block_rows_config(const Problem &pb, int sm_count, gemv_config_t *out);
 // ... int4 weights on q_mma_rounds (small and medium matrices), the same way.
 bool q_mma_rounds_config(const Problem &pb, int sm_count, gemv_config_t *out);
+// ... dense 16-bit op N rows of 128 bytes to 1 KB on row_mma (the tensor cores), the same way.
+bool row_mma_config(const Problem &pb, gemv_config_t *out);
 // ... as phased rows with x's phase copies, where the workspace holds them (dispatch.cpp).
 // Tuned entries of another config do not apply there (tables tuned before the copies).
 bool phased_copies_regime(const Problem &pb);
@@ -334,6 +336,29 @@ inline int64_t tile_slots(int64_t k, size_t esz, bool realigned) {
 constexpr int kTileMaxPacks = 4;
 constexpr int tile_max_threads(int rows) { return rows <= 1 ? 512 : 1024 / rows; }
 
+// Row tiles on the tensor cores (rowmma.cu, op N, fp16/bf16 rows of whole aligned packs): a
+// warp sums a tile of 16 rows of one product, 32 columns an mma step pair; tile t of the
+// batch is tile t % tiles_per_product of product t / tiles_per_product.
+struct MmaRowArgs {
+    const void *A;
+    const void *x; // element 0 of product 0 (incx == 1)
+    void *y;       // logical element 0 of product 0
+    int64_t m, k, lda, incx, incy, batch, stride_a, stride_x, stride_y;
+    int64_t tiles;          // tiles_per_product * batch
+    int64_t tiles_per_product; // ceil(m / 16)
+    DivideBy tile_div;      // division by tiles_per_product
+    float alpha, beta;
+    int pdl;
+};
+struct MmaRowLaunch {
+    gemv_dtype_t dtype;
+    int warps;  // tiles a block at once
+    int unroll; // steps of 32 columns in flight a thread (1, 2 or 4)
+    int64_t blocks;
+    MmaRowArgs args;
+};
+constexpr int kMmaTileRows = 16;
+
 // The row stream's shared memory: x staged over lda + one pack (a pack that starts in the
 // last columns of a row ends in the next row, whose x is x again), and a float pair
 // (the pack's sums for the row it starts in and the next) for every pack of a step.
@@ -426,7 +451,7 @@ struct QConvertArgs {
 };
 cudaError_t launch_qconvert(const QConvertArgs &a, cudaStream_t stream);
 
-// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, rowstream.cu, rowtile.cu, columns.cu, qrows.cu,
+// Launchers, one per kernel family (rowgroup.cu, rowblock.cu, rowstream.cu, rowtile.cu, rowmma.cu, columns.cu, qrows.cu,
 // qmma.cu, epilogue.cu).
 cudaError_t launch_rowgroup(const RowLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowblock(const RowLaunch &L, cudaStream_t stream);
@@ -434,6 +459,7 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t stream);
 cudaError_t launch_tstream(const TStreamLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowstream(const StreamLaunch &L, cudaStream_t stream);
 cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t stream);
+cudaError_t launch_rowmma(const MmaRowLaunch &L, cudaStream_t stream);
 cudaError_t launch_qrows(const QLaunch &L, cudaStream_t stream);
 cudaError_t launch_qmma(const QLaunch &L, cudaStream_t stream);
 cudaError_t launch_qblock(const QLaunch &L, cudaStream_t stream);

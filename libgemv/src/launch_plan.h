@@ -74,6 +74,11 @@ inline LaunchPlan tile_plan(const TileLaunch &L) {
             dim3((unsigned)L.threads), 0, (size_t)L.rows * kMaxWarpsPerBlock * sizeof(float)};
 }
 
+// Tensor-core row tiles: warps tiles a block, blocks up to the grid's limit (grid-stride past it).
+inline LaunchPlan mma_row_plan(const MmaRowLaunch &L) {
+    return {dim3(grid_x(L.blocks)), dim3((unsigned)(32 * L.warps)), 0, 0};
+}
+
 // Quantized rows: teams of 2^p_log2 lanes, blocks (grid-stride over row tiles) x K slices;
 // the staged slice of x (fp32) in dynamic shared memory.
 inline LaunchPlan qrow_plan(const QLaunch &L) {

@@ -446,6 +446,59 @@ gemv_status_t tile_launch(const Operation &op, const gemv_config_t &c, const Pro
     return finish_partials(op, launch_rowtile(L, pb.stream), a.acc, L.splits, pb);
 }
 
+// The operands of a kernel's args (ColumnArgs, TStreamArgs, MmaRowArgs): x and y at their logical
+// element 0, batch strides only for a batch.
+template <typename Args> void set_operands(Args &a, const Problem &pb) {
+    a.A = pb.A;
+    a.x = pb.x_first;
+    a.y = pb.y_first;
+    a.m = pb.m;
+    a.k = pb.k;
+    a.lda = pb.lda;
+    a.incx = pb.incx;
+    a.incy = pb.incy;
+    a.batch = pb.batch;
+    a.stride_a = pb.batched() ? pb.stride_a : 0;
+    a.stride_x = pb.batched() ? pb.stride_x : 0;
+    a.stride_y = pb.batched() ? pb.stride_y : 0;
+    a.alpha = pb.alpha;
+    a.beta = pb.beta;
+}
+
+// ---- op N: row tiles on the tensor cores (rowmma.cu) -------------------------------------
+
+// Whole aligned packs everywhere: A, every row and product, K, and x (contiguous).
+gemv_status_t mma_rows_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
+    const size_t esz = dtype_size(pb.dtype());
+    if (!rows_aligned16(pb) || !multiple_of(pb.k, esz, 16)) {
+        set_error("%s needs A, every row and K in whole 16-byte packs (A = %p, lda = %lld, K = %lld%s)", op.info.name,
+                  pb.A, (long long)pb.lda, (long long)pb.k, pb.batched() ? ", and stride_a" : "");
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    if (pb.incx != 1 || !aligned16(pb.x) || (pb.batched() && !multiple_of(pb.stride_x, esz, 16))) {
+        set_error("%s needs incx == 1 and x 16-byte aligned (x = %p, incx = %lld%s)", op.info.name, pb.x,
+                  (long long)pb.incx, pb.batched() ? ", and stride_x a multiple of 16 bytes" : "");
+        return GEMV_STATUS_NOT_SUPPORTED;
+    }
+    return GEMV_STATUS_SUCCESS;
+}
+
+gemv_status_t mma_rows_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
+    MmaRowLaunch L{};
+    L.dtype = pb.dtype();
+    L.warps = c.rows_per_block;
+    L.unroll = c.unroll;
+    MmaRowArgs &a = L.args;
+    set_operands(a, pb);
+    a.tiles_per_product = (pb.m + kMmaTileRows - 1) / kMmaTileRows;
+    a.tiles = mul_sat(a.tiles_per_product, pb.batch);
+    a.tile_div = divide_by((uint64_t)a.tiles_per_product);
+    L.blocks = (a.tiles + L.warps - 1) / L.warps;
+    a.pdl = pdl_pays(pb, L.blocks, 32 * L.warps, a.k * (int64_t)dtype_size(pb.dtype()) * kMmaTileRows * L.warps);
+    const cudaError_t err = launch_rowmma(L, pb.stream);
+    return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
+}
+
 // ---- op N, quantized weights: the quantized rows (qrows.cu) ------------------------------
 
 // Columns a K slice: a multiple of the operation's granule (q_rows: a pack's codes; q_mma: a
@@ -725,25 +778,6 @@ gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c,
     return GEMV_STATUS_SUCCESS;
 }
 
-// The operands of an op T kernel's args (ColumnArgs, TStreamArgs): x and y at their logical
-// element 0, batch strides only for a batch.
-template <typename Args> void set_op_t_operands(Args &a, const Problem &pb) {
-    a.A = pb.A;
-    a.x = pb.x_first;
-    a.y = pb.y_first;
-    a.m = pb.m;
-    a.k = pb.k;
-    a.lda = pb.lda;
-    a.incx = pb.incx;
-    a.incy = pb.incy;
-    a.batch = pb.batch;
-    a.stride_a = pb.batched() ? pb.stride_a : 0;
-    a.stride_x = pb.batched() ? pb.stride_x : 0;
-    a.stride_y = pb.batched() ? pb.stride_y : 0;
-    a.alpha = pb.alpha;
-    a.beta = pb.beta;
-}
-
 // Split-M: about split_k slices of rows. Chunks of whole steps of the row lanes times the
 // unroll; phased a slice a class (period > 1: column_period), each chunk is cut into its
 // period phase classes (split_k / period chunks, at least one).
@@ -769,7 +803,7 @@ gemv_status_t columns_launch(const Operation &op, const gemv_config_t &c, const 
     L.vector_loads = lanes_a_class ? kLoadsLaneClasses : c.vector_loads;
     L.unroll = c.unroll;
     ColumnArgs &a = L.args;
-    set_op_t_operands(a, pb);
+    set_operands(a, pb);
     a.c_log2 = log2_int(c.threads_per_row);
     a.row_lanes = c.rows_per_block;
     const int64_t pack = c.vector_loads ? 16 / (int64_t)dtype_size(pb.dtype()) : 1;
@@ -850,7 +884,7 @@ gemv_status_t tstream_launch(const Operation &op, const gemv_config_t &c, const 
     L.unroll = c.unroll;
     L.splits = p.splits;
     TStreamArgs &a = L.args;
-    set_op_t_operands(a, pb);
+    set_operands(a, pb);
     a.lda = p.lda;
     a.slice_packs = p.slice_packs;
     a.threads = p.threads;
@@ -910,6 +944,10 @@ constexpr Operation quantized_block_rows(gemv_variant_info_t i) {
 constexpr Operation quantized_mma_rounds(gemv_variant_info_t i) {
     return {i, qmma_rounds_can_implement, q_workspace, qmma_rounds_launch, kSplitTwoPass, 1u << kLoadsAligned, false};
 }
+// Tensor-core row tiles read aligned 16-byte packs (fixed) and never stage x.
+constexpr Operation mma_rows(gemv_variant_info_t i) {
+    return {i, mma_rows_can_implement, no_workspace, mma_rows_launch, kNoSplit, 1u << kLoadsAligned};
+}
 // Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
 // kTileMaxPacks packs in flight a thread.
 constexpr Operation tiles(gemv_variant_info_t i) {
@@ -964,6 +1002,9 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_mma_rounds(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_ROUNDS, "q_mma_rounds", "op N, int4 weights (any group size and zero mode) in fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, a 16-row tile a block (rows_per_block 1), its threads_per_row / 32 warps taking the steps of 128 columns in rounds of unroll steps, each round's codes, x, scales and zeros asked for at once; split_k slices reduced in fixed order",
                                   32, kQmmaMaxThreads, 1, 1, 1, 64, 1, 1, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 4)))),
+    mma_rows(no_staging(info(GEMV_VARIANT_ROW_MMA, "row_mma", "op N, fp16/bf16 rows of whole aligned 16-byte packs (A, lda, K, batch strides), x contiguous and aligned: mma.sync tensor cores, a warp a tile of 16 rows of one product (threads_per_row 32), rows_per_block warps a block, unroll steps of 32 columns in flight; K unsplit",
+                             32, 32, 1, 8, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/1,
+                             (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16)))),
 };
 // clang-format on
 

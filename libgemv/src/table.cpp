@@ -485,6 +485,8 @@ bool fits(const TableEntry &e, const Problem &pb, int sm_count) {
     if (c.variant != GEMV_VARIANT_Q_BLOCK_ROWS && q_block_rows_config(pb, sm_count, &heuristic)) return false;
     // Likewise q_mma_rounds for small and medium int4 matrices (NOTES.md sections 42-43).
     if (c.variant != GEMV_VARIANT_Q_MMA_ROUNDS && q_mma_rounds_config(pb, sm_count, &heuristic)) return false;
+    // And row_mma for large dense 16-bit op N matrices of short aligned rows (NOTES.md section 77).
+    if (c.variant != GEMV_VARIANT_ROW_MMA && row_mma_config(pb, &heuristic)) return false;
     // Nor do op T entries of other reads stretch over the regime of the stream and phased
     // rows (rows that do not start aligned): they were tuned on aligned rows (the element-load
     // entries at K of 1 and 8 among them), where neither is the heuristic's choice.

@@ -798,6 +798,46 @@ cudaError_t launch_rowtile(const TileLaunch &L, cudaStream_t) {
     return cudaSuccess;
 }
 
+cudaError_t launch_rowmma(const MmaRowLaunch &L, cudaStream_t) {
+    const char *kernel = "rowmma";
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const MmaRowArgs &a = L.args;
+    const LaunchPlan p = mma_row_plan(L);
+    const size_t esz = dtype_size(L.dtype);
+    check_plan(w, kernel, p, 256);
+    log_launch(w, kernel, p, nullptr);
+    if (esz != 2 || L.warps < 1 || L.warps > 8 || (L.unroll != 1 && L.unroll != 2 && L.unroll != 4) ||
+        p.block.x != 32u * L.warps)
+        return violation(w, "%s: dtype %d, %d warps, unroll %d, block %u", kernel, (int)L.dtype, L.warps, L.unroll,
+                         p.block.x),
+               cudaSuccess;
+    if (a.m < 1 || a.k < 1 || a.lda < a.k || a.tiles_per_product != (a.m + kMmaTileRows - 1) / kMmaTileRows ||
+        a.incx != 1 || a.batch < 1 || a.tiles != a.tiles_per_product * a.batch ||
+        L.blocks != (a.tiles + L.warps - 1) / L.warps)
+        return violation(w, "%s: m %lld, k %lld, lda %lld, incx %lld, %lld tiles of %lld a product of %lld, %lld blocks",
+                         kernel, (long long)a.m, (long long)a.k, (long long)a.lda, (long long)a.incx,
+                         (long long)a.tiles, (long long)a.tiles_per_product, (long long)a.batch, (long long)L.blocks),
+               cudaSuccess;
+    // The kernel divides tile indices by tiles_per_product with the magic multiplier.
+    const uint64_t probe[] = {0, (uint64_t)a.tiles_per_product - 1, (uint64_t)a.tiles_per_product,
+                              (uint64_t)a.tiles - 1};
+    for (uint64_t t : probe) {
+        const uint64_t hi = (uint64_t)(((unsigned __int128)a.tile_div.magic * t) >> 64);
+        if (((hi + ((t - hi) >> a.tile_div.shift1)) >> a.tile_div.shift2) != t / (uint64_t)a.tiles_per_product)
+            violation(w, "%s: tile_div does not divide by %lld", kernel, (long long)a.tiles_per_product);
+    }
+    const int64_t batch = a.batch;
+    // Whole aligned packs: every row, product and K; x's packs too.
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, batch, a.stride_a, esz, 16, a.k);
+    if (a.k * (int64_t)esz % 16 || !aligned16(a.x) || (batch > 1 && a.stride_x * (int64_t)esz % 16))
+        violation(w, "%s: packs of K or x that are not whole and aligned", kernel);
+    if (reinterpret_cast<uintptr_t>(a.y) & (esz - 1)) violation(w, "%s: y not aligned to its elements", kernel);
+    check_span(w, kernel, "x", a.x, span(a.k, 1, batch, a.stride_x), esz);
+    check_span(w, kernel, "y", a.y, span(a.m, a.incy, batch, a.stride_y), esz);
+    return cudaSuccess;
+}
+
 namespace {
 cudaError_t check_quantized(const char *kernel, const QLaunch &L, const LaunchPlan &p, int max_threads, size_t x_bytes);
 }
