@@ -181,7 +181,7 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
         if dtype not in var.dtypes:
             continue
         if var.name == "row_mma":
-            # Tensor-core tiles of 16 rows: rows of whole aligned packs, up to 1 KB (NOTES 77: 0.88-0.99x
+            # Tensor-core tiles of 16 rows: rows of whole aligned packs, up to 1 KB (NOTES 77: 0.31-1.07x
             # at 768 elements), blocks of 1 to 8 tiles; aligned packs (fixed), x read in place.
             if (k * es) % 16 or k * es > 1024:
                 continue
