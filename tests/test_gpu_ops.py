@@ -289,8 +289,8 @@ def test_dispatch_of_short_aligned_rows_to_row_mma_is_correct(torch, dtype):
     failures = []
     for m, k, batch, kw in ((296, 112, 4096, {}), (524288, 64, 1, dict(alpha=-2.0)), (16, 96, 70000, dict(beta=0.5)),
                             (40, 360, 2048, dict(lda_pad=8, batch_pad=8, beta=-1.0)), (65537, 512, 1, {})):
-        p = OpProblem(torch, m, k, dtype, batch=batch, batch_pad=0 if "batch_pad" not in kw else kw.pop("batch_pad"),
-                      **kw)
+        kw.setdefault("batch_pad", 0)  # products 16-byte aligned unless the case pads them by a pack
+        p = OpProblem(torch, m, k, dtype, batch=batch, **kw)
         A, x, _ = p.ptrs()
         c = pygemv.select_config(m, k, dtype, lda=p.lda, a_ptr=A, x_ptr=x, use_table=False, batch=batch,
                                  stride_a=p.stride_a, stride_x=p.stride_x, stride_y=p.stride_y)

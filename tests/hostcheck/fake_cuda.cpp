@@ -129,6 +129,12 @@ void check_span(World &w, const char *kernel, const char *what, const void *base
 
 bool aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
+// n / d as the kernels divide by a DivideBy (common.cuh divided()), to check it on the host.
+uint64_t divided(const libgemv::DivideBy &d, uint64_t n) {
+    const uint64_t t = (uint64_t)(((unsigned __int128)d.magic * n) >> 64);
+    return (t + ((n - t) >> d.shift1)) >> d.shift2;
+}
+
 void check_plan(World &w, const char *kernel, const libgemv::LaunchPlan &p, int max_threads) {
     const unsigned t = p.block.x * p.block.y * p.block.z;
     if (t < 32 || t > (unsigned)max_threads || t % 32)
@@ -572,8 +578,7 @@ cudaError_t launch_rows(const char *kernel, const RowLaunch &L) {
     // The batched kernels' row -> product map (DivideBy) on the rows where it could go wrong.
     if (batch > 1)
         for (int64_t g : {int64_t(0), a.m - 1, a.m, a.rows / 2, a.rows - 1}) {
-            const uint64_t n = (uint64_t)g, t = (uint64_t)(((unsigned __int128)a.m_div.magic * n) >> 64);
-            const int64_t b = (int64_t)((t + ((n - t) >> a.m_div.shift1)) >> a.m_div.shift2);
+            const int64_t b = (int64_t)divided(a.m_div, (uint64_t)g);
             if (b != g / a.m) violation(w, "%s: row %lld maps to product %lld, not %lld", kernel, (long long)g,
                                         (long long)b, (long long)(g / a.m));
         }
@@ -822,19 +827,16 @@ cudaError_t launch_rowmma(const MmaRowLaunch &L, cudaStream_t) {
     // The kernel divides tile indices by tiles_per_product with the magic multiplier.
     const uint64_t probe[] = {0, (uint64_t)a.tiles_per_product - 1, (uint64_t)a.tiles_per_product,
                               (uint64_t)a.tiles - 1};
-    for (uint64_t t : probe) {
-        const uint64_t hi = (uint64_t)(((unsigned __int128)a.tile_div.magic * t) >> 64);
-        if (((hi + ((t - hi) >> a.tile_div.shift1)) >> a.tile_div.shift2) != t / (uint64_t)a.tiles_per_product)
+    for (uint64_t t : probe)
+        if (divided(a.tile_div, t) != t / (uint64_t)a.tiles_per_product)
             violation(w, "%s: tile_div does not divide by %lld", kernel, (long long)a.tiles_per_product);
-    }
-    const int64_t batch = a.batch;
     // Whole aligned packs: every row, product and K; x's packs too.
-    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, batch, a.stride_a, esz, 16, a.k);
-    if (a.k * (int64_t)esz % 16 || !aligned16(a.x) || (batch > 1 && a.stride_x * (int64_t)esz % 16))
+    check_matrix(w, kernel, a.A, a.m, a.k, a.lda, a.batch, a.stride_a, esz, 16, a.k);
+    if (a.k * (int64_t)esz % 16 || !aligned16(a.x) || (a.batch > 1 && a.stride_x * (int64_t)esz % 16))
         violation(w, "%s: packs of K or x that are not whole and aligned", kernel);
     if (reinterpret_cast<uintptr_t>(a.y) & (esz - 1)) violation(w, "%s: y not aligned to its elements", kernel);
-    check_span(w, kernel, "x", a.x, span(a.k, 1, batch, a.stride_x), esz);
-    check_span(w, kernel, "y", a.y, span(a.m, a.incy, batch, a.stride_y), esz);
+    check_span(w, kernel, "x", a.x, span(a.k, 1, a.batch, a.stride_x), esz);
+    check_span(w, kernel, "y", a.y, span(a.m, a.incy, a.batch, a.stride_y), esz);
     return cudaSuccess;
 }
 
