@@ -19,8 +19,14 @@ from results_file import open_results
 def cases(path):
     out = {}
     for c in json.load(open_results(path))["cases"]:
-        out[(c.get("group", ""), c["dtype"], c.get("op", "N"), c.get("batch", 1), c["m"], c["k"])] = c
+        out[(c.get("group", ""), c["dtype"], c.get("op", "N"), c.get("batch", 1), c["m"], c["k"], c.get("lda", c["k"]),
+             tuple(c.get("offsets", (0, 0, 0))))] = c
     return out
+
+
+def layout(k):
+    """' lda+3 @1,0,5' where the case's lda or offsets are not dense and aligned, else ''."""
+    return f" lda+{k[6] - k[5]} @{','.join(map(str, k[7]))}" if k[6] != k[5] or any(k[7]) else ""
 
 
 def config(c):
@@ -44,7 +50,7 @@ def main() -> int:
     for r, k in rows:
         changed = config(a[k]) != config(b[k])
         if changed or r > 1 + args.margin:
-            print(f"{r:6.3f}  {k[1]:8s} {k[4]:>8d}x{k[5]:<8d} {a[k]['pygemv']['median_us']:9.2f} -> "
+            print(f"{r:6.3f}  {k[1]:8s} {k[4]:>8d}x{k[5]:<8d}{layout(k)} {a[k]['pygemv']['median_us']:9.2f} -> "
                   f"{b[k]['pygemv']['median_us']:9.2f} us  {config(a[k])}" + (f"  ->  {config(b[k])}" if changed else ""))
     geo = math.exp(sum(math.log(r) for r, _ in rows) / len(rows))
     worse = sum(r > 1 + args.margin for r, _ in rows)
@@ -62,7 +68,8 @@ def every_case(a, b, keys, margin) -> int:
         speedups.append(t0 / t1)
         vs_cublas.append(cb / t1)
         mark = " <" if abs(t0 / t1 - 1) > margin else ""
-        print(f"{k[1]:9s} {k[2]} b={k[3]:<5d} {k[4]:>7d}x{k[5]:<7d} {t0:9.2f} -> {t1:9.2f} us {t0 / t1:6.3f}x  "
+        print(f"{k[1]:9s} {k[2]} b={k[3]:<5d} {k[4]:>7d}x{k[5]:<7d}{layout(k)} {t0:9.2f} -> {t1:9.2f} us "
+              f"{t0 / t1:6.3f}x  "
               f"cuBLAS {cb:9.2f} ({cb / t1:.3f}x)  {config(b[k])}{mark}")
     geo = lambda v: math.exp(sum(math.log(x) for x in v) / len(v))
     print(f"{len(keys)} cases: speed-up geomean {geo(speedups):.3f}x, min {min(speedups):.3f}x; "

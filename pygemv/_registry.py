@@ -40,8 +40,9 @@ class Config:
         ``t_columns`` requires), else each row slice (``t_splitm_twopass``);
         4 (op N row kernels) 8-byte packs of rows (and x read from global memory) 8-byte
         aligned; 5 (op N row kernels, single products, K not split, p >= 2) rows that start
-        anywhere read as phased rows, with x (any ``incx``) copied into the workspace once a
-        call in each 16-byte phase, a row's packs meeting its phase's copy through L1.
+        anywhere (or aligned rows beside an x that is not) read as phased rows, with x (any
+        ``incx``) copied into the workspace once a call in each 16-byte phase, a row's packs
+        meeting its phase's copy through L1.
         ``True``/``False`` read as 1/0.
     unroll : int
         Loads in flight per thread: 1, 2 or 4.

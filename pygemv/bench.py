@@ -56,25 +56,30 @@ def device_props(device: int = 0) -> dict:
 
 
 class Buffers:
-    """Rotating input sets of one case: A (sets x M x K), x (sets x K), y (sets x M), as
-    torch tensors when torch is there (its peers need them), else DeviceArrays. Every
-    set starts 256-byte aligned, so a config that runs set 0 runs every set."""
+    """Rotating input sets of one case: A (sets x M x K, rows lda apart), x (sets x K), y
+    (sets x M), as torch tensors when torch is there (its peers need them), else
+    DeviceArrays. Each set's A, x and y start ``offsets`` elements past a 256-byte boundary
+    (0: aligned), the same in every set, so a config that runs set 0 runs every set."""
 
     ALIGN = 256
 
-    def __init__(self, m, k, dtype, sets, torch=None, seed=0, nx=None, ny=None):
+    def __init__(self, m, k, dtype, sets, torch=None, seed=0, nx=None, ny=None, lda=None, offsets=(0, 0, 0)):
         nx, ny = k if nx is None else nx, m if ny is None else ny  # x and y lengths (op T, batches)
         self.m, self.k, self.dtype, self.sets, self.torch, self.nx, self.ny = m, k, dtype, sets, torch, nx, ny
+        self.lda, self.offsets = k if lda is None else lda, tuple(offsets)
         self.es = _lib.DTYPE_SIZES[dtype]
         per = self.ALIGN // self.es
-        self.stride = tuple(-(-n // per) * per for n in (m * k, nx, ny))  # elements from one set to the next
+        # Elements from one set to the next: each operand's extent past its offset, rounded up.
+        ext = (m * self.lda, nx, ny)
+        self.stride = tuple(-(-(n + o) // per) * per for n, o in zip(ext, self.offsets))
         if torch is not None:
             dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
             g = torch.Generator(device="cuda").manual_seed(seed)
             flat = [torch.empty(sets * st, dtype=dt, device="cuda").normal_(generator=g) for st in self.stride]
-            self.A = flat[0].as_strided((sets, m, k), (self.stride[0], k, 1))
-            self.x = flat[1].as_strided((sets, nx), (self.stride[1], 1))
-            self.y = flat[2].as_strided((sets, ny), (self.stride[2], 1))
+            oa, ox, oy = self.offsets
+            self.A = flat[0].as_strided((sets, m, k), (self.stride[0], self.lda, 1), oa)
+            self.x = flat[1].as_strided((sets, nx), (self.stride[1], 1), ox)
+            self.y = flat[2].as_strided((sets, ny), (self.stride[2], 1), oy)
             self.ptr = tuple(f.data_ptr() for f in flat)
             torch.cuda.synchronize()  # the timing stream does not wait for torch's
         else:
@@ -89,13 +94,17 @@ class Buffers:
         return DeviceArray.from_numpy(host, self.dtype)
 
     def a(self, i):
-        return self.ptr[0] + i * self.stride[0] * self.es
+        return self.ptr[0] + (i * self.stride[0] + self.offsets[0]) * self.es
 
     def xp(self, i):
-        return self.ptr[1] + i * self.stride[1] * self.es
+        return self.ptr[1] + (i * self.stride[1] + self.offsets[1]) * self.es
 
     def yp(self, i):
-        return self.ptr[2] + i * self.stride[2] * self.es
+        return self.ptr[2] + (i * self.stride[2] + self.offsets[2]) * self.es
+
+    def rows_of_a(self, rows) -> np.ndarray:
+        """Set 0's first rows of A (rows x K, float64; a set holds M * lda elements)."""
+        return self.download(self.a(0), rows * self.lda).reshape(rows, self.lda)[:, :self.k]
 
     def download(self, ptr, n) -> np.ndarray:
         store = np.empty(n, dtype=NP_STORE[self.dtype])
@@ -113,7 +122,7 @@ class Buffers:
 def reference(buf: Buffers, rows: int = 256):
     """float64 reference and the contract's bound for the first rows of set 0."""
     rows = min(buf.m, rows)
-    A = buf.download(buf.a(0), rows * buf.k).reshape(rows, buf.k)
+    A = buf.rows_of_a(rows)
     x = buf.download(buf.xp(0), buf.k)
     ref = A @ x
     return ref, error_bound(buf.dtype, buf.k, np.abs(ref), np.abs(A) @ np.abs(x))
@@ -128,7 +137,7 @@ def reference_t(buf: Buffers, m: int, cols: int = 256):
         x = buf.x[0][:m].double()
         ref, mag = (A.T @ x).cpu().numpy(), (A.abs().T @ x.abs()).cpu().numpy()
     else:
-        A = buf.download(buf.a(0), m * buf.k).reshape(m, buf.k)[:, :cols]
+        A = buf.rows_of_a(m)[:, :cols]
         x = buf.download(buf.xp(0), m)
         ref, mag = A.T @ x, np.abs(A).T @ np.abs(x)
     return ref, error_bound(buf.dtype, m, np.abs(ref), mag)
@@ -146,21 +155,28 @@ def check_pygemv(buf: Buffers, call0, ref=None) -> tuple[bool, str]:
 
 
 class Case:
-    """The rotating inputs of one problem (op, batch, M, K, dtype; alpha = 1, beta = 0, dense
-    rows and dense batch strides), the gemv_args_t of each set, and the float64 reference of
-    set 0's first outputs: what the benchmark and the tuner both time."""
+    """The rotating inputs of one problem (op, batch, M, K, dtype, lda, the operands' offsets;
+    alpha = 1, beta = 0, dense vectors and batch strides), the gemv_args_t of each set, and
+    the float64 reference of set 0's first outputs: what the benchmark and the tuner both
+    time. ``lda`` defaults to K; ``offsets`` (A, x, y) in elements past a 256-byte boundary."""
 
-    def __init__(self, m, k, dtype, *, l2, ws, stream, torch=None, trans=False, batch=1):
-        self.m, self.k, self.dtype, self.trans, self.batch = m, k, dtype, trans, batch
+    def __init__(self, m, k, dtype, *, l2, ws, stream, torch=None, trans=False, batch=1, lda=None,
+                 offsets=(0, 0, 0)):
+        lda = k if lda is None else lda
+        if lda < max(k, 1):
+            raise ValueError(f"lda: {lda} is less than K = {k}")
+        self.m, self.k, self.dtype, self.trans, self.batch, self.lda = m, k, dtype, trans, batch, lda
         es = _lib.DTYPE_SIZES[dtype]
         nx, ny = (m, k) if trans else (k, m)
         self.moved = batch * (m * k + nx + ny) * es  # A and x read once, y written once (beta = 0)
         self.sets = timing.rotation_sets(self.moved, l2)
-        # A batch is one run of batch * M rows, x and y runs of batch vectors.
-        self.buf = Buffers(batch * m, k, dtype, self.sets, torch, nx=batch * nx, ny=batch * ny)
+        # A batch is one run of batch * M rows lda apart, x and y runs of batch vectors.
+        self.buf = Buffers(batch * m, k, dtype, self.sets, torch, nx=batch * nx, ny=batch * ny, lda=lda,
+                           offsets=offsets)
         op = _lib.OP_T if trans else _lib.OP_N
-        self.args = [_lib.Args(op, _lib.DTYPES[dtype], m, k, 1.0, 0.0, self.buf.a(i), k, self.buf.xp(i), 1,
-                               self.buf.yp(i), 1, ws[0], ws[1], stream, _lib.FLAG_TRUSTED_POINTERS, batch, m * k, nx, ny)
+        self.args = [_lib.Args(op, _lib.DTYPES[dtype], m, k, 1.0, 0.0, self.buf.a(i), lda, self.buf.xp(i), 1,
+                               self.buf.yp(i), 1, ws[0], ws[1], stream, _lib.FLAG_TRUSTED_POINTERS, batch, m * lda,
+                               nx, ny)
                      for i in range(self.sets)]
         self.ref = reference_t(self.buf, m) if trans else reference(self.buf, rows=min(m, 256))
 
@@ -182,31 +198,38 @@ class Case:
         return check_pygemv(self.buf, lambda: run(0, 0), self.ref)
 
 
-def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None, trans=False, batch=1) -> dict:
-    """One case (op, batch, M, K, dtype): pygemv checked, then timed beside the peers."""
+def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None, trans=False, batch=1,
+               lda=None, offsets=(0, 0, 0)) -> dict:
+    """One case (op, batch, M, K, dtype, lda, offsets): pygemv checked, then timed beside the peers."""
     lib = _lib.load()
     es = _lib.DTYPE_SIZES[dtype]
-    case = Case(m, k, dtype, l2=l2, ws=ws, stream=stream, torch=torch, trans=trans, batch=batch)
+    case = Case(m, k, dtype, l2=l2, ws=ws, stream=stream, torch=torch, trans=trans, batch=batch, lda=lda,
+                offsets=offsets)
+    lda = case.lda
     buf, args, sets, moved = case.buf, case.args, case.sets, case.moved
     nx, ny = (m, k) if trans else (k, m)
     pygemv_call = case.call()
     ok, why = case.check()
     if not ok:
-        raise AssertionError(f"pygemv wrong on {dtype} {'T' if trans else 'N'} {m}x{k} batch {batch}: {why}")
+        raise AssertionError(f"pygemv wrong on {dtype} {'T' if trans else 'N'} {m}x{k} batch {batch} lda {lda} "
+                             f"offsets {tuple(offsets)}: {why}")
     cfg = _lib.Config()
     sel = _lib.Args.from_buffer_copy(args[0])
     _lib.check(lib.gemv_select_config_ex(ctypes.byref(sel), ctypes.byref(cfg), None), "select_config")
     from ._registry import Config
     row = {"dtype": dtype, "op": "T" if trans else "N", "batch": batch, "m": m, "k": k, "bytes": moved,
            "sets": sets, "config": Config.from_c(cfg).as_dict()}
+    if lda != k or any(offsets):
+        row.update(lda=lda, offsets=list(offsets))
     row["pygemv"] = asdict(timing.time_graph(pygemv_call, sets, stream, repeats=repeats))
     if sink is not None:
-        # The read ceiling at this size: the streaming-read kernel over each set's A (the
-        # same bytes, the same rotation), so fixed costs (launch, ramp, tail) count alike.
+        # The read ceiling at this size: the streaming-read kernel over as many bytes from
+        # each set's aligned start (the same rotation), so fixed costs (launch, ramp, tail)
+        # count alike.
         nb = (batch * m * k * es) // 16 * 16
 
         def read_a(i, s):
-            _lib.check(lib.gemv_read_ceiling(buf.a(i), nb, sink, s), "read_ceiling")
+            _lib.check(lib.gemv_read_ceiling(buf.a(i) - buf.offsets[0] * es, nb, sink, s), "read_ceiling")
 
         if nb:
             t = asdict(timing.time_graph(read_a, sets, stream, repeats=repeats))
@@ -217,8 +240,8 @@ def bench_case(m, k, dtype, *, l2, ws, cublas, torch, stream, repeats, sink=None
         cublas.set_stream(stream)
         for entry in cublas.entry_points(dtype, batch):
             def cublas_call(i, s, entry=entry):
-                cublas.gemv(entry, dtype, m, k, buf.a(i), k, buf.xp(i), buf.yp(i), trans=trans, batch=batch,
-                            stride_a=m * k, stride_x=nx, stride_y=ny)
+                cublas.gemv(entry, dtype, m, k, buf.a(i), lda, buf.xp(i), buf.yp(i), trans=trans, batch=batch,
+                            stride_a=m * lda, stride_x=nx, stride_y=ny)
             entries[entry] = asdict(timing.time_graph(cublas_call, sets, stream, repeats=repeats))
         best = min(entries, key=lambda e: entries[e]["median_us"])
         row["cublas"] = dict(entries[best], entry=best)
@@ -286,7 +309,9 @@ def at_size(r) -> float:
 
 
 def print_table(rows, ceiling):
-    head = (f"{'dtype':<8} {'op':>2} {'batch':>5} {'M x K':>16} {'pygemv us':>10} {'GB/s':>6} {'%ceil':>6} {'%size':>6} {'cuBLAS us':>10} "
+    lay = any("lda" in r for r in rows)  # a layout column only where some case has one
+    head = (f"{'dtype':<8} {'op':>2} {'batch':>5} {'M x K':>16} " + (f"{'layout':<16} " if lay else "") +
+            f"{'pygemv us':>10} {'GB/s':>6} {'%ceil':>6} {'%size':>6} {'cuBLAS us':>10} "
             f"{'entry':<22} {'mv us':>8} {'linear us':>9} {'vs cuBLAS':>9} {'vs mv':>6}  config")
     print(head)
     print("-" * len(head))
@@ -296,7 +321,7 @@ def print_table(rows, ceiling):
                f"u={c['unroll']} s={int(c['x_in_smem'])} k={c['split_k']}")
         cb = r.get("cublas", {})
         print(f"{r['dtype']:<8} {r.get('op', 'N'):>2} {r.get('batch', 1):>5} {r['m']:>7} x {r['k']:<6} "
-              f"{r['pygemv']['median_us']:>10.2f} "
+              + (f"{layout_name(r):<16} " if lay else "") + f"{r['pygemv']['median_us']:>10.2f} "
               f"{r['pygemv']['gbps']:>6.0f} {100 * r['pygemv']['gbps'] / ceiling['gbps']:>5.1f}% "
               f"{100 * at_size(r):>5.1f}% "
               f"{cb.get('median_us', float('nan')):>10.2f} {cb.get('entry', '-'):<22} "
@@ -307,11 +332,36 @@ def print_table(rows, ceiling):
 
 
 def case_name(r) -> str:
-    """'float16 4096x4096'; op T and batches say so: 'float16 T 4096x4096', 'float16 N 64x1024x1024'."""
+    """'float16 4096x4096'; op T and batches say so: 'float16 T 4096x4096', 'float16 N 64x1024x1024';
+    so do a padded lda and offset operands: 'float16 4096x4096 lda+3 @1,0,5'."""
     op, batch = r.get("op", "N"), r.get("batch", 1)
     if op == "N" and batch == 1:
-        return f"{r['dtype']} {r['m']}x{r['k']}"
-    return f"{r['dtype']} {op} " + (f"{batch}x" if batch > 1 else "") + f"{r['m']}x{r['k']}"
+        name = f"{r['dtype']} {r['m']}x{r['k']}"
+    else:
+        name = f"{r['dtype']} {op} " + (f"{batch}x" if batch > 1 else "") + f"{r['m']}x{r['k']}"
+    return name + (f" {layout_name(r)}" if "lda" in r else "")
+
+
+def layout_name(r) -> str:
+    """'lda+3 @1,0,5': lda past K, and A's, x's and y's offsets in elements ('' when dense and aligned)."""
+    if "lda" not in r:
+        return ""
+    return f"lda+{r['lda'] - r['k']} @" + ",".join(str(o) for o in r["offsets"])
+
+
+def case_layouts(n: int, dtype_of, *, lda_pad: int = 0, offsets=(0, 0, 0), random_seed=None):
+    """(lda_pad, offsets) of n cases: the fixed ones, or with ``random_seed`` drawn as users
+    meet them: lda padded by 0 (a third of cases) or 1-64 elements, and each pointer 0 to
+    127 bytes (in elements) past a 256-byte boundary."""
+    if random_seed is None:
+        return [(lda_pad, tuple(offsets))] * n
+    rng = np.random.default_rng(random_seed)
+    out = []
+    for i in range(n):
+        per = 128 // _lib.DTYPE_SIZES[dtype_of(i)]
+        pad = 0 if rng.random() < 1 / 3 else int(rng.integers(1, 65))
+        out.append((pad, tuple(int(v) for v in rng.integers(0, per, 3))))
+    return out
 
 
 def summary(rows, ceiling) -> dict:
@@ -446,12 +496,28 @@ def main(argv=None) -> int:
     ap.add_argument("--formats", default="", help="--quantized: comma-separated of int4-g128,int4-g32,int8-row,"
                                                   "int4-g128-float (the default: all four), int8-row-bf16, int8-g128, "
                                                   "int8-g64-float-bf16")
+    ap.add_argument("--lda-pad", type=int, default=0, metavar="P", help="lda = K + P elements (dense rows: 0)")
+    ap.add_argument("--offsets", default="0,0,0", metavar="A,X,Y",
+                    help="A's, x's and y's pointers this many elements past a 256-byte boundary (one value: all three)")
+    ap.add_argument("--random-layout", action="store_true",
+                    help="each case draws its lda padding and offsets (seeded by --seed; see case_layouts)")
     ap.add_argument("--repeats", type=int, default=15, help="timed samples per measurement (median taken)")
     ap.add_argument("--json", default="", help="write the results here")
     ap.add_argument("--plot", default="", help="draw bandwidth against size to this PNG (needs matplotlib)")
     ap.add_argument("--no-torch", action="store_true", help="leave torch out even if it is installed")
     ap.add_argument("--no-cublas", action="store_true", help="leave cuBLAS out")
     args = ap.parse_args(argv)
+    if args.lda_pad < 0:
+        ap.error(f"--lda-pad: {args.lda_pad}: must be at least 0")
+    try:
+        offsets = tuple(int(v) for v in args.offsets.split(","))
+    except ValueError:
+        offsets = ()
+    offsets = offsets * 3 if len(offsets) == 1 else offsets
+    if len(offsets) != 3 or min(offsets) < 0:
+        ap.error(f"--offsets: {args.offsets!r}: give A,X,Y (or one value) of elements, each at least 0")
+    if args.quantized and (args.lda_pad or any(offsets) or args.random_layout):
+        ap.error("--lda-pad, --offsets and --random-layout are for dense cases, not --quantized")
 
     torch = None
     if not args.no_torch:
@@ -506,10 +572,13 @@ def main(argv=None) -> int:
                                                           max_bytes=int(args.max_mb * (1 << 20)))]
     else:
         jobs = [(op, c, d) for op in ops for c in cases for d in dtypes]
+    layouts = case_layouts(len(jobs), lambda i: jobs[i][2], lda_pad=args.lda_pad, offsets=offsets,
+                           random_seed=args.seed if args.random_layout else None)
     t0 = time.time()
-    for n, (op, (group, (m, k), batch), dtype) in enumerate(jobs, 1):
+    for n, ((op, (group, (m, k), batch), dtype), (pad, offs)) in enumerate(zip(jobs, layouts), 1):
         row = bench_case(m, k, dtype, l2=l2, ws=ws, cublas=cublas, torch=torch, stream=stream,
-                         repeats=args.repeats, sink=sink.ptr, trans=op == "T", batch=batch)
+                         repeats=args.repeats, sink=sink.ptr, trans=op == "T", batch=batch, lda=k + pad,
+                         offsets=offs)
         row["group"] = group
         rows.append(row)
         left = (time.time() - t0) / n * (len(jobs) - n)

@@ -7,6 +7,7 @@ columns); about 74,000 problems, a few seconds once the stand-in is built (it is
 if needed).
     python3 scripts/dispatch_same.py            # a digest line
     python3 scripts/dispatch_same.py --list     # every problem and its config
+    python3 scripts/dispatch_same.py --x-offset 6 [--list]   # dense x 6 bytes past 16-byte alignment
 """
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from hostcheck_lib import run  # noqa: E402
 CODE = '''
 import ctypes, hashlib, sys
 lib = _lib.load()
-LIST = %r
+LIST, XOFF = %r, %r
 ws = _lib.WORKSPACE_RECOMMENDED_BYTES
 def config(a):
     c = _lib.Config()
@@ -43,7 +44,7 @@ for m in ms:
             for op in (0, 1):
                 for lda in (k, k + 1):
                     for batch in (1, 8):
-                        a = _lib.Args(op, dtype, m, k, 1.0, 0.0, 256, lda, 512, 1, 1024, 1, None, ws, None, 0, batch,
+                        a = _lib.Args(op, dtype, m, k, 1.0, 0.0, 256, lda, 512 + XOFF, 1, 1024, 1, None, ws, None, 0, batch,
                                       m * lda, k if op == 0 else m, m if op == 0 else k, None)
                         note(("dense", op, dtype, m, k, lda, batch), config(a))
         if k < 8 or m * k < 1 << 16:
@@ -61,7 +62,8 @@ print(f"{n} problems, digest {h.hexdigest()}")
 
 
 def main(argv) -> int:
-    r = run(CODE % ("--list" in argv), timeout=1800)
+    xoff = int(argv[argv.index("--x-offset") + 1]) if "--x-offset" in argv else 0
+    r = run(CODE % ("--list" in argv, xoff), timeout=1800)
     sys.stdout.write(r.stdout)
     return 0
 

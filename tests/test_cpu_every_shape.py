@@ -167,9 +167,10 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             c = pick(m, k, dtype, lda, a_off, x_off)
             # Realigned 16-byte packs (small matrices keep them on rows 8-byte aligned too).
             assert c.vector_loads == 2, (dtype, m, k, lda, a_off, x_off, c)
-        # A misaligned x that fits shared memory: staged there, aligned 16-byte loads of A.
+        # A misaligned x beside aligned rows of 128 lanes within a wave: realigned through L1, not
+        # staged (NOTES 78; test_heuristic_reads_a_misaligned_x_beside_aligned_rows_... below).
         c = pick(1000, 1024, dtype, x_off=es)
-        assert c.vector_loads == 1 and c.x_in_smem, c
+        assert (c.vector_loads, bool(c.x_in_smem), c.threads_per_row) == (2, False, 128), c
         # A strided x: realigned with x staged while x fits shared memory.
         c = pick(64, 1001, dtype, incx=2)
         assert c.vector_loads == 2 and c.x_in_smem, c
@@ -1349,3 +1350,62 @@ def test_user_table_adds_to_the_shipped_one(tmp_path):
     st = pygemv.table_status(0)
     assert st.source == "env" and st.fill_source == "none", st
     """, env={"PYGEMV_LIBRARY": str(so), "GEMV_TABLE": str(tmp_path / "cache" / "pygemv" / "tables")})
+
+
+def test_heuristic_reads_a_misaligned_x_beside_aligned_rows_of_64_lanes_and_more_unstaged():
+    """Single op N products of aligned rows on 64 lanes and more, x contiguous but not 16-byte
+    aligned: x's phase copies where the rows' lanes pass one wave of 1024 threads an SM (the
+    stand-in's 132 SMs: 135168 threads), else x realigned through L1, both one load in flight,
+    x never staged (NOTES 78). Rows of fewer lanes keep x staged; an aligned x, a strided x,
+    batches, rows that do not start aligned and a workspace too small for the copies do not
+    take this rule."""
+    run("""
+    buf = pygemv.empty(1 << 24, "float32")
+    base = buf.ptr
+    def pick(m, k, dtype="float32", x_off=4, incx=1, lda=None, a_off=0, b=1, ws=pygemv.WORKSPACE_RECOMMENDED_BYTES):
+        c = pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 25) + x_off,
+                                 incx=incx, use_table=False, batch=b, stride_a=m * (lda or k), stride_x=k, stride_y=m,
+                                 workspace_bytes=ws)
+        return (str(c.variant), c.threads_per_row, int(c.vector_loads), c.unroll, int(c.x_in_smem), c.split_k)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for x_off in range(es, 16, es):
+            # 4096 x 14336 (128-512 lanes, 524288 threads and more): copies; 1024 x 1024 (128 lanes,
+            # 131072 threads): realigned.
+            assert pick(4096, 14336, dtype, x_off)[2:] == (5, 1, 0, 1), (dtype, x_off)
+            assert pick(1024, 1024, dtype, x_off)[2:] == (2, 1, 0, 1), (dtype, x_off)
+        for m, k in ((296, 9792), (16384, 16384), (2621, 600 if es == 4 else 1200), (3000, 3000)):
+            c = pick(m, k, dtype)
+            assert c[0] == "block_per_row" and c[2:] == (5, 1, 0, 1) and m * c[1] > 135168, (dtype, m, k, c)
+        for m, k in ((230, 392), (17, 6016), (256, 12288 if es == 2 else 6016), (121, 9288)):
+            c = pick(m, k, dtype)
+            assert c[0] == "block_per_row" and c[2:] == (2, 1, 0, 1) and m * c[1] <= 135168, (dtype, m, k, c)
+        # The same rows with x aligned: 16-byte loads of x, whatever the lanes.
+        assert pick(4096, 14336, dtype, 0)[2] == 1 and pick(230, 392, dtype, 0)[2] == 1
+        # Fewer lanes a row (short rows, 4-64 rows a block) keep x staged.
+        assert pick(60557, 436 if es == 4 else 256, dtype)[4] == 1
+        # Not this rule: a strided x, a batch, rows that start anywhere, no room for the copies.
+        assert pick(4096, 14336, dtype, incx=2)[2] != 5
+        assert pick(64, 4096, dtype, b=64)[2] != 5
+        assert pick(4096, 14336, dtype, ws=0)[2:] == (2, 1, 0, 1)
+    """)
+
+
+def test_heuristic_gives_fp32_rows_of_8_to_32_kb_about_16_packs_a_lane():
+    """Single fp32 products of aligned rows of 512 to 2048 packs, x aligned: pow2_floor(packs /
+    16) lanes, at least a warp, two loads in flight (NOTES 78: 512 lanes spent a block's
+    reduction on each row). Longer rows, 16-bit rows and a misaligned x keep their lanes."""
+    run("""
+    buf = pygemv.empty(1 << 22, "float32")
+    base = buf.ptr
+    def pick(m, k, dtype="float32", x_off=0, b=1):
+        c = pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 21) + x_off, use_table=False, batch=b,
+                                 stride_a=m * k, stride_x=k, stride_y=m)
+        return (str(c.variant), c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+    assert pick(60000, 2048) == ("warp_per_row", 32, 1, 2, 1)    # 512 packs: a warp
+    assert pick(128256, 4096) == ("block_per_row", 64, 1, 2, 1)  # 1024 packs: 64 lanes (2048 packs: 128)
+    assert pick(20000, 6144) == ("block_per_row", 64, 1, 2, 1)
+    assert pick(28672, 8192) == ("block_per_row", 128, 1, 2, 1)
+    assert pick(16384, 16384)[1] == 512                          # 4096 packs: as before
+    assert pick(128256, 4096, "float16")[1] == 128               # 16-bit rows: as before
+    assert pick(128256, 4096, x_off=4)[1:3] == (512, 5)          # a misaligned x: copies on the old lanes
+    """)

@@ -176,3 +176,32 @@ def test_oracle_search_space_is_legal_and_deterministic():
     assert {c.vector_loads for c in odd} == {pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_PHASED_X_COPIES}
     assert not any(c.x_in_smem for c in odd if c.vector_loads == pygemv.LOADS_PHASED_X_COPIES)
     assert {c.x_in_smem for c in odd if c.vector_loads == pygemv.LOADS_PHASED} == {False, True}
+
+
+def test_random_layouts_are_reproducible_and_reach_every_phase():
+    dtypes = ["float32", "float16", "bfloat16"] * 40
+    a = bench.case_layouts(120, lambda i: dtypes[i], random_seed=7)
+    assert a == bench.case_layouts(120, lambda i: dtypes[i], random_seed=7)
+    assert a != bench.case_layouts(120, lambda i: dtypes[i], random_seed=8)
+    pads = [p for p, _ in a]
+    assert 0 in pads and min(pads) >= 0 and max(pads) <= 64 and 25 < sum(p == 0 for p in pads) < 60
+    for i, (_, offs) in enumerate(a):
+        assert len(offs) == 3 and all(0 <= o < 128 // (4 if dtypes[i] == "float32" else 2) for o in offs)
+    # Every 16-byte phase of A comes up for each element size.
+    for es, dts in ((4, ("float32",)), (2, ("float16", "bfloat16"))):
+        phases = {offs[0] % (16 // es) for (_, offs), d in zip(a, dtypes) if d in dts}
+        assert phases == set(range(16 // es))
+    assert bench.case_layouts(3, lambda i: "float16", lda_pad=5, offsets=(1, 2, 3)) == [(5, (1, 2, 3))] * 3
+
+
+def test_layout_names_and_options_are_checked_before_any_device_work(capsys):
+    r = {"dtype": "float16", "op": "N", "batch": 1, "m": 64, "k": 100}
+    assert bench.case_name(r) == "float16 64x100" and bench.layout_name(r) == ""
+    r.update(lda=103, offsets=[1, 0, 5])
+    assert bench.case_name(r) == "float16 64x100 lda+3 @1,0,5"
+    for argv, why in ((["--lda-pad", "-1"], "--lda-pad: -1"), (["--offsets", "1,2"], "--offsets: '1,2'"),
+                      (["--offsets", "a"], "--offsets: 'a'"), (["--offsets", "-1"], "--offsets: '-1'"),
+                      (["--quantized", "--random-layout"], "not --quantized")):
+        with pytest.raises(SystemExit) as e:
+            bench.main(argv)
+        assert e.value.code == 2 and why in capsys.readouterr().err

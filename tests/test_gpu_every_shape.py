@@ -233,3 +233,33 @@ def test_row_stream_over_steps_gaps_and_phases(torch, dtype, m, k, pad):
         runs += r
     assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
     assert runs > phases  # the dispatcher and at least some stream configs ran
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_aligned_rows_with_a_misaligned_x(torch, dtype):
+    """Aligned rows of 64 lanes and more, x contiguous at every phase but 0: the dispatcher's x
+    realigned through L1 (one wave of rows' lanes or less) or x's phase copies (more), never
+    staged (NOTES 78); lda padded by whole packs with NaN, alpha and beta, poisoned y. The
+    configs the rule would not pick run too (each load form on the other's shapes)."""
+    buf, ws = workspace(torch)
+    es = ES[dtype]
+    phases = 16 // es
+    C = pygemv.Config
+    picked, failures, runs = set(), [], 0
+    for i, (m, k) in enumerate([(1024, 1024), (3000, 3000), (121, 9288), (700, 24576), (230, 392), (5, 7200)]):
+        for x_off in range(1, phases):
+            case = Case(lda_pad=phases * (i % 2), x_off=x_off, y_off=i % 3, alpha=(1.0, -1.5)[x_off % 2],
+                        beta=(0.0, 0.5, 1.0)[i % 3])
+            p = Problem(torch, m, k, dtype, case, seed=i * 16 + x_off)
+            A, x, y = p.ptrs()
+            c = pygemv.select_config(m, k, dtype, lda=p.lda, a_ptr=A, x_ptr=x, y_ptr=y, workspace_bytes=ws[1])
+            if c.threads_per_row >= 64 and c.split_k == 1:
+                assert int(c.vector_loads) in (2, 5) and not c.x_in_smem, (m, k, c)
+                picked.add(int(c.vector_loads))
+            others = [o for v in (2, 5) for u in (1, 4) if c.split_k == 1
+                      for o in [C(c.variant, c.threads_per_row, c.rows_per_block, v, u)] if pygemv._registry.validate(o)]
+            f, r = check_all_configs(torch, p, others, ws)
+            failures += f
+            runs += r
+    assert picked == {2, 5}, picked  # both forms dispatched
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])

@@ -61,3 +61,29 @@ def test_quantized_bench_case_with_its_read_ceiling_at_size(torch):
     assert r["cublas_dense"]["median_us"] > 0
     if hasattr(torch, "_weight_int4pack_mm"):
         assert r["tinygemm"]["median_us"] > 0 and r["vs_tinygemm"] > 0
+
+
+def test_bench_case_with_padded_lda_and_offset_operands(torch):
+    """pygemv-bench --lda-pad/--offsets/--random-layout's case: pygemv checked against the
+    float64 reference of the padded, offset operands, timed beside cuBLAS and torch given the
+    same lda and pointers, and the layout recorded."""
+    from pygemv._cublas import WORKSPACE_BYTES, Cublas
+    props = bench.device_props()
+    s = pygemv.Stream()
+    ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
+    cublas = Cublas(pygemv.empty((WORKSPACE_BYTES // 4,), "float32").ptr)
+    sink = pygemv.empty((1,), "float32")
+    for dtype, trans, batch, lda, offsets in (("float16", False, 1, 780, (1, 3, 5)), ("float32", True, 1, 778, (2, 1, 0)),
+                                              ("bfloat16", False, 3, 777 + 64, (7, 0, 2))):
+        r = bench.bench_case(300, 777, dtype, l2=props["l2_bytes"], ws=(ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES),
+                             cublas=cublas, torch=torch, stream=s.handle, repeats=3, sink=sink.ptr, trans=trans,
+                             batch=batch, lda=lda, offsets=offsets)
+        assert r["lda"] == lda and r["offsets"] == list(offsets) and r["batch"] == batch
+        assert r["pygemv"]["median_us"] > 0 and r["cublas"]["median_us"] > 0
+        assert ("torch.bmm" if batch > 1 else "torch.mv") in r
+        case = bench.Case(300, 777, dtype, l2=props["l2_bytes"], ws=(ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES),
+                          stream=s.handle, torch=torch, trans=trans, batch=batch, lda=lda, offsets=offsets)
+        assert case.args[1].A % 16 == (offsets[0] * _lib.DTYPE_SIZES[dtype]) % 16 and case.args[0].lda == lda
+        assert case.check() == (True, "0 of 256 checked rows outside the error bound")
+    with pytest.raises(ValueError, match="lda: 776 is less than K = 777"):
+        bench.Case(10, 777, "float32", l2=props["l2_bytes"], ws=(0, 0), stream=s.handle, lda=776)

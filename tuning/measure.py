@@ -48,12 +48,16 @@ class GpuMeasure:
     Parameters
     ----------
     m, k, dtype
-        The problem (alpha = 1, beta = 0, dense rows and batch strides).
+        The problem (alpha = 1, beta = 0, dense vectors and batch strides).
     ctx : GpuContext
     op : str
         ``"N"`` or ``"T"``.
     batch : int
         Products of a strided batch (1: a single product).
+    lda : int, optional
+        A's row stride in elements (default K: dense rows).
+    offsets : (int, int, int)
+        A's, x's and y's pointers in elements past a 256-byte boundary (dense layouts only).
     weights : (bits, group_size, zero_point), optional
         Quantized weights (op N), as ``pygemv.quantize`` takes them (``group_size`` None:
         one group a row); needs torch.
@@ -64,7 +68,8 @@ class GpuMeasure:
     """
 
     def __init__(self, m: int, k: int, dtype: str, ctx: GpuContext, *, op: str = "N", batch: int = 1,
-                 weights: tuple | None = None, repeats: int = 5, target_ms: float = 0.5):
+                 weights: tuple | None = None, repeats: int = 5, target_ms: float = 0.5, lda: int | None = None,
+                 offsets: tuple = (0, 0, 0)):
         self.m, self.k, self.dtype, self.ctx, self.op, self.batch = m, k, dtype, ctx, op, batch
         self.repeats, self.target_ms = repeats, target_ms
         self.lib = _lib.load()
@@ -76,7 +81,7 @@ class GpuMeasure:
             self.case = QCase(ctx.torch, m, k, (*weights, dtype), l2=ctx.l2_bytes, ws=ws, stream=ctx.stream)
         else:
             self.case = bench.Case(m, k, dtype, l2=ctx.l2_bytes, ws=ws, stream=ctx.stream, torch=ctx.torch,
-                                   trans=op == "T", batch=batch)
+                                   trans=op == "T", batch=batch, lda=lda, offsets=offsets)
         self.sets = self.case.sets
 
     def dispatch(self, use_table: bool = True) -> pygemv.Config:

@@ -47,8 +47,11 @@ for i in 0 1 2; do
 p=${names[$i]}
 python3 - "$OUT/${p}previous.json" "$OUT/${p}this.json" <<'PY'
 import json, math, sys
-def key(c):  # quantized cases by format, dense ones by dtype, op and batch
-    return (c["format"],) + (c["m"], c["k"]) if "format" in c else (c["dtype"], c["op"], c["batch"], c["m"], c["k"])
+def key(c):  # quantized cases by format, dense ones by dtype, op, batch and layout ('' dense and aligned)
+    if "format" in c:
+        return (c["format"], c["m"], c["k"])
+    lay = f" lda+{c['lda'] - c['k']} @{','.join(map(str, c['offsets']))}" if "lda" in c else ""
+    return (c["dtype"] + lay, c["op"], c["batch"], c["m"], c["k"])
 prev, this = ({key(c): c for c in json.load(open(p))["cases"]} for p in sys.argv[1:])
 r, vs = [], []
 for k in sorted(this):

@@ -8,7 +8,7 @@ medians). Usage, after installing pygemv:
     python benchmarks/experiments/op_t_neighbours.py [--diff 2] [--rounds 2] [--csv PATH] dtype:MxK[xB] ... | @FILE
 
 Each shape prints the dispatch's time and the fastest configs; --csv writes every timing,
-the dispatcher's choice first, as dtype,m,k,batch,config,us.
+the dispatcher's choice first, as dtype,m,k,batch,config,us,layout (empty: dense, aligned).
 """
 import argparse
 import math
@@ -51,7 +51,7 @@ def main():
     csv = open_csv(a.csv)
     ctx = GpuContext.create()
     for case in read_cases(a.cases):
-        dtype, m, k, batch = parse_case(case)
+        dtype, m, k, batch = parse_case(case)[:4]
         space = list(build_space(m, k, dtype, op="T", batch=batch).configs())
         meas = GpuMeasure(m, k, dtype, ctx, op="T", batch=batch, repeats=15, target_ms=2.0)
         chosen = meas.dispatch()
@@ -78,7 +78,7 @@ def main():
         ranked = sorted((t, s) for s, t in timed.items() if t is not None)
         if csv:
             for t, s in [(d, "dispatch:" + spec(chosen))] + ranked:
-                print(f"{dtype},{m},{k},{batch},{s},{t:.3f}", file=csv, flush=True)
+                print(f"{dtype},{m},{k},{batch},{s},{t:.3f},", file=csv, flush=True)
         print(f"T {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") +
               f": dispatch {spec(chosen)} {d:.2f} us; {len(ranked)} timed in {time.time() - t0:.0f} s; "
               f"best/dispatch {ranked[0][0] / d:.3f}; fastest: " +

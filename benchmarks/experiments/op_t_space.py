@@ -6,11 +6,13 @@ instrument: checked first, cold L2, graph replay, medians). Usage, after install
     python benchmarks/experiments/op_t_space.py [--vec 0,1] [--unroll 2,4] [--c 8,16,32]
         [--lanes 16,32,64] [--max-split 64] [--top 5] [--configs FILE] [--csv PATH] [--op N] dtype:MxK[xB] ...
 
-(xB: a strided batch of B products, dense strides; cases may also come one a line from a file,
-@FILE.) --configs times the configs a file lists (one spec a line, time_configs.py's form)
-instead of the space; --csv writes every timing, the dispatcher's choice first, as
-dtype,m,k,batch,config,us. --op N times op N instead (its whole space is large: give --configs;
-s55 timed op N's batches so, benchmarks/experiments/op-n-batched-*.txt).
+(xB: a strided batch of B products, dense strides; +P: lda = K + P; @a,x,y: A's, x's and y's
+pointers that many elements past a 256-byte boundary, as pygemv-bench --offsets; for example
+bfloat16:4096x14336@0,3,0. Cases may also come one a line from a file, @FILE.) --configs times
+the configs a file lists (one spec a line, time_configs.py's form) instead of the space; --csv
+writes every timing, the dispatcher's choice first, as dtype,m,k,batch,config,us,layout. --op N
+times op N instead (its whole space is large: give --configs; s55 timed op N's batches so,
+benchmarks/experiments/op-n-batched-*.txt).
 """
 import argparse
 import sys
@@ -34,17 +36,21 @@ def read_cases(args):
 
 
 def parse_case(case):
-    """dtype:MxK[xB] as (dtype, m, k, batch)."""
+    """dtype:MxK[xB][+P][@a,x,y] as (dtype, m, k, batch, lda_pad, offsets)."""
     dtype, shape = case.split(":")
+    shape, _, offs = shape.partition("@")
+    shape, _, pad = shape.partition("+")
     m, k, batch = ([int(v) for v in shape.split("x")] + [1])[:3]
-    return dtype, m, k, batch
+    offsets = tuple(int(v) for v in offs.split(",")) if offs else (0, 0, 0)
+    return dtype, m, k, batch, int(pad or 0), offsets
 
 
 def open_csv(path):
-    """The timings' CSV (dtype,m,k,batch,config,us), or None without a path."""
+    """The timings' CSV (dtype,m,k,batch,config,us,layout: '' or as parse_case reads it,
+    '+P@a,x,y'), or None without a path."""
     csv = open(path, "w") if path else None
     if csv:
-        print("dtype,m,k,batch,config,us", file=csv)
+        print("dtype,m,k,batch,config,us,layout", file=csv)
     return csv
 
 
@@ -65,13 +71,14 @@ def main():
     csv = open_csv(a.csv)
     ctx = GpuContext.create()
     for case in read_cases(a.cases):
-        dtype, m, k, batch = parse_case(case)
+        dtype, m, k, batch, pad, offsets = parse_case(case)
         space = listed if listed is not None else build_space(m, k, dtype, op=a.op, batch=batch).configs()
         keep = [c for c in space
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
                 and (a.c is None or c.threads_per_row in a.c) and (a.lanes is None or c.rows_per_block in a.lanes)
                 and c.split_k <= a.max_split]
-        meas = GpuMeasure(m, k, dtype, ctx, op=a.op, batch=batch, repeats=15, target_ms=2.0)
+        meas = GpuMeasure(m, k, dtype, ctx, op=a.op, batch=batch, repeats=15, target_ms=2.0, lda=k + pad,
+                          offsets=offsets)
         chosen = meas.dispatch()
         t0, times = time.time(), []
         for c in keep:
@@ -82,10 +89,11 @@ def main():
                 times.append((meas.time_us(c), spec(c)))
         times.sort()
         d = meas.time_us(chosen)
+        layout = (f"+{pad}" if pad else "") + (f"@{','.join(map(str, offsets))}" if any(offsets) else "")
         if csv:
             for t, sp in [(d, "dispatch:" + spec(chosen))] + times:
-                print(f"{dtype},{m},{k},{batch},{sp},{t:.3f}", file=csv, flush=True)
-        print(f"{a.op} {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") + f": dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
+                print(f"{dtype},{m},{k},{batch},{sp},{t:.3f},{layout}", file=csv, flush=True)
+        print(f"{a.op} {dtype} {m}x{k}" + (f" batch {batch}" if batch > 1 else "") + f" {layout}" * bool(layout) + f": dispatch {spec(chosen)} {d:.2f} us; {len(times)} of {len(keep)} configs timed in "
               f"{time.time() - t0:.0f} s; fastest: " + ", ".join(f"{s} {t:.2f}" for t, s in times[:a.top]), flush=True)
         meas.close()
 

@@ -185,11 +185,12 @@ typedef enum gemv_loads {
                                  * start on 8 bytes (fp32 of even K, 16-bit of K = 4 mod 8) with no
                                  * phase to handle */
     GEMV_LOADS_PHASED16_X_COPIES = 5, /* op N row kernels, single products, K not split: rows that
-                                 * start anywhere, read as phased rows (one aligned load of A a
-                                 * pack, the two edge packs masked); a pre-pass copies x (any
-                                 * incx) into the workspace once a call in each 16-byte phase, so
-                                 * a row's pack c meets pack c of its phase's copy, one aligned
-                                 * load through L1; blocks take a row step as aligned rows do.
+                                 * start anywhere (or aligned, beside an x that is not), read as
+                                 * phased rows (one aligned load of A a pack, the two edge packs
+                                 * masked); a pre-pass copies x (any incx) into the workspace once
+                                 * a call in each 16-byte phase, so a row's pack c meets pack c of
+                                 * its phase's copy, one aligned load through L1; blocks take a
+                                 * row step as aligned rows do.
                                  * x_in_smem = 0; needs gemv_workspace_size bytes */
 } gemv_loads_t;
 

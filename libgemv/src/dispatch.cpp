@@ -340,6 +340,40 @@ bool short_rows_by_element(const Problem &pb) {
            (row <= 64 || (row <= 128 && bytes <= (1 << 20)) || (row <= 512 && bytes <= (64 << 10)));
 }
 
+// Aligned rows of at least 64 lanes each (a block a row, or two), x contiguous but not 16-byte
+// aligned: staged, each block reads all of x again for its one or two rows; x beyond what a
+// block may stage was realigned at two loads in flight. Instead, one load in flight: x
+// realigned through L1 where the rows' lanes fit one wave of 1024 threads an SM, else x's
+// phase copies (a pre-pass copies x, aligned, into the workspace; about 1 us). Past that
+// wave the realigned rows slowed by a third (fp16 256 x 12288: 3.77 us, 296 x 9792: 6.46;
+// on copies 4.81 and 4.71). On an H200 (benchmarks/NOTES.md section 78, results/
+// h200-2026-11-29-s58-run2-, -run3-misaligned-x.txt: 72 such problems, 0.4-185 MB, against
+// the best of realigned and copies at unroll 1-4 and staged) the pick took 1.002x the best
+// time, at most 1.07x; before, staged or realigned at two took 1.00-2.04x. bf16 4096 x 14336:
+// 64.0 us staged, 31.4 on copies (29.2 with x aligned); fp32 16384 x 16384 339.6 realigned at
+// two, 251.3 on copies (246.2); fp32 230 x 392 2.66 staged, 1.90 realigned (1.62). Rows of
+// fewer lanes share a staged x among 4-64 rows a block and keep it (fp32 60557 x 436: 31.1
+// staged, 43.0 realigned, 28.8 aligned).
+bool misaligned_x_config(const Problem &pb, int sm_count, const gemv_config_t &aligned, gemv_config_t *out) {
+    if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || pb.incx != 1 ||
+        (reinterpret_cast<uintptr_t>(pb.x) & 15u) == 0 || !rows_aligned16(pb) || aligned.threads_per_row < 64 ||
+        aligned.split_k != 1)
+        return false;
+    gemv_config_t c = aligned;
+    c.x_in_smem = 0;
+    c.unroll = 1;
+    c.vector_loads = kLoadsPhasedCopies;
+    if (mul_sat(pb.m, c.threads_per_row) > (int64_t)std::max(sm_count, 1) * 1024 &&
+        workspace_needed(c, pb) <= pb.workspace_bytes && runs(c, pb)) {
+        *out = c;
+        return true;
+    }
+    c.vector_loads = kLoadsRealigned;
+    if (!runs(c, pb)) return false;
+    *out = c;
+    return true;
+}
+
 } // namespace
 
 // Dense fp16/bf16 rows of 64 to 512 elements in whole aligned packs, 16 rows a product or
@@ -418,6 +452,17 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         const bool smem = vec && (size_t)pb.k * esz <= max_x_smem_bytes(1024) && // for any p below
                           (x_unaligned || (mode == kLoadsRealigned && (size_t)pb.k * esz <= 256));
         int p = vec ? threads_per_row(loads, pb.dtype() != GEMV_DTYPE_F32) : scalar_threads_per_row(loads);
+        // Single fp32 products of aligned rows of 512 to 2048 packs (8-32 KB), x aligned: about
+        // 16 packs a lane (32 to 128 lanes), not 2. On an H200, whose HBM feeds an SM faster than
+        // the H100's the 2 were fit on, 512 lanes spent a block's reduction on each 16 KB row:
+        // fp32 128256 x 4096 564.1 us on 512 lanes, 466.0 on a warp (cuBLAS 506); 14336 x 4096
+        // 66.2 against 56.1 on 128; 28672 x 8192 222.5 against 210.6 on 128; 60000 x 2048 127.9
+        // against 112.7 on a warp. 16-bit rows gained nothing so (fp16 128256 x 4096: 242.5 on
+        // 128, 237.9 at best). Longer rows keep 512 lanes (fp32 16384 x 16384 reads 96% of the
+        // read ceiling at its size so). benchmarks/NOTES.md section 78, results/
+        // h200-2026-11-29-s58-run6-fp32-rows.txt.
+        if (mode == kLoadsAligned && esz == 4 && !x_unaligned && !pb.batched() && loads >= 512 && loads <= 2048)
+            p = std::max(32, pow2_floor(loads / 16));
         // 8-byte loads: about six a lane (the best of aligned8.sh on every shape but one).
         if (mode == kLoadsAligned8) p = (int)std::clamp<int64_t>(pow2_floor(loads / 6), 1, 512);
         // Strided batches of rows of more than 8 packs, aligned or realigned: about 8 packs a
@@ -486,6 +531,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
                 if (mode != kLoadsScalar) continue; // the split in the next load mode beats no split
             }
         }
+        if (mode == kLoadsAligned && misaligned_x_config(pb, sm_count, c, &chosen)) return chosen;
         if (runs(c, pb)) return c;
         if (smem) {
             c.x_in_smem = 0;
