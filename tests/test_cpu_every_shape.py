@@ -177,18 +177,22 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     # Matrices of 2048 rows and 32 MB and more whose rows of 512 bytes and more (fp32: over 3.5 KB)
     # start anywhere: phased, lanes a row by the row's loads (choosing reads no memory: the
     # small buffer serves). Rows of 4 KB and more read x's phase copies where the workspace
-    # holds them (a block a row; one load in flight, fp32 rows of 16 KB two), else as below.
+    # holds them (a block a row; one load in flight, fp32 rows of more than 64 KB two on 512
+    # lanes), else as below.
     X = pygemv.LOADS_PHASED_X_COPIES
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k, lda, a_off, p, r, u in [(4559, 10455, None, 0, 128, es, 1), (16384, 8193, None, 0, 128, es, 1),
                                           (9000, 2048, 2049, 0, 128, es, 1), (9000, 2048, None, es, 128, es, 1),
-                                          (20000, 1001, None, 0, 32, 32, 1), (70000, 129 if es == 4 else 257, None, 0, 8, 128, 1)]:
+                                          (20000, 1001, None, 0, 32, 32, 1), (70000, 129 if es == 4 else 257, None, 0, 8, 128, 1),
+                                          (4096, 16385, None, 0, 128, es, 1)]:
             c = pick(m, k, dtype, lda, a_off)
             if k * es >= 4096:
                 assert c.vector_loads == X and not c.x_in_smem, (dtype, m, k, lda, a_off, c)
-                two = es == 4 and m >= 4096 and k >= 4096  # fp32: 4096 rows of 16 KB and more
+                two = es == 4 and m >= 4096 and k > 16384  # fp32: 4096 rows of more than 4096 packs
                 assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll) == (
                     "block_per_row", 512 if two else 128, 1, 2 if two else 1), c
+                if k > 16384:  # rows of 64 KB up stage no x: the rest is for shorter rows
+                    continue
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)  # no room for the copies
             else:  # without room for the copies (with it, shorter rows take them from 64 MB: below)
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)
@@ -457,18 +461,24 @@ LANE_SPLIT_RULE_T = """
         # regime=False: the family alone (lane_classes_split), as batched_lane_classes_config asks it
         if m < 256 or k < 64:
             return None
-        if regime and ((b < 8 or b >= 64) if b > 1 else (m * k * es < (4 << 20) or k * es < 512)):
+        nbytes = m * k * es
+        # single products: from 4 MiB, or from 1 MiB past 2 MiB or 8 rows a lane of the one pass
+        past_one_pass = nbytes >= (1 << 20) and (nbytes > (2 << 20) or m > 8 * 32 * es)
+        if regime and ((b < 8 or b >= 64) if b > 1 else ((nbytes < (4 << 20) and not past_one_pass) or k * es < 512)):
             return None
         v, wave = 16 // es, 2048 * 132
         packs = -(-k // v)
         c = 32 if packs >= 128 else 16 if packs > 16 else 8
+        small_16bit = b == 1 and es == 2 and c >= 16 and nbytes < (4 << 20)
+        if small_16bit:  # 16-thread tiles, 8 lanes under 1536 rows
+            c = 16
         covered = lambda c: -(-k // ((c - 1) * v)) * (c - 1) * v  # batches: a tile half or twice as wide, where a fifth fewer
         for w in (c // 2, 2 * c):
             if b > 1 and 8 <= w <= (16 if m < 1024 else 32) and 5 * covered(w) < 4 * covered(c):
                 c = w
         if b > 1 and c == 32 and m < 1024:
             return None
-        lanes = 8 if c == 32 else 16
+        lanes = 8 if c == 32 or (small_16bit and m < 1536) else 16
         tiles = -(-k // ((c - 1) * v)) * b
         def slices(split):
             step = lanes * 4
@@ -491,9 +501,10 @@ LANE_SPLIT_RULE_T = """
 def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     """op T on more than 48 rows that do not start 16-byte aligned, outside the stream's
     regime, one product: phased rows split (t_splitm_twopass, vector_loads 3), first by lane
-    classes (each row lane a phase class; LANE_SPLIT_RULE_T) on matrices of 4 MiB up of 256
-    rows up and rows of 512 bytes up: tiles of 32 threads of 8 lanes from 128 packs a row,
-    else 16 of 16, 4 rows in flight, split_k the most of 4 to 512 that keeps the grid within
+    classes (each row lane a phase class; LANE_SPLIT_RULE_T) on matrices of 4 MiB up (1 MiB up
+    past 2 MiB or past 8 rows a lane of the one pass of 16-byte tiles) of 256 rows up and rows
+    of 512 bytes up: tiles of 32 threads of 8 lanes from 128 packs a row (16 under 4 MiB in 16
+    bits, 8 lanes under 1536 rows), else 16 of 16, 4 rows in flight, split_k the most of 4 to 512 that keeps the grid within
     half a wave while it adds slices (halved while the partials pass the workspace); declined where 4 slices
     pass half a wave. There the earlier rule: 16-bit matrices from 24 MiB (8 MiB on rows of
     more than 64 columns an SM: 8448 here) and fp32 ones from 32 MiB, rows of 512 bytes up,
@@ -557,16 +568,21 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
         assert pick(4421, 11465, dtype, batch=2, stride_a=4421 * 11465).vector_loads != P
         assert pick(2000, 300001, dtype).vector_loads != P  # 4 or 8 x 300001 partials pass 4 MiB
         assert pick(4421, 11465, dtype, workspace_bytes=0).vector_loads != P
-    # Under the lane-class rule's 4 MiB (or its 256 rows), one element a load over about 8
-    # blocks an SM on at most 2 tiles an SM (32-thread tiles, 8 lanes, 4 rows in flight): fp16
-    # 600 x 3179 (100 tiles) in 8 slices, bf16 1800 x 1022 (32) in 32; more tiles about 4 an
-    # SM: fp16 200 x 9406 (294) unsplit. From 4 MiB, lane classes: fp16 1539 x 3179, 300 x 9406.
+    # Under 256 rows, or 1 MiB, or 2 MiB where the one pass would walk at most 8 rows a lane,
+    # one element a load: fp16 200 x 9406 (294 tiles) unsplit, fp32 300 x 1618 (51 tiles) in 8
+    # slices. From 1 MiB past those, lane classes, 16-bit on 16-thread tiles under 4 MiB (8
+    # lanes under 1536 rows): fp16 600 x 3179 and 1024^2, bf16 1800 x 1022; from 4 MiB 32-thread
+    # tiles: fp16 1539 x 3179, 300 x 9406.
     c = pick(200, 9406, "float16")
     assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads) == ("t_columns", 32, 8, 0), c
-    for m, k, dtype, split in ((600, 3179, "float16", 8), (1800, 1022, "bfloat16", 32)):
-        c = pick(m, k, dtype)
-        assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == (
-            "t_splitm_twopass", 32, 8, pygemv.LOADS_SCALAR, 4, split), (m, k, c)
+    c = pick(300, 1618, "float32", 1627)
+    assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == (
+        "t_splitm_twopass", 32, 8, pygemv.LOADS_SCALAR, 4, 8), c
+    for m, k, dtype, lanes, split in ((600, 3179, "float16", 8, 32), (1024, 1024, "float16", 8, 32),
+                                      (1800, 1022, "bfloat16", 16, 32)):
+        c = pick(m, k, dtype, k + 57)
+        assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == \
+            lane_split_rule(m, k, 2) == ("t_splitm_twopass", 16, lanes, P, 4, split), (m, k, c)
     for m, k in ((1539, 3179), (300, 9406)):
         c = pick(m, k, "float16")
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == \
@@ -617,21 +633,25 @@ def test_op_t_heuristic_runs_small_matrices_in_one_pass_of_narrow_tiles():
     """op T on latency-bound matrices: 33 to 2048 rows, up to 2 MiB, rows that start anywhere
     (or aligned rows of up to 128 bytes), one product: t_columns, one element a load, 512
     threads, on tiles of 16 bytes of a row halved (to 2 columns) while they number fewer than
-    the SMs (132 in the stand-in); narrowed tiles only up to 1 MiB, and at most 2 tiles an SM;
-    4 rows in flight from 4 rows a lane, 2 from 2. Outside those bounds the other rules run."""
-    run(PICK_T + """
+    the SMs (132 in the stand-in; half of them on rows that start anywhere); narrowed tiles
+    only up to 1 MiB, and at most 2 tiles an SM; 4 rows in flight from 4 rows a lane, 2 from
+    2. Rows that start anywhere past 8 rows a lane from 1 MiB take lane classes
+    (LANE_SPLIT_RULE_T); outside those bounds the other rules run."""
+    run(PICK_T + LANE_SPLIT_RULE_T + """
     taken = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k in ((116, 627), (244, 81), (795, 1057), (1169, 169), (1446, 13), (689, 24), (640, 40), (33, 999),
                      (2048, 127), (2049, 127), (32, 999), (2000, 523), (1024, 1023), (40, 3001), (78, 21673),
-                     (708, 2340), (300, 9406), (1309, 4), (512, 512), (96, 96), (300, 129), (65, 33), (1000, 513)):
+                     (708, 2340), (300, 9406), (1309, 4), (512, 512), (96, 96), (300, 129), (65, 33), (1000, 513),
+                     (512, 513), (558, 300), (872, 306), (402, 1674), (525, 715)):
             c = pick(m, k, dtype)
             aligned = (k * es) % 16 == 0
             cols = 16 // es
-            while cols > 2 and -(-k // cols) < 132:
+            while cols > 2 and -(-k // cols) < (132 if aligned else 66):
                 cols //= 2
             want = ((not aligned or k * es <= 128) and 32 < m <= 2048 and m * k * es <= (2 << 20) and
-                    (cols * es == 16 or m * k * es <= (1 << 20)) and -(-k // cols) <= 2 * 132)
+                    (cols * es == 16 or m * k * es <= (1 << 20)) and -(-k // cols) <= 2 * 132 and
+                    (aligned or not lane_split_rule(m, k, es)))
             got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.split_k)
             if not want:
                 assert got[:3] != ("t_columns", cols, 512 // cols) or c.vector_loads != pygemv.LOADS_SCALAR, (dtype, m, k, c)
@@ -644,11 +664,15 @@ def test_op_t_heuristic_runs_small_matrices_in_one_pass_of_narrow_tiles():
         c = pick(244, 81, dtype, batch=2, stride_a=244 * 81, stride_x=244, stride_y=81)
         assert (c.threads_per_row, c.rows_per_block) != (2, 256), (dtype, c)
     assert taken >= 30, taken
-    # Where the rule applies (fp16): 2-column tiles of 256 lanes on 81 columns, 4 of 128 on
-    # 627, 8 of 64 on 1057, 4 rows in flight on 795 rows.
-    assert (pick(244, 81, "float16").threads_per_row, pick(116, 627, "float16").threads_per_row) == (2, 4)
-    c = pick(795, 1057, "float16")
+    # Where the rule applies (fp16): 2-column tiles of 256 lanes on 81 columns, 8 of 64 on 627
+    # (79 tiles: 4 of 128 until s59), 4 rows in flight on 402 rows; fp32 513 columns and
+    # 558 x 300 keep 4-column tiles (129 and 75 of them), 4 rows in flight.
+    assert (pick(244, 81, "float16").threads_per_row, pick(116, 627, "float16").threads_per_row) == (2, 8)
+    c = pick(402, 1674, "float16")
     assert (c.threads_per_row, c.rows_per_block, c.unroll) == (8, 64, 4), c
+    for m, k in ((512, 513), (558, 300)):
+        c = pick(m, k, "float32", lda=k + (k % 2 == 0))
+        assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll) == ("t_columns", 4, 128, 4), (m, k, c)
     """)
 
 
@@ -1061,8 +1085,9 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
         taken = rows <= most and (rows <= 8 or k * lanes >= target // 2)
         return taken, ("t_columns", (512 if lanes >= 16 else 256) // lanes, lanes, pygemv.LOADS_SCALAR, 4, 1)
     # Shapes no earlier rule takes (past 2 MiB or 2 tiles an SM of 16 bytes, not the 16-bit
-    # realigned rule's, not the stream's or phased rows'), with the forms each should take.
-    cases = {(64, 2945, "float16"): (16, True), (300, 2173, "float16"): (32, True), (256, 5813, "float16"): (16, True),
+    # realigned rule's, not the stream's or phased rows': fp16 256 x 5813, 2.8 MiB, now takes
+    # lane classes), with the forms each should take.
+    cases = {(64, 2945, "float16"): (16, True), (300, 2173, "float16"): (32, True), (200, 5813, "float16"): (16, True),
              (130, 6242, "float32"): (16, True), (53, 104815, "float32"): (4, True), (100, 7475, "bfloat16"): (16, True),
              (138, 3251, "float32"): (32, True), (60, 20001, "float16"): (4, True), (49, 2863, "float32"): (16, True),
              (457, 3115, "float32"): (32, False), (475, 4833, "float16"): (16, False), (510, 2101, "float16"): (32, False),
@@ -1084,10 +1109,12 @@ def test_op_t_heuristic_runs_few_rows_a_lane_of_element_loads_in_one_pass():
     for dtype in ("float32", "float16", "bfloat16"):
         c = pick(100, 7475, dtype, batch=2, stride_a=100 * 7475, stride_x=100, stride_y=7475)
         assert (c.variant, c.threads_per_row, c.rows_per_block) != ("t_columns", 32, 16), (dtype, c)
-    # The element-load split: 4 rows in flight on 16 tiles up (fp16 667 x 909 splits 16 ways, not
-    # 32 at 2), 2 at a batch (300 x 909 x 2) and on tall matrices of few columns (fp32 4088 x 23).
-    c = pick(667, 909, "float16")
-    assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll, c.split_k) == ("t_splitm_twopass", 32, 8, 4, 16), c
+    # The element-load split: 4 rows in flight on 16 tiles up (fp32 300 x 1618, 51 tiles, splits 8
+    # ways; fp16 667 x 909 did, 16 ways, until lane classes took it), 2 at a batch (300 x 909 x 2)
+    # and on tall matrices of few columns (fp32 4088 x 23).
+    c = pick(300, 1618, "float32", lda=1627)
+    assert (c.variant, c.threads_per_row, c.rows_per_block, c.unroll, c.split_k) == ("t_splitm_twopass", 32, 8, 4, 8), c
+    assert pick(667, 909, "float16").vector_loads == pygemv.LOADS_PHASED
     c = pick(300, 909, "float16", batch=2, stride_a=300 * 909, stride_x=300, stride_y=909)
     assert (c.variant, c.unroll) == ("t_splitm_twopass", 2), c
     c = pick(4088, 23, "float32")
@@ -1356,7 +1383,8 @@ def test_heuristic_reads_a_misaligned_x_beside_aligned_rows_of_64_lanes_and_more
     """Single op N products of aligned rows on 64 lanes and more, x contiguous but not 16-byte
     aligned: x's phase copies where the rows' lanes pass one wave of 1024 threads an SM (the
     stand-in's 132 SMs: 135168 threads), else x realigned through L1, both one load in flight,
-    x never staged (NOTES 78). Rows of fewer lanes keep x staged; an aligned x, a strided x,
+    x never staged (NOTES 78); fp32 copies of rows up to 4096 packs on 128 lanes (NOTES 79).
+    Rows of fewer lanes keep x staged; an aligned x, a strided x,
     batches, rows that do not start aligned and a workspace too small for the copies do not
     take this rule."""
     run("""
@@ -1375,7 +1403,10 @@ def test_heuristic_reads_a_misaligned_x_beside_aligned_rows_of_64_lanes_and_more
             assert pick(1024, 1024, dtype, x_off)[2:] == (2, 1, 0, 1), (dtype, x_off)
         for m, k in ((296, 9792), (16384, 16384), (2621, 600 if es == 4 else 1200), (3000, 3000)):
             c = pick(m, k, dtype)
-            assert c[0] == "block_per_row" and c[2:] == (5, 1, 0, 1) and m * c[1] > 135168, (dtype, m, k, c)
+            assert c[0] == "block_per_row" and c[2:] == (5, 1, 0, 1), (dtype, m, k, c)
+            # past the wave on the aligned problem's lanes; fp32 rows of up to 4096 packs then
+            # read the copies on at most 128 lanes (as rows that start anywhere read them)
+            assert (c[1] <= 128) if es == 4 else (m * c[1] > 135168), (dtype, m, k, c)
         for m, k in ((230, 392), (17, 6016), (256, 12288 if es == 2 else 6016), (121, 9288)):
             c = pick(m, k, dtype)
             assert c[0] == "block_per_row" and c[2:] == (2, 1, 0, 1) and m * c[1] <= 135168, (dtype, m, k, c)
@@ -1407,5 +1438,5 @@ def test_heuristic_gives_fp32_rows_of_8_to_32_kb_about_16_packs_a_lane():
     assert pick(28672, 8192) == ("block_per_row", 128, 1, 2, 1)
     assert pick(16384, 16384)[1] == 512                          # 4096 packs: as before
     assert pick(128256, 4096, "float16")[1] == 128               # 16-bit rows: as before
-    assert pick(128256, 4096, x_off=4)[1:3] == (512, 5)          # a misaligned x: copies on the old lanes
+    assert pick(128256, 4096, x_off=4)[1:3] == (128, 5)          # a misaligned x: copies on 128 lanes
     """)

@@ -180,7 +180,10 @@ bool phased_copies_config(const Problem &pb, gemv_config_t *out) {
     if (!phased_copies_regime(pb)) return false;
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), packs = (pb.k * esz + 15) / 16;
     int p = 128, unroll = 1;
-    if (esz == 4 && pb.m >= 4096 && pb.k >= 4096) p = 512, unroll = 2;
+    // fp32 rows of up to 4096 packs stay on 128 lanes at one in flight: on an H200 512 lanes at
+    // two ran 1.0-1.32x as long (128256 x 4096 642.5 -> 489.0 us, 24205 x 4844 157.5 -> 112.7;
+    // 8192 x 16384 129.2, 4096 x 32768 133.4 against 132.4; NOTES.md section 79).
+    if (esz == 4 && pb.m >= 4096 && packs > 4096) p = 512, unroll = 2;
     else if (esz == 2 && packs >= 8192) p = 256, unroll = 4;
     *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, p, 1, kLoadsPhasedCopies, unroll, 0, 1);
     return runs(*out, pb);
@@ -363,10 +366,17 @@ bool misaligned_x_config(const Problem &pb, int sm_count, const gemv_config_t &a
     c.x_in_smem = 0;
     c.unroll = 1;
     c.vector_loads = kLoadsPhasedCopies;
-    if (mul_sat(pb.m, c.threads_per_row) > (int64_t)std::max(sm_count, 1) * 1024 &&
-        workspace_needed(c, pb) <= pb.workspace_bytes && runs(c, pb)) {
-        *out = c;
-        return true;
+    if (mul_sat(pb.m, c.threads_per_row) > (int64_t)std::max(sm_count, 1) * 1024) {
+        // fp32 copies of rows up to 4096 packs on 128 lanes, as rows that start anywhere read
+        // them (phased_copies_config): 128256 x 4096 589.3 us on 512 lanes, 481.6 on 128;
+        // 60000 x 2048 134.3 on 256, 117.9 (NOTES.md section 79).
+        const gemv_config_t wide = c;
+        if (pb.dtype() == GEMV_DTYPE_F32 && c.threads_per_row > 128 && pb.k <= 4096 * 4) c.threads_per_row = 128;
+        if (workspace_needed(c, pb) <= pb.workspace_bytes && runs(c, pb)) {
+            *out = c;
+            return true;
+        }
+        c = wide;
     }
     c.vector_loads = kLoadsRealigned;
     if (!runs(c, pb)) return false;
@@ -739,6 +749,12 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (rows_aligned16(pb) || pb.m < 256 || pb.k < 64) return false;
     const int64_t packs = (pb.k + pack - 1) / pack;
     int c_threads = packs >= 128 ? 32 : packs > 16 ? 16 : 8;
+    // Single 16-bit products under 4 MiB: tiles of 16 threads (120 columns, as fp32's 32), 8
+    // lanes under 1536 rows. On 17 such products of 1.6-4 MiB they ran 0.94x the time of 32-thread
+    // tiles (fp16 1024^2 3.92 us against 4.19; fp16 917 x 991 3.71 against 4.00 on 16 lanes; bf16
+    // 1924 x 900 on 16 lanes 4.23 against 4.52 on 8; benchmarks/NOTES.md section 79).
+    const bool small_16bit = pb.batch == 1 && esz == 2 && c_threads >= 16 && mul_sat(pb.m, pb.k) * esz < (4 << 20);
+    if (small_16bit) c_threads = 16;
     // Batches: a tile half or twice as wide where it covers a row in a fifth fewer columns, the
     // last tile of a row mostly idle otherwise (fp16 5244 x 277 x 8, 3 tiles of 120 columns:
     // 11.20 us, 5 of 56: 10.08; bf16 4621 x 117 x 64, 3 of 56: 26.82, 1 of 120: 21.34). Single
@@ -747,7 +763,7 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (pb.batch > 1)
         for (const int c : {c_threads / 2, c_threads * 2})
             if (c >= 8 && c <= (pb.m < 1024 ? 16 : 32) && 5 * covered(c) < 4 * covered(c_threads)) c_threads = c;
-    const int lanes = c_threads == 32 ? 8 : 16, unroll = 4;
+    const int lanes = c_threads == 32 || (small_16bit && pb.m < 1536) ? 8 : 16, unroll = 4;
     if (pb.batch > 1 && c_threads == 32 && pb.m < 1024) return false;
     const int64_t tiles = mul_sat(lane_class_row_tiles(pb.k, c_threads, pack), pb.batch);
     const auto slices = [&](int split) {
@@ -765,9 +781,15 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     return true;
 }
 
+// Single products take it from 4 MiB, and from 1 MiB where the one pass of 16-byte tiles below
+// (heuristic_columns, 512-thread blocks) would walk more than 8 rows a lane, or past 2 MiB,
+// where one element a load split: on 24 products of 1-4 MiB (fp16 1024^2 5.53 -> 3.92 us, bf16
+// 1924 x 900 5.09 -> 4.23, fp32 1662 x 211 3.65 -> 3.22; NOTES.md section 79) it ran within 5% of
+// the best of 48 configs; under 1 MiB, or 8 rows a lane, the one pass ran 1.03-1.30x as fast.
 bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *out) {
-    const int64_t esz = (int64_t)dtype_size(pb.dtype());
-    if (pb.batch > 1 ? pb.batch < 8 || pb.batch >= 64 : mul_sat(mul_sat(pb.m, pb.k), esz) < (4 << 20) || pb.k * esz < 512)
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
+    const bool past_one_pass = bytes >= (1 << 20) && (bytes > (2 << 20) || pb.m > 8 * 32 * esz);
+    if (pb.batch > 1 ? pb.batch < 8 || pb.batch >= 64 : (bytes < (4 << 20) && !past_one_pass) || pb.k * esz < 512)
         return false;
     return lane_classes_split(pb, sm_count, out);
 }
@@ -1039,11 +1061,14 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // Past those bounds they lost: 4-byte tiles on 2 MB (fp16 2000 x 523 5.06 -> 7.19 us),
         // 3 or more blocks an SM (fp16 78 x 21673 5.45 -> 15.94, 40 x 3001 2.37 -> 2.80), 3.3 MB
         // (bf16 708 x 2340 5.80 -> 6.81). NOTES.md section 58.
+        // Rows that start anywhere narrow only under half a block an SM (s59, NOTES.md section
+        // 79): fp32 512^2 3.39 -> 2.90 us on 4-column tiles, 872 x 306 3.46 -> 2.97, 558 x 300 3.05 ->
+        // 2.76 (cuBLAS 2.9-3.0); 16-bit 525 x 715 and 628 x 645 ran 0.97-1.00x.
         const int64_t bytes = mul_sat(mul_sat(pb.m, pb.k), esz), sms = std::max(sm_count, 1);
         if ((loads == kLoadsScalar || (loads == kLoadsAligned && pb.k * esz <= 128)) && pb.batch == 1 &&
             pb.m > 32 && pb.m <= 2048 && bytes <= (2 << 20)) {
             int cols = 16 / esz;
-            while (cols > 2 && (pb.k + cols - 1) / cols < sms) cols /= 2;
+            while (cols > 2 && (pb.k + cols - 1) / cols < (rows_aligned16(pb) ? sms : sms / 2)) cols /= 2;
             const int lanes = 512 / cols;
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, cols, lanes, kLoadsScalar,
                                                 rows_in_flight((pb.m + lanes - 1) / lanes), 0, 1);
