@@ -302,15 +302,18 @@ def test_heuristic_takes_row_mma_for_large_16_bit_matrices_of_short_aligned_rows
     """Dense fp16/bf16 op N rows of 64 to 512 elements in whole aligned packs, 16 rows a
     product or more, from 8 MB (rows up to 136 elements), 16 MB (200), 32 MB (448) and 48 MB
     (512): row_mma, 4 warps a block, 4 steps in flight on rows of 80 to 127 elements, else 2
-    (NOTES 77). fp32, other rows, smaller matrices, fewer rows a product and packs that are not
-    whole or aligned keep the row kernels."""
+    (NOTES 77); an x not in aligned packs (any offset, increment or product stride) gathered into
+    the workspace first, where it holds the batch's x (NOTES 79). fp32, other rows, smaller
+    matrices, fewer rows a product and packs of A that are not whole or aligned keep the row
+    kernels."""
     run("""
     buf = pygemv.empty(1 << 22, "float16")
     base = buf.ptr
-    def pick(m, k, dtype="float16", b=1, lda=None, a_off=0, x_off=0, incx=1, pad=0):
+    def pick(m, k, dtype="float16", b=1, lda=None, a_off=0, x_off=0, incx=1, pad=0, x_pad=0,
+             ws=pygemv.WORKSPACE_RECOMMENDED_BYTES):
         c = pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 21) + x_off,
                                  incx=incx, use_table=False, batch=b, stride_a=m * (lda or k) + pad,
-                                 stride_x=k + pad, stride_y=m)
+                                 stride_x=k + pad + x_pad, stride_y=m, workspace_bytes=ws)
         return (str(c.variant), c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k)
     mma = lambda u: ("row_mma", 32, 4, 1, u, 1)
     for dtype in ("float16", "bfloat16"):
@@ -331,9 +334,17 @@ def test_heuristic_takes_row_mma_for_large_16_bit_matrices_of_short_aligned_rows
                          (1048576, 32, {}), (8388608, 32, {}), (174763, 768, {}), (64528, 520, {}),
                          (15, 112, dict(b=20000)), (3, 64, dict(b=100000)),
                          (296, 112, dict(b=4096, pad=3)),         # products not 16-byte aligned
-                         (299593, 112, dict(lda=113)), (299593, 112, dict(a_off=2)), (299593, 112, dict(x_off=2)),
-                         (299593, 112, dict(incx=2)), (299593, 108, {})]:  # K of 216 bytes: not whole packs
+                         (299593, 112, dict(lda=113)), (299593, 112, dict(a_off=2)),
+                         (299593, 108, {})]:  # K of 216 bytes: not whole packs
             assert pick(m, k, dtype, **kw)[0] != "row_mma", (dtype, m, k, kw)
+        # x off its packs (offset, increment, products' stride): gathered, where the workspace
+        # holds it (every product's x: K x 2 bytes each), else the row kernels.
+        for m, k, kw in [(299593, 112, dict(x_off=2)), (299593, 112, dict(incx=2)), (299593, 112, dict(incx=-1)),
+                         (296, 112, dict(b=4096, x_off=6)), (296, 112, dict(b=4096, x_pad=3))]:
+            assert pick(m, k, dtype, **kw) == mma(4), (dtype, m, k, kw)
+            need = kw.get("b", 1) * k * 2
+            assert pick(m, k, dtype, ws=need, **kw) == mma(4), (dtype, m, k, kw)
+            assert pick(m, k, dtype, ws=need - 2, **kw)[0] != "row_mma", (dtype, m, k, kw)
     assert pick(296, 112, "float32", 4096)[0] != "row_mma"
     """)
 

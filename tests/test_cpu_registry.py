@@ -272,6 +272,24 @@ def test_workspace_sizes():
     assert pygemv.workspace_size(None, 100, 4096) == pygemv.WORKSPACE_RECOMMENDED_BYTES
 
 
+def test_row_mma_gathers_an_x_off_its_packs_into_the_workspace():
+    """row_mma reads x in aligned packs: an x at any offset, increment or products' stride is
+    gathered first, contiguous, K elements a product (one where the batch shares x), into the
+    workspace; in place it needs none. A's rows, products and K stay whole aligned packs."""
+    mma = Config("row_mma", 32, 4, pygemv.LOADS_ALIGNED, 2)
+    for dtype in ("float16", "bfloat16"):
+        ws = lambda **kw: pygemv.workspace_size(mma, 296, 112, dtype, a_ptr=A, **kw)
+        assert ws(x_ptr=A) == 0 and ws(x_ptr=A, batch=8, stride_a=296 * 112, stride_x=112) == 0
+        assert ws(x_ptr=A + 2) == 112 * 2 and ws(x_ptr=A, incx=3) == 112 * 2 and ws(x_ptr=A, incx=-1) == 112 * 2
+        assert ws(x_ptr=A + 6, batch=8, stride_a=296 * 112, stride_x=112) == 8 * 112 * 2
+        assert ws(x_ptr=A, batch=8, stride_a=296 * 112, stride_x=115) == 8 * 112 * 2   # products' x off their packs
+        assert ws(x_ptr=A + 2, batch=8, stride_a=296 * 112, stride_x=0) == 112 * 2      # one x for the batch
+        for kw in (dict(x_ptr=A + 2), dict(x_ptr=A, incx=-2), dict(x_ptr=A, batch=3, stride_a=296 * 112, stride_x=113)):
+            assert ok(mma, 296, 112, dtype, a_ptr=A, **kw), kw
+        assert not ok(mma, 296, 112, dtype, a_ptr=A + 2, x_ptr=A)  # A off its packs
+        assert not ok(mma, 296, 108, dtype, a_ptr=A, x_ptr=A)      # K of 216 bytes
+
+
 def test_8_byte_loads_rules():
     """vector_loads = 4: op N row kernels on rows (and an unstaged x) 8-byte aligned, any
     product count."""

@@ -266,15 +266,21 @@ def test_row_mma_tiles_rounds_and_batches(torch, dtype, m, k):
     """row_mma: tiles past M (rows that are not stored), rounds of steps past K (K not a
     multiple of 32 or of a round), single products and strided batches with lda padded (NaN
     in the gaps), products 16 bytes apart or reversed (negative strides), a shared x or A,
-    y offset and strided either way, alpha and beta; layouts whose packs are not whole or
-    aligned are refused (NotSupportedError), and every config runs on the aligned ones."""
+    y offset and strided either way, alpha and beta; an x off its packs (offset, increment of
+    either sign, products' stride, shared), gathered into the workspace; layouts whose packs of A
+    are not whole or aligned are refused (NotSupportedError), and every config runs on the rest."""
     layouts = [dict(), dict(lda_pad=8, y_off=1, incy=-2, alpha=-0.5, beta=0.75),
                dict(batch=5, batch_pad=0, alpha=1.5, beta=0.5), dict(batch=4, batch_pad=8, lda_pad=8, reverse_batch=True),
                dict(batch=3, batch_pad=8, share_x=True, y_off=3, incy=3), dict(batch=3, batch_pad=0, share_a=True),
-               dict(a_off=8, x_off=16, batch=2, batch_pad=8), dict(a_off=1), dict(lda_pad=3, batch=2)]
+               dict(a_off=8, x_off=16, batch=2, batch_pad=8),
+               # x gathered: off its packs, strided, reversed, products' x off theirs, shared
+               dict(x_off=3), dict(incx=-2, y_off=1, alpha=-0.5, beta=0.75),
+               dict(batch=3, batch_pad=8, x_off=5, alpha=1.5, beta=0.5), dict(batch=4, batch_pad=8, incx=3, reverse_batch=True),
+               dict(batch=3, batch_pad=8, share_x=True, x_off=1),
+               dict(a_off=1), dict(lda_pad=3, batch=2)]
     configs = row_mma_configs()
     ran = check_layouts(torch, m, k, dtype, False, layouts, configs)
-    assert ran >= 7 * (len(configs) + 1) + 2  # every config on the 7 aligned layouts, the dispatcher on all
+    assert ran >= 12 * (len(configs) + 1) + 2  # every config on the 12 layouts of whole packs of A, the dispatcher on all
     p = OpProblem(torch, m, k, dtype, a_off=1)
     with pytest.raises(pygemv.NotSupportedError, match="row_mma needs A, every row and K in whole 16-byte packs"):
         p.run(configs[0])
@@ -284,11 +290,15 @@ def test_row_mma_tiles_rounds_and_batches(torch, dtype, m, k):
 def test_dispatch_of_short_aligned_rows_to_row_mma_is_correct(torch, dtype):
     """The dispatcher's row_mma on large matrices and batches of 16-bit rows of 64 to 512
     elements (NOTES 77): its choice, checked against the float64 reference with y poisoned,
-    alpha and beta, a batch past 65535 products, and one with a padded lda (NaN gaps)."""
+    alpha and beta, a batch past 65535 products, one with a padded lda (NaN gaps), and x off
+    its packs, gathered into the workspace (NOTES 79)."""
     buf, ws = workspace(torch)
     failures = []
     for m, k, batch, kw in ((296, 112, 4096, {}), (524288, 64, 1, dict(alpha=-2.0)), (16, 96, 70000, dict(beta=0.5)),
-                            (40, 360, 2048, dict(lda_pad=8, batch_pad=8, beta=-1.0)), (65537, 512, 1, {})):
+                            (40, 360, 2048, dict(lda_pad=8, batch_pad=8, beta=-1.0)), (65537, 512, 1, {}),
+                            # x gathered first (NOTES 79): off its packs, reversed, products' x off theirs
+                            (1316786, 136, 1, dict(x_off=1)), (524288, 64, 1, dict(incx=-1, beta=0.5)),
+                            (296, 112, 4096, dict(x_off=3, batch_pad=8))):
         kw.setdefault("batch_pad", 0)  # products 16-byte aligned unless the case pads them by a pack
         p = OpProblem(torch, m, k, dtype, batch=batch, **kw)
         A, x, _ = p.ptrs()

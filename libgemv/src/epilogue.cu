@@ -8,6 +8,8 @@
 //                  slice, alpha = 1).
 //   x_phase_copies the pre-pass of phased rows with x's phase copies: x (any incx) into
 //                  the workspace once in each 16-byte phase, zeros around it.
+//   x_gather       the pre-pass of row_mma where x is not in aligned packs: every
+//                  product's x (any incx, any stride) into the workspace, contiguous.
 // Geometry: grid-stride over the outputs, 256 threads; scale_y puts consecutive threads on
 // consecutive outputs, splitk_reduce 1 to 32 outputs a block with 256 to 8 lanes over the
 // slices (reduce_plan).
@@ -86,7 +88,28 @@ __global__ void x_phase_copies_kernel(const T *x, int64_t incx, int64_t k, T *co
     }
 }
 
+// One thread an element i = b * k + j of the gathered x (a 64-bit division each: a pre-pass
+// of at most a few MB, bound by its loads).
+template <typename T>
+__global__ void x_gather_kernel(const T *x, int64_t incx, int64_t stride_x, int64_t k, int64_t n, T *out, bool pdl) {
+    pdl_prologue(pdl);
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t b = i / k, j = i - b * k;
+        out[i] = load_readonly(x + b * stride_x + j * incx);
+    }
+}
+
 } // namespace
+
+cudaError_t launch_x_gather(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t stride_x, int64_t k,
+                            int64_t products, void *out, cudaStream_t s, bool pdl) {
+    return with_storage_type(dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const LaunchPlan p = elementwise_plan(products * k);
+        return launch_kernel(x_gather_kernel<T>, p.grid, p.block, 0, s, pdl, static_cast<const T *>(x), incx, stride_x,
+                             k, products * k, static_cast<T *>(out), pdl);
+    });
+}
 
 cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t k, void *copies,
                                   int64_t stride, cudaStream_t s, bool pdl) {

@@ -469,6 +469,10 @@ cudaError_t launch_scale_y(gemv_dtype_t dtype, const OutputMap &y, float beta, c
 // (RowArgs.x_phase_stride), into copies (16-byte aligned).
 cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t k, void *copies,
                                   int64_t stride, cudaStream_t stream, bool pdl);
+// out[b * k + j] = x[b * stride_x + j * incx] for b < products, j < k: one product's x or a
+// batch's, contiguous and in order, for kernels that need x in aligned packs (row_mma).
+cudaError_t launch_x_gather(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t stride_x, int64_t k,
+                            int64_t products, void *out, cudaStream_t stream, bool pdl);
 // y_g = alpha * sum_{s<splits} acc[s*G + g] + beta*y_g (G = n * batch), summed in slice order.
 cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, const OutputMap &y,
                                  float alpha, float beta, cudaStream_t stream, bool pdl);

@@ -467,7 +467,15 @@ template <typename Args> void set_operands(Args &a, const Problem &pb) {
 
 // ---- op N: row tiles on the tensor cores (rowmma.cu) -------------------------------------
 
-// Whole aligned packs everywhere: A, every row and product, K, and x (contiguous).
+// x in whole aligned packs as it lies: contiguous, 16-byte aligned, and so is every product's.
+bool mma_x_in_place(const Problem &pb) {
+    return pb.incx == 1 && aligned16(pb.x) && (!pb.batched() || multiple_of(pb.stride_x, dtype_size(pb.dtype()), 16));
+}
+// The products whose x row_mma gathers: one where the batch shares x (stride_x 0).
+int64_t mma_x_products(const Problem &pb) { return pb.batched() && pb.stride_x != 0 ? pb.batch : 1; }
+
+// Whole aligned packs of A: A, every row and product, and K. Any other x is gathered first,
+// contiguous, into the workspace (x_gather: K elements a product, K whole packs).
 gemv_status_t mma_rows_can_implement(const Operation &op, const gemv_config_t &, const Problem &pb) {
     const size_t esz = dtype_size(pb.dtype());
     if (!rows_aligned16(pb) || !multiple_of(pb.k, esz, 16)) {
@@ -475,12 +483,18 @@ gemv_status_t mma_rows_can_implement(const Operation &op, const gemv_config_t &,
                   pb.A, (long long)pb.lda, (long long)pb.k, pb.batched() ? ", and stride_a" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    if (pb.incx != 1 || !aligned16(pb.x) || (pb.batched() && !multiple_of(pb.stride_x, esz, 16))) {
-        set_error("%s needs incx == 1 and x 16-byte aligned (x = %p, incx = %lld%s)", op.info.name, pb.x,
-                  (long long)pb.incx, pb.batched() ? ", and stride_x a multiple of 16 bytes" : "");
+    if (!mma_x_in_place(pb) && pb.workspace && !aligned16(pb.workspace)) {
+        set_error("%s gathers an x that is not in aligned packs (x = %p, incx = %lld) into the workspace, which must "
+                  "be 16-byte aligned (workspace = %p)", op.info.name, pb.x, (long long)pb.incx, pb.workspace);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     return GEMV_STATUS_SUCCESS;
+}
+
+size_t mma_rows_workspace(const Operation &, const gemv_config_t &, const Problem &pb) {
+    if (mma_x_in_place(pb)) return 0;
+    const unsigned __int128 bytes = (unsigned __int128)mma_x_products(pb) * (uint64_t)pb.k * dtype_size(pb.dtype());
+    return bytes > SIZE_MAX ? SIZE_MAX : (size_t)bytes;
 }
 
 gemv_status_t mma_rows_launch(const Operation &op, const gemv_config_t &c, const Problem &pb) {
@@ -490,12 +504,20 @@ gemv_status_t mma_rows_launch(const Operation &op, const gemv_config_t &c, const
     L.unroll = c.unroll;
     MmaRowArgs &a = L.args;
     set_operands(a, pb);
+    cudaError_t err = cudaSuccess;
+    if (!mma_x_in_place(pb)) { // x gathered into the workspace (can_implement), read from there
+        err = launch_x_gather(pb.dtype(), pb.x_first, pb.incx, a.stride_x, pb.k, mma_x_products(pb), pb.workspace,
+                              pb.stream, pb.pdl);
+        a.x = pb.workspace;
+        a.incx = 1;
+        a.stride_x = mma_x_products(pb) > 1 ? pb.k : 0;
+    }
     a.tiles_per_product = (pb.m + kMmaTileRows - 1) / kMmaTileRows;
     a.tiles = mul_sat(a.tiles_per_product, pb.batch);
     a.tile_div = divide_by((uint64_t)a.tiles_per_product);
     L.blocks = (a.tiles + L.warps - 1) / L.warps;
     a.pdl = pdl_pays(pb, L.blocks, 32 * L.warps, a.k * (int64_t)dtype_size(pb.dtype()) * kMmaTileRows * L.warps);
-    const cudaError_t err = launch_rowmma(L, pb.stream);
+    if (err == cudaSuccess) err = launch_rowmma(L, pb.stream);
     return err == cudaSuccess ? GEMV_STATUS_SUCCESS : launch_failed(op, err);
 }
 
@@ -946,7 +968,7 @@ constexpr Operation quantized_mma_rounds(gemv_variant_info_t i) {
 }
 // Tensor-core row tiles read aligned 16-byte packs (fixed) and never stage x.
 constexpr Operation mma_rows(gemv_variant_info_t i) {
-    return {i, mma_rows_can_implement, no_workspace, mma_rows_launch, kNoSplit, 1u << kLoadsAligned};
+    return {i, mma_rows_can_implement, mma_rows_workspace, mma_rows_launch, kNoSplit, 1u << kLoadsAligned};
 }
 // Row tiles read 16-byte packs (aligned or realigned), never stage x, and keep at most
 // kTileMaxPacks packs in flight a thread.
@@ -1002,7 +1024,7 @@ const Operation kRegistry[GEMV_VARIANT_COUNT] = {
     quantized_mma_rounds(unroll_1_2(no_staging(info(GEMV_VARIANT_Q_MMA_ROUNDS, "q_mma_rounds", "op N, int4 weights (any group size and zero mode) in fp16 or bf16, x contiguous and 16-byte aligned: mma.sync tensor cores, a 16-row tile a block (rows_per_block 1), its threads_per_row / 32 warps taking the steps of 128 columns in rounds of unroll steps, each round's codes, x, scales and zeros asked for at once; split_k slices reduced in fixed order",
                                   32, kQmmaMaxThreads, 1, 1, 1, 64, 1, 1, GEMV_OP_N, /*batched=*/0,
                                   (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16), 1u << 4)))),
-    mma_rows(no_staging(info(GEMV_VARIANT_ROW_MMA, "row_mma", "op N, fp16/bf16 rows of whole aligned 16-byte packs (A, lda, K, batch strides), x contiguous and aligned: mma.sync tensor cores, a warp a tile of 16 rows of one product (threads_per_row 32), rows_per_block warps a block, unroll steps of 32 columns in flight; K unsplit",
+    mma_rows(no_staging(info(GEMV_VARIANT_ROW_MMA, "row_mma", "op N, fp16/bf16 rows of whole aligned 16-byte packs (A, lda, K, batch strides), x of any alignment and increment (else gathered into the workspace): mma.sync tensor cores, a warp a tile of 16 rows of one product (threads_per_row 32), rows_per_block warps a block, unroll steps of 32 columns in flight; K unsplit",
                              32, 32, 1, 8, 1, 1, 1, 0, GEMV_OP_N, /*batched=*/1,
                              (1u << GEMV_DTYPE_F16) | (1u << GEMV_DTYPE_BF16)))),
 };

@@ -1021,6 +1021,21 @@ cudaError_t launch_x_phase_copies(gemv_dtype_t dtype, const void *x, int64_t inc
     return cudaSuccess;
 }
 
+cudaError_t launch_x_gather(gemv_dtype_t dtype, const void *x, int64_t incx, int64_t stride_x, int64_t k,
+                            int64_t products, void *out, cudaStream_t, bool) {
+    World &w = world();
+    std::lock_guard<std::mutex> lock(w.mutex);
+    const size_t esz = dtype_size(dtype);
+    const LaunchPlan p = elementwise_plan(products * k);
+    check_plan(w, "x_gather", p, 1024);
+    log_launch(w, "x_gather", p, nullptr);
+    if (k < 1 || products < 1 || (reinterpret_cast<uintptr_t>(out) & 15))
+        violation(w, "x_gather: %lld products of K = %lld into %p", (long long)products, (long long)k, out);
+    check_span(w, "x_gather", "x", x, span(k, incx, products, stride_x), esz);
+    check_span(w, "x_gather", "out", out, span(k, 1, products, k), esz);
+    return cudaSuccess;
+}
+
 cudaError_t launch_splitk_reduce(gemv_dtype_t dtype, const float *acc, int splits, const OutputMap &y, float, float,
                                  cudaStream_t, bool) {
     World &w = world();
