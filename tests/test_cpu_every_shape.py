@@ -514,8 +514,8 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     regime, one product: phased rows split (t_splitm_twopass, vector_loads 3), first by lane
     classes (each row lane a phase class; LANE_SPLIT_RULE_T) on matrices of 4 MiB up (1 MiB up
     past 2 MiB or past 8 rows a lane of the one pass of 16-byte tiles) of 256 rows up and rows
-    of 512 bytes up: tiles of 32 threads of 8 lanes from 128 packs a row (16 under 4 MiB in 16
-    bits, 8 lanes under 1536 rows), else 16 of 16, 4 rows in flight, split_k the most of 4 to 512 that keeps the grid within
+    of 512 bytes up: tiles of 32 threads of 8 lanes from 128 packs a row, else 16 of 16 (16-bit
+    products under 4 MiB: 16 threads, 8 lanes under 1536 rows), 4 rows in flight, split_k the most of 4 to 512 that keeps the grid within
     half a wave while it adds slices (halved while the partials pass the workspace); declined where 4 slices
     pass half a wave. There the earlier rule: 16-bit matrices from 24 MiB (8 MiB on rows of
     more than 64 columns an SM: 8448 here) and fp32 ones from 32 MiB, rows of 512 bytes up,

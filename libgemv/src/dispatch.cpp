@@ -170,19 +170,18 @@ namespace {
 // against 93.5, 88.1 aligned; bf16 61772 x 24429 1006 against 1124; fp16 20000 x 2049 30.8
 // against 34.1; fp32 2048 x 4097 13.2 against 14.4 with 256 lanes and four, 20000 x 1001
 // 31.2 against 47.6). 16-bit rows of 8192 packs and more: 256 lanes, four in flight (fp16
-// 13191 x 130542: 1167 against 1197). fp32 rows of 16 KB and more on 4096 rows and more:
-// 512 lanes, two in flight (8191 x 8191 89.7 against 92.7 with 256 and four, 93.8 with x
+// 13191 x 130542: 1167 against 1197). fp32 rows of 16 KB and more on 4096 rows and more
+// took 512 lanes, two in flight (8191 x 8191 89.7 against 92.7 with 256 and four, 93.8 with x
 // through L1 and shifted, 88.0 aligned; 16384 x 8193 175.4 against 180.2, 171.9 aligned:
-// -s15-phase-copies-fp32.txt). 16-bit rows spill at 32 registers with two in flight and
-// ran 10-20% slower. Rows of 2 KB lost to staged phased rows (fp16 40000 x 1025: 34.7
-// against 31.8).
+// -s15-phase-copies-fp32.txt); on an H200 128 lanes at one ran 1.0-1.32x as fast up to 4096
+// packs (128256 x 4096 642.5 -> 489.0 us, 24205 x 4844 157.5 -> 112.7; 8192 x 16384 129.2; 4096 x
+// 32768, 8192 packs, 133.4 against 132.4 on 512: NOTES.md section 79), so 512 lanes keep longer
+// rows only. 16-bit rows spill at 32 registers with two in flight and ran 10-20% slower. Rows
+// of 2 KB lost to staged phased rows (fp16 40000 x 1025: 34.7 against 31.8).
 bool phased_copies_config(const Problem &pb, gemv_config_t *out) {
     if (!phased_copies_regime(pb)) return false;
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), packs = (pb.k * esz + 15) / 16;
     int p = 128, unroll = 1;
-    // fp32 rows of up to 4096 packs stay on 128 lanes at one in flight: on an H200 512 lanes at
-    // two ran 1.0-1.32x as long (128256 x 4096 642.5 -> 489.0 us, 24205 x 4844 157.5 -> 112.7;
-    // 8192 x 16384 129.2, 4096 x 32768 133.4 against 132.4; NOTES.md section 79).
     if (esz == 4 && pb.m >= 4096 && packs > 4096) p = 512, unroll = 2;
     else if (esz == 2 && packs >= 8192) p = 256, unroll = 4;
     *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, p, 1, kLoadsPhasedCopies, unroll, 0, 1);
@@ -371,7 +370,8 @@ bool misaligned_x_config(const Problem &pb, int sm_count, const gemv_config_t &a
         // them (phased_copies_config): 128256 x 4096 589.3 us on 512 lanes, 481.6 on 128;
         // 60000 x 2048 134.3 on 256, 117.9 (NOTES.md section 79).
         const gemv_config_t wide = c;
-        if (pb.dtype() == GEMV_DTYPE_F32 && c.threads_per_row > 128 && pb.k <= 4096 * 4) c.threads_per_row = 128;
+        const bool fp32_up_to_4096_packs = pb.dtype() == GEMV_DTYPE_F32 && (pb.k * 4 + 15) / 16 <= 4096;
+        if (fp32_up_to_4096_packs && c.threads_per_row > 128) c.threads_per_row = 128;
         if (workspace_needed(c, pb) <= pb.workspace_bytes && runs(c, pb)) {
             *out = c;
             return true;
