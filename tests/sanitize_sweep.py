@@ -6,8 +6,9 @@ sanitizer sees libgemv's kernels alone. Also checks results against float64.
 
 With the argument T, only op T (single products and batches) runs, with NB only op N's strided
 batches, with Q only the quantized weights, with MMA only row_mma (the tensor-core row tiles) on
-the whole aligned packs it takes: racecheck of the whole sweep takes longer than one device
-call allows.
+the whole aligned packs it takes, with TS only the op T stream (t_stream) on rows shorter than a
+pack and rows with wide gaps: racecheck of the whole sweep takes longer than one device call
+allows.
 """
 import os
 import sys
@@ -72,17 +73,66 @@ def row_mma_sweep(rng) -> tuple[int, int]:
     return runs, wrong
 
 
+# t_stream: rows shorter than a pack (a pack reaching three rows) and rows with gaps of whole
+# packs (threads that load nothing), A one element past its packs, single products and batches;
+# (m, k, lda - k). Blocks of 32 to 1024 threads, every unroll, one slice to many.
+T_STREAM_SHAPES = [(1000, 5, 0), (777, 2, 1), (300, 4, 0), (2000, 7, 0), (500, 22, 40), (97, 53, 33)]
+T_STREAM_CONFIGS = [(32, 1, 1), (256, 4, 7), (1024, 2, 64), (64, 2, 3), (512, 4, 1024)]
+
+
+def t_stream_sweep(rng, ws_arg) -> tuple[int, int]:
+    runs = wrong = 0
+    for dtype in ("float32", "float16", "bfloat16"):
+        for m, k, pad in T_STREAM_SHAPES:
+            for batch in (1, 3):
+                lda = k + pad
+                sa, sx, sy = m * lda + 1, m + 1, k + 2
+                # Exactly the elements the operands span (from A's element 1): a read past them
+                # leaves the allocation.
+                A = rng.standard_normal(1 + (batch - 1) * sa + (m - 1) * lda + k).astype(np.float32)
+                x = rng.standard_normal((batch - 1) * sx + m).astype(np.float32)
+                dA, dx = pygemv.to_device(A, dtype), pygemv.to_device(x, dtype)
+                A64, x64 = dA.to_numpy().astype(np.float64)[1:], dx.to_numpy().astype(np.float64)
+                ref = np.stack([np.stack([A64[b * sa + i * lda:b * sa + i * lda + k] for i in range(m)]).T
+                                @ x64[b * sx:b * sx + m] for b in range(batch)])
+                es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+                problem = dict(trans=True, lda=lda, batch=batch, stride_a=sa, stride_x=sx, stride_y=sy,
+                               a_ptr=dA.ptr + es, x_ptr=dx.ptr)
+                for threads, unroll, split in T_STREAM_CONFIGS:
+                    config = pygemv.Config("t_stream", threads, 1, pygemv.LOADS_ALIGNED, unroll, False, split)
+                    if not pygemv.can_implement(config, m, k, dtype, **problem)[0]:
+                        continue
+                    dy = pygemv.to_device(np.full((batch - 1) * sy + k, np.nan, np.float32), dtype)
+                    pygemv.gemv(dA.ptr + es, dx.ptr, dy.ptr, m=m, k=k, dtype=dtype, lda=lda, trans=True, batch=batch,
+                                stride_a=sa, stride_x=sx, stride_y=sy, config=config, workspace=ws_arg)
+                    out = dy.to_numpy().astype(np.float64)
+                    out = np.stack([out[b * sy:b * sy + k] for b in range(batch)])
+                    tol = {"float32": 1e-4, "float16": 2e-2, "bfloat16": 5e-2}[dtype]
+                    if not np.all(np.abs(out - ref) <= tol * (1 + np.abs(ref) + m ** 0.5)):
+                        wrong += 1
+                        print(f"WRONG {dtype} t_stream batch {batch} {m}x{k} lda {lda} {config}", file=sys.stderr)
+                    runs += 1
+    return runs, wrong
+
+
 def main(argv) -> int:
     only_t, only_q, only_nb, only_mma = argv == ["T"], argv == ["Q"], argv == ["NB"], argv == ["MMA"]
     rng = np.random.default_rng(0)
     ws = pygemv.empty((pygemv.WORKSPACE_RECOMMENDED_BYTES // 4,), "float32")
     ws_arg = (ws.ptr, pygemv.WORKSPACE_RECOMMENDED_BYTES)
     runs = wrong = 0
+    if argv == ["TS"]:
+        runs, wrong = t_stream_sweep(rng, ws_arg)
+        print(f"{runs} runs, {wrong} wrong")
+        return 1 if wrong else 0
     if not (only_t or only_q or only_nb):
         runs, wrong = row_mma_sweep(rng)
     if only_mma:
         print(f"{runs} runs, {wrong} wrong")
         return 1 if wrong else 0
+    if not (only_q or only_nb):
+        r, w = t_stream_sweep(rng, ws_arg)
+        runs, wrong = runs + r, wrong + w
     for dtype in ("float32", "float16", "bfloat16") if not (only_t or only_q or only_nb) else ():
         for m, k in SHAPES:
             lda = k + 3

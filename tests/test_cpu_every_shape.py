@@ -426,8 +426,9 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
     fits a block;
     blocks of 1024 at 2 packs in flight, one an SM, from 8192 packs an SM; else blocks of 256
     at 4 (2 past a period of 512), slices of 4 packs a thread up to 2 blocks an SM; batches
-    share the blocks. Aligned rows, few rows, wide gaps and long periods keep the column
-    kernels; every choice can run, within the workspace."""
+    share the blocks; 16-bit rows shorter than a pack from 48 MiB. Aligned rows, few rows,
+    wide gaps, long periods and other short rows keep the column kernels; every choice can
+    run, within the workspace."""
     run("""
     base = 1 << 32
     def pick(m, k, dtype, lda=None, a_off=0, **kw):
@@ -454,6 +455,15 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
                           (1573, 69, None), (58, 340, None), (4000, 130 // es, None), (2632, 1910, None),
                           (10941, 483, None)):
             assert pick(m, k, dtype, lda).variant != "t_stream", (m, k, lda)
+        # Rows shorter than a pack (a pack reaches two or three rows): 16-bit ones of half a pack up
+        # from 48 MiB; fp32 ones, smaller matrices and rows under half a pack keep the element loads.
+        if es == 2:
+            for m, k in ((8432200, 7), (5193644, 6), (7000000, 4)):
+                assert pick(m, k, dtype, a_off=1).variant == "t_stream", (m, k)
+        kept = ((1000000, 7), (300000, 5), (20000000, 3), (20000000, 1)) if es == 2 else ((3000000, 3), (16000000, 2))
+        for m, k in kept:
+            assert pick(m, k, dtype, a_off=1).variant != "t_stream", (m, k)
+        assert es == 4 or pick(15747493, 2, dtype, 4, a_off=1).variant != "t_stream"  # under half a pack
         for m, k, kw in ((3985411, 61, {}), (200000, 9, {}), (1000, 61, dict(batch=512, stride_a=61000))):
             c = pick(m, k, dtype, **kw)
             assert pygemv.can_implement(c, m, k, dtype, lda=k, a_ptr=base, x_ptr=base + (1 << 40), trans=True, **kw)[0]
@@ -461,6 +471,36 @@ def test_op_t_heuristic_streams_rows_that_start_anywhere():
         c = pygemv.select_config(3985411, 61, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False,
                                  workspace_bytes=0)
         assert c.variant == "t_stream" and c.split_k == 1 and pygemv.workspace_size(c, 3985411, 61, dtype, trans=True) == 0
+    """)
+
+
+def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
+    """Single products of 97 to 1536 rows that do not start 16-byte aligned, 32 MiB up, with at
+    least a 32-thread tile of lane classes an SM across a row: phased rows in one pass
+    (t_columns, lane classes), 32-thread tiles, 8 lanes (16 from 512 rows), 4 rows in flight,
+    no split. Aligned rows, batches, 96 rows or fewer, more than 1536, smaller matrices and
+    rows of fewer tiles keep the other rules."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, a_off, lda=None, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    trans=True, use_table=False, **kw)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        pack = 16 // es
+        def one_pass(m):
+            return ("t_columns", 32, 16 if m >= 512 else 8, 3, 4, 1)
+        def form(c):
+            return (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k)
+        for m, k in ((786, 109909), (155, 233231), (1292, 187258), (1536, 50001), (97, 400001), (1536, 31 * pack * 132)):
+            c = pick(m, k, dtype, es)
+            assert form(c) == one_pass(m), (dtype, m, k, c)
+            assert pygemv.can_implement(c, m, k, dtype, lda=k, a_ptr=base + es, x_ptr=base + (1 << 40), trans=True)[0]
+        few_tiles = 31 * pack * 131  # 131 tiles of 31 packs: under one an SM
+        for m, k, a_off, kw in ((786, 109912, 0, {}), (786, 109909, es, dict(batch=2, stride_a=786 * 109909)),
+                                (96, 400001, es, {}), (1537, 50001, es, {}), (1500, few_tiles, es, {}),
+                                (128, (32 << 20) // (128 * es) - 1, es, {})):
+            c = pick(m, k, dtype, a_off, **kw)
+            assert form(c) != one_pass(m), (dtype, m, k, kw, c)
     """)
 
 
@@ -522,9 +562,10 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     at least 8 rows a lane in each phase class; blocks of 256, tiles of 16 packs at 4 rows in
     flight in 16 bits from 24 MiB (else 2; tiles of 8 on rows of fewer than 128 packs), about
     4 rows a lane a slice (split_k a power of two, at least the phase period, halved until the
-    partials fit the workspace). Smaller matrices, shorter rows, fewer rows, batches, aligned
-    rows and a workspace too small keep the other reads; every choice can run within its
-    workspace."""
+    partials fit the workspace). Few long rows (97 to 1536 rows of at least a 32-thread tile an
+    SM, 32 MiB up) take the lane-class one pass ahead of both. Smaller matrices, shorter rows,
+    fewer rows, batches, aligned rows and a workspace too small keep the other reads; every
+    choice can run within its workspace."""
     run(LANE_SPLIT_RULE_T + """
     base = 1 << 32
     def pick(m, k, dtype, lda=None, a_off=0, **kw):
@@ -533,20 +574,26 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     def pow2_floor(v):
         return 1 << (max(1, v).bit_length() - 1)
     P = pygemv.LOADS_PHASED
-    phased = lane_split = 0
+    phased = lane_split = long_rows = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         v = 16 // es
         for m, k, lda in ((4421, 11465, None), (17382, 8007, None), (8304, 1341, None), (1798, 1497, None), (595, 9406, None),
                           (20249, 309, None), (2632, 1910, None), (3000, 4096, 4100), (691, 32839, None),
-                          (752, 114370, None), (146, 77887, None), (2384, 938, None)):
+                          (752, 114370, None), (146, 77887, None), (2384, 938, None), (2000, 120001, None),
+                          (1800, 80001, None), (3000, 60001, None)):
             c = pick(m, k, dtype, lda)
             period = next(p for p in (1, 2, 4, 8) if ((lda or k) * es * p) % 16 == 0)
             if period == 1:  # fp32 rows of 4100: aligned
                 assert c.vector_loads == pygemv.LOADS_ALIGNED, (dtype, m, k, c)
                 continue
+            got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+            # Few long rows (97 to 1536, 32 MiB up, a 32-thread tile an SM across a row): the one pass first.
+            if 96 < m <= 1536 and m * k * es >= (32 << 20) and -(-k // (31 * v)) >= 132:
+                assert got == ("t_columns", 32, 16 if m >= 512 else 8, P, 4, 1), (dtype, m, k, got)
+                long_rows += 1
+                continue
             form = lane_split_rule(m, k, es)
             if form:
-                got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
                 assert got == form, (dtype, m, k, got, form)
                 assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base, x_ptr=base + (1 << 40), trans=True)[0]
                 lane_split += 1
@@ -598,7 +645,7 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
         c = pick(m, k, "float16")
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == \
             lane_split_rule(m, k, 2) == ("t_splitm_twopass", 32, 8, P, 4, 16 if m == 300 else 32), (m, k, c)
-    assert phased >= 3 and lane_split >= 15, (phased, lane_split)
+    assert phased >= 3 and lane_split >= 15 and long_rows >= 6, (phased, lane_split, long_rows)
     """)
 
 
@@ -1164,9 +1211,10 @@ def test_phased_op_t_legality_and_workspace():
 
 
 def test_t_stream_legality_and_workspace():
-    """t_stream: aligned packs only, x never staged, rows_per_block 1; lda of at least a pack
-    when m > 1; a pack period (lda / gcd(lda, pack)) of at most the block's limit (512 threads
-    at unroll 4, 1024 else); its workspace is a partial per column of each slice and product."""
+    """t_stream: aligned packs only, x never staged, rows_per_block 1; lda of at least half a
+    pack when m > 1 (a pack reaches at most three rows); a pack period (lda / gcd(lda, pack))
+    of at most the block's limit (512 threads at unroll 4, 1024 else); its workspace is a
+    partial per column of each slice and product."""
     C, A = pygemv.Config, pygemv.LOADS_ALIGNED
     ok = lambda c, m, k, dtype, **kw: pygemv.can_implement(c, m, k, dtype, trans=True, **kw)
     assert validate(C("t_stream", 256, 1, A, 4, False, 16))
@@ -1174,7 +1222,10 @@ def test_t_stream_legality_and_workspace():
                 C("t_stream", 256, 1, A, 4, True), C("t_stream", 128, 2, A, 4), C("t_stream", 16, 1, A, 4)):
         assert not validate(bad), bad
     s = C("t_stream", 256, 1, A, 4)
-    assert not ok(s, 100, 7, "float16")[0] and "lda >= 8" in ok(s, 100, 7, "float16")[1]
+    assert ok(s, 100, 4, "float16")[0] and ok(s, 100, 7, "float16")[0] and ok(s, 100, 2, "float32")[0]  # short rows
+    assert not ok(s, 100, 3, "float16")[0] and "lda >= 4" in ok(s, 100, 3, "float16")[1]
+    assert not ok(s, 100, 1, "float32")[0] and "lda >= 2" in ok(s, 100, 1, "float32")[1]
+    assert ok(s, 100, 3, "float16", lda=4)[0]
     assert ok(s, 1, 7, "float16")[0] and ok(s, 100, 7, "float32")[0]  # one row; fp32 packs of 4
     assert ok(s, 1000, 511, "float16")[0] and not ok(s, 1000, 513, "float16")[0]  # periods 511 and 513
     assert ok(C("t_stream", 256, 1, A, 2), 1000, 513, "float16")[0]
@@ -1182,7 +1233,8 @@ def test_t_stream_legality_and_workspace():
     assert ok(s, 1000, 1000, "float16")[0]  # period 125
     assert not pygemv.can_implement(s, 1000, 61, "float16")[0]  # op N
     # Workspace: slices of whole blocks of packs (a block: the period times its copies).
-    for m, k, dtype, split, batch in ((100000, 61, "float16", 132, 1), (1573, 69, "float32", 7, 3), (50, 8, "float16", 1, 1)):
+    for m, k, dtype, split, batch in ((100000, 61, "float16", 132, 1), (1573, 69, "float32", 7, 3), (50, 8, "float16", 1, 1),
+                                     (300000, 5, "float16", 64, 1)):
         v = 16 // {"float32": 4, "float16": 2}[dtype]
         period = k // math.gcd(k, v)
         threads = period * max(1, 256 // period)

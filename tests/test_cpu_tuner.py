@@ -319,17 +319,19 @@ def test_rows_8_byte_aligned_are_seeded_with_8_byte_configs():
 
 
 @pytest.mark.parametrize("m, k, dtype", [(1, 1, "float32"), (4096, 4096, "float16"), (1048576, 16, "float32"),
-                                         (256, 65536, "bfloat16"), (1000, 1001, "float16"), (100000, 61, "bfloat16")])
+                                         (256, 65536, "bfloat16"), (1000, 1001, "float16"), (100000, 61, "bfloat16"),
+                                         (100000, 4, "float16"), (100000, 3, "float16"), (100000, 2, "float32"),
+                                         (100000, 1, "float32")])
 def test_op_t_space_is_the_column_operations_without_staging(m, k, dtype):
     """op T searches the column operations: c of 2..64 threads across a tile (no more than
     the row's packs), split-M slices of 8 rows or more, aligned 16-byte packs for aligned
     rows and realigned ones or phased rows for the rest (drawn as each operation's own
     parameter), one element a load for both, and x_in_smem never
     drawn (the column kernels read x as a broadcast). The stream of packs (aligned packs,
-    fixed) joins on rows of 16 bytes to 2 KB (any short single row)."""
+    fixed) joins on rows of half a pack to 2 KB (any short single row)."""
     space = build_space(m, k, dtype, op="T")
     es = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
-    stream = k * es <= 2048 and (m == 1 or k * es >= 16)
+    stream = k * es <= 2048 and (m == 1 or 2 * k >= 16 // es - 1)
     assert space.op == "T" and set(space.variants) <= {"t_columns", "t_splitm_twopass", "t_stream"} and space.variants
     aligned = (m == 1) or k * es % 16 == 0
     own = {"t_stream": [1]} if stream else {}

@@ -216,11 +216,12 @@ def test_dispatch_of_shorter_misaligned_rows_to_x_phase_copies_is_correct(torch,
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k, pad", [(5000, 12, 0), (3001, 35, 3), (777, 1306, 1), (64, 8, 0), (100, 3, 6),
-                                       (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0)])
+                                       (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0), (20011, 22, 19),
+                                       (3001, 12, 42), (999, 5, 64)])
 def test_row_stream_over_steps_gaps_and_phases(torch, dtype, m, k, pad):
     """The row stream: many steps (grid-stride), rows shorter than a pack in rows padded
-    past one (NaN in the gaps), packs that span two rows, the matrix's first pack before A
-    and its last past A's end, every phase of A."""
+    past one (NaN in the gaps), gaps of many packs, packs that span two rows,
+    the matrix's first pack before A and its last past A's end, every phase of A."""
     buf, ws = workspace(torch)
     phases = 16 // ES[dtype]
     failures, runs = [], 0

@@ -199,6 +199,37 @@ def test_op_t_stream_at_every_phase(torch, dtype, m, k):
     assert ran >= phases * 3  # stream configs ran, not only the dispatcher
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(4099, 1), (20011, 3), (1000, 7), (3001, 22), (777, 53)])
+def test_op_t_stream_over_wide_gaps_and_rows_shorter_than_a_pack(torch, dtype, m, k):
+    """The op T stream where a pack spans many rows (lda under a pack's elements: each element
+    takes its own row's x) and where whole packs lie in a row's gap (NaN there: not read),
+    at phases of A, x and y, strided x, alpha and beta, and batches."""
+    phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    layouts = []
+    for i, pad in enumerate((0, 1, phases, 2 * phases + 3, 41, 2 * k + 5)):
+        layout = dict(lda_pad=pad, a_off=(3 * i + 1) % phases, x_off=i % phases, y_off=i % 2,
+                      alpha=(1.0, -0.5)[i % 2], beta=(0.0, 0.75)[i % 2], incx=(1, -2, 3)[i % 3])
+        if i % 3 == 2:
+            layout.update(batch=3, reverse_batch=i == 5)
+        layouts.append(layout)
+    ran = check_layouts(torch, m, k, dtype, True, layouts, stream_op_t_configs())
+    assert ran >= len(layouts) * 3  # stream configs ran, not only the dispatcher
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_few_long_rows_that_start_anywhere(torch, dtype):
+    """Few long rows that do not start aligned (131 rows of 131071 columns, 32 MiB up): the
+    dispatcher's phased rows in one pass (t_columns, lane classes, no split) at several phases
+    of A, padded lda (NaN), strided and reversed x, alpha and beta, poisoned y."""
+    m, k, es = 131, 131071, {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+    c = pygemv.select_config(m, k, dtype, a_ptr=(1 << 32) + es, x_ptr=1 << 40, trans=True, use_table=False)
+    assert (c.variant, c.rows_per_block, int(c.vector_loads), c.split_k) == ("t_columns", 8, 3, 1), c
+    layouts = [dict(a_off=1, x_off=3, y_off=1, beta=0.5), dict(lda_pad=3, incx=-2, alpha=-1.5),
+               dict(lda_pad=5, a_off=2, incy=2, beta=1.0)]
+    assert check_layouts(torch, m, k, dtype, True, layouts, []) >= len(layouts)
+
+
 def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
     """op T on rows that do not start 16-byte aligned: realigned packs on up to 48 long rows
     beyond small matrices, phased rows on matrices of 4 MiB up of more than 96 rows, one

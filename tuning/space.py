@@ -228,9 +228,9 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
     row lanes up to M (or the fewest a block of 32 takes), blocks of 32 to 1024 threads, and
     for split-M slices of 8 rows or more. The column kernels read x as a broadcast:
     x_in_smem is 0. Rows that do not start aligned: realigned packs, phased rows or one
-    element a load. The stream of packs (aligned packs, fixed) on rows of at
-    most 2 KB (its pack period must fit a block; can_implement has the last word): blocks of
-    64 to 1024 threads, slices of at least 64 packs a block."""
+    element a load. The stream of packs (aligned packs, fixed) on rows of half a pack to 2 KB
+    (its pack period must fit a block; can_implement has the last word): blocks of 64 to 1024
+    threads, slices of at least 64 packs a block."""
     es = _lib.DTYPE_SIZES[dtype]
     units = -(-k * es // 16) if vec_ok else k  # packs (or, with element loads in the space, elements) across a row
     space = Space(m, k, dtype, [], [pygemv.LOADS_ALIGNED if vec_ok else pygemv.LOADS_REALIGNED, pygemv.LOADS_SCALAR],
@@ -240,7 +240,7 @@ def _columns_space(m: int, k: int, dtype: str, batch: int, vec_ok: bool, determi
             continue
         if not _valid(pygemv.Config(var.name, max(32, var.threads_per_row[0]), var.rows_per_block[0],
                                     pygemv.LOADS_SCALAR, 1, False, var.split_k[0])):  # aligned packs only: the stream
-            if k * es > 2048 or (m > 1 and k * es < 16):
+            if k * es > 2048 or (m > 1 and 2 * k < 16 // es - 1):  # a pack reaches at most three rows
                 continue
             packs = -(-m * k * es // 16)
             space.split_k[var.name] = [s for s in _pow2_range(var.split_k[0], min(1024, var.split_k[1]))

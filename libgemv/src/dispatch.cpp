@@ -557,8 +557,14 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
 // op T on rows that do not start 16-byte aligned: A as one stream of aligned packs
 // (t_stream), from 1 MiB (rows of up to 256 bytes; 32 MiB for longer ones, where phased rows
 // split by lane classes decline since s51: lane_classes_split_config), where its gaps
-// are under half of lda (they are read too) and its pack period fits a block (else
-// can_implement refuses). On the H100 it took 0.30-0.88 of
+// are under half of lda (packs wholly in a gap are not read, the rest are: wider gaps ran
+// 0.5-0.8x the column kernels, fp16 1000000 x 16, lda 56: 37.4 us against 22.7) and its pack
+// period fits a block (else can_implement refuses). 16-bit rows under a pack (a pack reaches
+// two or three rows), of at least half a pack, from 48 MiB: 1.07-1.59x the element loads
+// on an H200 (bf16 8432200 x 7 74.0 -> 49.5 us, fp16 31839539 x 6 262.3 -> 165.2); smaller
+// ones (fp16 1000000 x 5, lda 7: 12.4 against 11.2-17.2 on the stream), fp32 ones (3000000 x
+// 2, lda 3: 15.5 against 16.7) and shorter ones (fp16 15747493 x 2, lda 4: 50.3 against
+// 62.1) keep the element loads (benchmarks/NOTES.md section 80). On the H100 it took 0.30-0.88 of
 // the time of one element a load on 28 of 30 such shapes (fp16 3985411 x 61: 182 against
 // 484 us; fp32 97394 x 743: 111 against 126), 1.02 on the last two (fp16 20000 x 17: 4.30
 // against 4.22; benchmarks/NOTES.md section 38, results/h100-2026-11-26-s24-op-t-stream-
@@ -583,6 +589,8 @@ bool t_stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     gemv_config_t c = make_config(GEMV_VARIANT_T_STREAM, 256, 1, kLoadsAligned, 4, 0, 1);
     const int64_t packs = ((pb.m - 1) * pb.lda + pb.k) / v + 1, all = mul_sat(packs, pb.batch);
     if (all < (pb.lda * esz <= 256 ? (1 << 16) : (1 << 21))) return false; // 1 MiB, 32 MiB
+    // Rows under a pack (x nearly as large as A): 16-bit rows of half a pack up, from 48 MiB.
+    if (pb.lda < v && (esz == 4 || 2 * pb.k < v || all < 3 * (1 << 20))) return false;
     const int64_t period = pack_period(pb.lda, (size_t)esz);
     const bool large = all >= sms * 8192;
     c.threads_per_row = large ? 1024 : 256;
@@ -781,6 +789,25 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!runs(c, pb) || workspace_needed(c, pb) > pb.workspace_bytes) return false;
     *out = c;
     return true;
+}
+
+// Few long rows that do not start aligned (single products of 97 to 1536 rows, 32 MiB up, at
+// least a 32-thread tile an SM across a row): phased rows in one pass (t_columns, vector_loads
+// 3: a row lane a phase class, 16-byte packs as they lie), 32-thread tiles, 8 lanes (16 from
+// 512 rows), 4 rows in flight, no split. The split above declines there (4 slices pass half a
+// wave) and one element a load ran instead, or it split long rows and paid the second pass: on
+// an H200, 12 such products ran 1.05-1.51x (fp16 786 x 109909 70.3 -> 46.6 us, cuBLAS 59.7; 1292
+// x 187258 174.6 -> 118.7; fp32 1503 x 29099 55.3 -> 45.4, split before), 33 fresh ones of up to
+// 1118 rows 1.25x (min 0.988x); from 1696 rows the split ran up to 1.08x as fast (fp32 1696 x
+// 33001: 64.3 us split, 69.7 here). benchmarks/NOTES.md section 80.
+bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz;
+    if (pb.batch > 1 || rows_aligned16(pb) || pb.m <= kOneLaneRows || pb.m > 1536 ||
+        mul_sat(mul_sat(pb.m, pb.k), esz) < (32 << 20) ||
+        lane_class_row_tiles(pb.k, 32, pack) < std::max(sm_count, 1))
+        return false;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, 32, pb.m >= 512 ? 16 : 8, kLoadsPhased, 4, 0, 1);
+    return runs(*out, pb);
 }
 
 // Single products take it from 4 MiB, and from 1 MiB where the one pass of 16-byte tiles below
@@ -1002,7 +1029,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             if (batched_element_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
         }
         if (loads == kLoadsScalar && pb.m > 48 &&
-            ((pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
+            (long_rows_lane_pass_config(pb, sm_count, &whole_packs) ||
+             (pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
              t_stream_config(pb, sm_count, &whole_packs) ||
              phased_columns_config(pb, sm_count, &whole_packs)))
             return whole_packs;

@@ -879,9 +879,9 @@ TStreamPlan tstream_geometry(const gemv_config_t &c, const Problem &pb) {
 
 gemv_status_t tstream_can_implement(const Operation &op, const gemv_config_t &c, const Problem &pb) {
     const int64_t v = 16 / (int64_t)dtype_size(pb.dtype());
-    if (pb.m > 1 && pb.lda < v) {
-        set_error("%s reads packs of %lld %s elements spanning at most two rows: it needs lda >= %lld when m > 1 "
-                  "(lda = %lld)", op.info.name, (long long)v, dtype_name(pb.dtype()), (long long)v, (long long)pb.lda);
+    if (pb.m > 1 && 2 * pb.lda < v - 1) {
+        set_error("%s reads packs of %lld %s elements reaching at most three rows: it needs lda >= %lld when m > 1 "
+                  "(lda = %lld)", op.info.name, (long long)v, dtype_name(pb.dtype()), (long long)(v / 2), (long long)pb.lda);
         return GEMV_STATUS_NOT_SUPPORTED;
     }
     const TStreamPlan p = tstream_geometry(c, pb);

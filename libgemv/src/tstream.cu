@@ -8,10 +8,13 @@
 // elements, so the columns of pack q repeat every P = lda / gcd(lda, V) packs (the pack
 // period). A block has a multiple of P threads and walks its slice (a multiple of its
 // threads, in packs) threads apart: every pack a thread reads holds the same V columns, and
-// it keeps one sum a column in registers. A pack spans at most two rows (lda >= V): its
-// elements take x[r] or x[r + 1]. Padding columns (k <= column < lda) are skipped, never
-// multiplied (they may hold NaN); the first and last packs, which reach outside A, are read
-// element by element.
+// it keeps one sum a column in registers. A pack reaches at most ROWS rows (2 where lda >=
+// V - 1, else 3: lda > (V - 2) / 2): its elements take x[r], x[r + 1] or x[r + 2]. Shorter
+// rows (x as large as A) are left to the column kernels' element loads.
+// Padding columns (k <= column < lda) are skipped, never multiplied (they may hold NaN),
+// and a thread whose packs hold padding alone loads none: gaps of whole sectors are not
+// read from memory. The first and last packs, which reach outside A, are read element by
+// element.
 // The block then adds its threads' sums column by column in a fixed order (deterministic):
 // `parts` threads a column each add every parts-th of its places in shared memory, then one
 // adds those. The slice writes y, or its partials for the reduce (epilogue.cu).
@@ -23,7 +26,7 @@ namespace libgemv {
 
 namespace {
 
-template <typename T, int UNROLL>
+template <typename T, int UNROLL, int ROWS>
 __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kernel(const TStreamArgs a) {
     constexpr int V = kPack<T>;
     extern __shared__ float sums[]; // [threads][V] pack-column sums, then [k][parts]
@@ -45,24 +48,30 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kerne
         const int64_t p_begin = (int64_t)blockIdx.x * a.slice_packs;
         const int64_t p_end = min(packs, p_begin + a.slice_packs);
         // Element 0 of the thread's first pack: element i0 of A (-phase <= i0, and i0 < 0 only
-        // before A's first row), in row r and column c0.
+        // before A's first row), in row r (rounded down) and column c0.
         const int64_t i0 = (p_begin + t) * V - phase;
-        int64_t r = i0 >= 0 ? i0 / lda : -1;
+        int64_t r = i0 >= 0 ? i0 / lda : -((-i0 + lda - 1) / lda);
         const int c0 = (int)(i0 - r * lda);
-        uint32_t valid = 0, next = 0; // element e: a column of y; in row r + 1
+        // Bit e: element e is a column of y (valid), lies in row r + j (in_row[j], j < ROWS).
+        // Masks, not an index array: a select by index became a local-memory load (0.7x,
+        // benchmarks/NOTES.md section 80).
+        uint32_t valid = 0, in_row[ROWS] = {};
+        int spans = 0; // rows past r that the thread's packs reach
 #pragma unroll
         for (int e = 0; e < V; ++e) {
-            const bool wraps = c0 + e >= lda;
-            valid |= (uint32_t)((wraps ? c0 + e - lda : c0 + e) < k) << e;
-            next |= (uint32_t)wraps << e;
+            const int d = ROWS == 2 ? c0 + e >= lda : (c0 + e) / lda;
+            valid |= (uint32_t)(c0 + e - d * lda < k) << e;
+#pragma unroll
+            for (int j = 1; j < ROWS; ++j) in_row[j] |= (uint32_t)(d == j) << e;
+            spans = d;
         }
         float acc[V];
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[e] = 0.f;
-        for (int64_t p = t < threads ? p_begin + t : p_end; p < p_end; p += (int64_t)UNROLL * threads,
+        for (int64_t p = t < threads && valid ? p_begin + t : p_end; p < p_end; p += (int64_t)UNROLL * threads,
                                                                     r += UNROLL * a.rows_step) {
             uint4 v[UNROLL];
-            float x0[UNROLL], x1[UNROLL];
+            float xr[UNROLL][ROWS]; // x of each row a pack reaches (broadcast loads)
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) {
                 const int64_t q = p + (int64_t)u * threads;
@@ -75,9 +84,11 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kerne
             }
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) {
-                const int64_t ru = r + u * a.rows_step;
-                x0[u] = ru >= 0 && ru < a.m ? to_f32(load_readonly(x + ru * a.incx)) : 0.f;
-                x1[u] = next && ru + 1 < a.m ? to_f32(load_readonly(x + (ru + 1) * a.incx)) : 0.f;
+#pragma unroll
+                for (int j = 0; j < ROWS; ++j) {
+                    const int64_t rj = r + u * a.rows_step + j;
+                    xr[u][j] = j <= spans && rj >= 0 && rj < a.m ? to_f32(load_readonly(x + rj * a.incx)) : 0.f;
+                }
             }
 #pragma unroll
             for (int u = 0; u < UNROLL; ++u) {
@@ -85,8 +96,13 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kerne
                 float f[V];
                 unpack<T>(v[u], f);
 #pragma unroll
-                for (int e = 0; e < V; ++e)
-                    if ((valid >> e) & 1) acc[e] = fmaf(f[e], (next >> e) & 1 ? x1[u] : x0[u], acc[e]);
+                for (int e = 0; e < V; ++e) {
+                    if (!((valid >> e) & 1)) continue;
+                    float xe = xr[u][0];
+#pragma unroll
+                    for (int j = 1; j < ROWS; ++j) xe = (in_row[j] >> e) & 1 ? xr[u][j] : xe;
+                    acc[e] = fmaf(f[e], xe, acc[e]);
+                }
             }
         }
         // Place t * V + e holds column (t * V + e - phase) mod lda: a column's places are
@@ -100,7 +116,7 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kerne
             if (a.acc) a.acc[((int64_t)blockIdx.x * a.batch + b) * a.k + c] = s;
             else store_y(static_cast<T *>(a.y) + b * a.stride_y + c * a.incy, a.alpha, a.beta, s);
         };
-        auto first_place = [&](int c) { return c + phase >= lda ? c + phase - lda : c + phase; };
+        auto first_place = [&](int c) { return (c + phase) % lda; };
         if (parts == 1) {
             for (int c = t < threads ? t : k; c < k; c += threads) { // each column once (idle threads none)
                 float s = 0.f;
@@ -128,7 +144,9 @@ __global__ void __launch_bounds__(max_block_threads(UNROLL)) gemv_t_stream_kerne
 
 template <typename T, int UNROLL> cudaError_t launch_typed(const TStreamLaunch &L, cudaStream_t s) {
     const LaunchPlan p = t_stream_plan(L);
-    return launch_kernel(gemv_t_stream_kernel<T, UNROLL>, p.grid, p.block, p.dynamic_smem, s, L.args.pdl != 0, L.args);
+    // Rows a pack reaches: 2 from lda = V - 1 up, else 3 (lda > (V - 2) / 2: can_implement).
+    auto kernel = L.args.lda >= kPack<T> - 1 ? gemv_t_stream_kernel<T, UNROLL, 2> : gemv_t_stream_kernel<T, UNROLL, 3>;
+    return launch_kernel(kernel, p.grid, p.block, p.dynamic_smem, s, L.args.pdl != 0, L.args);
 }
 
 } // namespace

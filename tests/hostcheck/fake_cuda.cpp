@@ -701,7 +701,7 @@ cudaError_t launch_tstream(const TStreamLaunch &L, cudaStream_t) {
     const int64_t n = 16 / (int64_t)esz;
     check_plan(w, kernel, p, max_block_threads(L.unroll));
     log_launch(w, kernel, p, a.acc);
-    if (a.m < 1 || a.k < 1 || a.lda < a.k || (a.m > 1 && a.lda < n) || a.threads < 1 || a.threads > (int)p.block.x ||
+    if (a.m < 1 || a.k < 1 || a.lda < a.k || (a.m > 1 && 2 * a.lda < n - 1) || a.threads < 1 || a.threads > (int)p.block.x ||
         (int)p.block.x - a.threads >= 32)
         return violation(w, "%s: m %lld, k %lld, lda %lld, %d threads of a block of %u", kernel, (long long)a.m,
                          (long long)a.k, (long long)a.lda, a.threads, p.block.x),
