@@ -1246,10 +1246,48 @@ def test_t_stream_legality_and_workspace():
         assert pygemv.workspace_size(c, m, k, dtype, trans=True, batch=batch, stride_a=m * k) == want, (m, k, dtype)
 
 
+def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
+    """Single op N products of short rows that start anywhere, of odd pitch (lda not a multiple
+    of a pack, rows not on 8 bytes), from 12 MB: one element a load, x staged; 16-bit rows of
+    up to 22 bytes a thread a row at 4 in flight, of 32-44 bytes 2 lanes at 2; fp32 rows of
+    48-80 bytes 4 lanes at 2. Other lengths, rows of one phase, rows on 8 bytes, smaller
+    matrices and batches keep the other rules."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, lda, a_off, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40), use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.x_in_smem, c.split_k)
+    taken = {1: ("thread_per_row", 1, 128, 0, 4, True, 1), 2: ("rows_per_warp", 2, 64, 0, 2, True, 1),
+             4: ("rows_per_warp", 4, 32, 0, 2, True, 1)}
+    n = 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k, lda, a_off in ((1507581, 11, 23, 0), (3728270, 9, 9, 0), (9925715, 6, 10, 7), (528922, 22, 41, 55),
+                                 (1048576, 16, 62, 0), (4778389, 20, 25, 0), (315164, 12, 54, 1), (2000000, 13, 33, 0),
+                                 (873845, 19, 45, 0), (831526, 20, 62, 3), (600000, 14, 29, 1)):
+            row = k * es
+            p = (1 if row <= 22 else 2 if 32 <= row <= 44 else 0) if es == 2 else (4 if 48 <= row <= 80 else 0)
+            one_phase = lda * es % 16 == 0
+            on_8 = lda * es % 8 == 0 and a_off * es % 8 == 0
+            c = pick(m, k, dtype, lda, a_off * es)
+            if p and not one_phase and not on_8 and m * lda * es >= (12 << 20):
+                assert form(c) == taken[p], (dtype, m, k, lda, a_off, c)
+                n += 1
+            else:
+                assert form(c) not in taken.values(), (dtype, m, k, lda, a_off, c)
+        # Rows of one phase (lda a multiple of a pack), rows on 8 bytes, under 12 MB, batches: not this rule.
+        for m, k, lda, a_off, kw in ((1000000, 16 // (es // 2 if es == 4 else 1), 64, 1, {}), (4310267, 16, 24, 4, {}),
+                                     (200000, 11, 23, 0, {}), (50000, 11, 23, 0, dict(batch=8, stride_a=50000 * 23))):
+            assert form(pick(m, k, dtype, lda, a_off * es, **kw)) not in taken.values(), (dtype, m, k, lda, kw)
+    assert n >= 12, n
+    """)
+
+
 def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
     """The row stream for packed rows up to 3.5 KB that do not start 16-byte aligned, beyond
     small matrices (rows of 256 bytes and more: from 128 MB; from 8 MB and 2048 rows realigned
-    rows with x staged; below, the row kernels' own choice);
+    rows with x staged; below, the row kernels' own choice; 16-bit rows of up to 22 bytes read
+    an element a load);
     row kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
     tile shrinks until the GPU has steps for every SM, and every choice can run. Without room
     for x's phase copies: with it, rows of 48 bytes up take them from 12-72 MB (next test)."""
@@ -1265,6 +1303,9 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
         for m, k, lda, a_off in [(1000000, 9, None, 0), (200000, 105, None, 0), (2400, 1306 // es * 2 + 1, None, 0),
                                  (100000, 64, 65, 0), (100000, 64, None, es), (121410, 35, None, 0)]:
             c = pick(m, k, dtype, lda, a_off)
+            if es == 2 and k * es <= 22:  # 16-bit rows of up to 22 bytes: element loads (next test)
+                assert (c.variant, c.vector_loads, c.unroll, c.x_in_smem) == ("thread_per_row", 0, 4, True), c
+                continue
             if k * es >= 256 and m * (lda or k) * es < (8 << 20):  # the row kernels' own choice
                 assert c.variant != "row_stream" and not c.x_in_smem, (dtype, m, k, c)
                 continue

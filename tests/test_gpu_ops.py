@@ -202,9 +202,10 @@ def test_op_t_stream_at_every_phase(torch, dtype, m, k):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k", [(4099, 1), (20011, 3), (1000, 7), (3001, 22), (777, 53)])
 def test_op_t_stream_over_wide_gaps_and_rows_shorter_than_a_pack(torch, dtype, m, k):
-    """The op T stream where a pack spans many rows (lda under a pack's elements: each element
-    takes its own row's x) and where whole packs lie in a row's gap (NaN there: not read),
-    at phases of A, x and y, strided x, alpha and beta, and batches."""
+    """The op T stream where a pack reaches two or three rows (lda under a pack's elements; lda
+    under half a pack is refused, and the dispatcher's element loads run) and where whole packs
+    lie in a row's gap (NaN there: not read), at phases of A, x and y, strided x, alpha and
+    beta, and batches."""
     phases = 16 // {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
     layouts = []
     for i, pad in enumerate((0, 1, phases, 2 * phases + 3, 41, 2 * k + 5)):

@@ -414,6 +414,33 @@ bool row_mma_config(const Problem &pb, gemv_config_t *out) {
 
 namespace {
 
+// Short rows of odd pitch that start anywhere, single products from 12 MB: one element a load,
+// x staged. Realigned packs pay a scalar head and tail on every row and the stream reads the
+// gaps; element loads a lane an element ran, on an H200 (benchmarks/NOTES.md section 80,
+// results/h200-2026-11-29-s60-run7-n-rows.txt): 16-bit rows of up to 22 bytes, a thread a row
+// at 4 in flight (bf16 1507581 x 11, lda 23: 51.4 -> 23.9 us; fp16 3728270 x 9 41.4 -> 34.1,
+// streamed before); 16-bit rows of 32-44 bytes on 2 lanes at 2 (bf16 528922 x 22, lda 41: 27.0
+// -> 17.6, cuBLAS 22.3; fp16 1048576 x 16, lda 62: 51.4 -> 32.9); fp32 rows of 48-80 bytes on 4
+// lanes at 2 (fp32 2000000 x 13, lda 33: 91.9 -> 76.9; 831526 x 20 level). On 24 fresh such
+// products 1.30x, one slower: fp32 2191810 x 18, lda 19, 60.6 -> 65.9 (streamed before; NOTES
+// section 80, Next). Rows of one phase (lda a multiple of a pack: fp16 1000000 x 16, lda 64, A
+// off, 34.6 -> 40.0) and rows on 8 bytes (8-byte loads: bf16 4310267 x 16, lda 24, 52.5
+// against 62.3) keep their reads.
+bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz;
+    if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || (pb.lda * esz) % 16 == 0 ||
+        rows_aligned_to(pb, 8) || mul_sat(mul_sat(pb.m, pb.lda), esz) < (12 << 20))
+        return false;
+    int p = 0, unroll = 2;
+    if (esz == 2 && row <= 22) p = 1, unroll = 4;
+    else if (esz == 2 && row >= 32 && row <= 44) p = 2;
+    else if (esz == 4 && row >= 48 && row <= 80) p = 4;
+    if (!p) return false;
+    *out = make_config(p == 1 ? GEMV_VARIANT_THREAD_PER_ROW : GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsScalar,
+                       unroll, 1, 1);
+    return runs(*out, pb);
+}
+
 gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
@@ -434,7 +461,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
     const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
     if (tile_config(pb, sm_count, &chosen) ||
-        (!rows8 && (phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) ||
+        (!rows8 && (phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) || short_rows_element_config(pb, &chosen) ||
         (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && stream_config(pb, sm_count, &chosen)))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
