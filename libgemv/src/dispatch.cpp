@@ -85,6 +85,8 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
 // bytes and more stream from 128 MB only: short_rows_config takes them from 8 MB, and
 // below the row kernels beat the stream (fp32 1191 x 705: 5.3 us streamed, 3.5 in rows of
 // 64 lanes; fp16 1262 x 476 3.6 against 2.6; results/h100-2026-11-24-s13-few-rows.txt).
+// Short rows of odd pitch that short_rows_element_config takes (16-bit rows of up to 22 bytes
+// among them, packed or not) read an element a load instead: it is asked first (s60).
 bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), n = 16 / esz, row_bytes = pb.lda * esz;
     if (pb.batched() || pb.m < 2 || rows_aligned16(pb) || pb.lda < n || row_bytes > 3584 || (pb.lda - pb.k) * 8 > pb.lda ||
