@@ -4,7 +4,7 @@ entry gets before it is set by hand, and what a short tune can miss (the tuner's
 instrument: checked first, cold L2, graph replay, medians). Usage, after installing pygemv:
 
     python benchmarks/experiments/op_t_space.py [--vec 0,1] [--unroll 2,4] [--c 8,16,32]
-        [--lanes 16,32,64] [--max-split 64] [--top 5] [--configs FILE] [--csv PATH] [--op N] dtype:MxK[xB] ...
+        [--lanes 16,32,64] [--max-split 64] [--top 5] [--configs FILE] [--csv PATH] [--each] [--op N] dtype:MxK[xB] ...
 
 (xB: a strided batch of B products, dense strides; +P: lda = K + P; @a,x,y: A's, x's and y's
 pointers that many elements past a 256-byte boundary, as pygemv-bench --offsets; for example
@@ -64,6 +64,7 @@ def main():
     ap.add_argument("--top", type=int, default=5)
     ap.add_argument("--configs", help="a file of specs to time instead of the space")
     ap.add_argument("--csv", help="write every timing here")
+    ap.add_argument("--each", action="store_true", help="print each config as it is timed (finds one that hangs)")
     ap.add_argument("--op", default="T", choices=("N", "T"), help="the op timed (op N: give --configs)")
     ap.add_argument("cases", nargs="+", help="dtype:MxK or dtype:MxKxB (B products), or @FILE of them")
     a = ap.parse_args()
@@ -82,11 +83,15 @@ def main():
         chosen = meas.dispatch()
         t0, times = time.time(), []
         for c in keep:
+            if a.each:
+                print(f"  {spec(c)} ...", end=" ", flush=True)
             ok, why = meas.legal(c)
             if ok:
                 ok, why = meas.check(c)
             if ok:
                 times.append((meas.time_us(c), spec(c)))
+            if a.each:
+                print(f"{times[-1][0]:.2f} us" if ok else why, flush=True)
         times.sort()
         d = meas.time_us(chosen)
         layout = (f"+{pad}" if pad else "") + (f"@{','.join(map(str, offsets))}" if any(offsets) else "")

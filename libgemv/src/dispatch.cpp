@@ -85,7 +85,7 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
 // bytes and more stream from 128 MB only: short_rows_config takes them from 8 MB, and
 // below the row kernels beat the stream (fp32 1191 x 705: 5.3 us streamed, 3.5 in rows of
 // 64 lanes; fp16 1262 x 476 3.6 against 2.6; results/h100-2026-11-24-s13-few-rows.txt).
-// Short rows of odd pitch that short_rows_element_config takes (16-bit rows of up to 22 bytes
+// Short rows of odd pitch that short_rows_element_config takes (16-bit rows of up to 30 bytes
 // among them, packed or not) read an element a load instead: it is asked first (s60).
 bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), n = 16 / esz, row_bytes = pb.lda * esz;
@@ -416,27 +416,48 @@ bool row_mma_config(const Problem &pb, gemv_config_t *out) {
 
 namespace {
 
-// Short rows of odd pitch that start anywhere, single products from 12 MB: one element a load,
-// x staged. Realigned packs pay a scalar head and tail on every row and the stream reads the
-// gaps; element loads a lane an element ran, on an H200 (benchmarks/NOTES.md section 80,
-// results/h200-2026-11-29-s60-run7-n-rows.txt): 16-bit rows of up to 22 bytes, a thread a row
-// at 4 in flight (bf16 1507581 x 11, lda 23: 51.4 -> 23.9 us; fp16 3728270 x 9 41.4 -> 34.1,
-// streamed before); 16-bit rows of 32-44 bytes on 2 lanes at 2 (bf16 528922 x 22, lda 41: 27.0
-// -> 17.6, cuBLAS 22.3; fp16 1048576 x 16, lda 62: 51.4 -> 32.9); fp32 rows of 48-80 bytes on 4
-// lanes at 2 (fp32 2000000 x 13, lda 33: 91.9 -> 76.9; 831526 x 20 level). On 24 fresh such
-// products 1.30x, one slower: fp32 2191810 x 18, lda 19, 60.6 -> 65.9 (streamed before; NOTES
-// section 80, Next). Rows of one phase (lda a multiple of a pack: fp16 1000000 x 16, lda 64, A
-// off, 34.6 -> 40.0) and rows on 8 bytes (8-byte loads: bf16 4310267 x 16, lda 24, 52.5
-// against 62.3) keep their reads.
+// Short rows, single products from 12 MB: one element a load, x staged, where rows of odd
+// pitch start anywhere, or where 16-bit rows of 5-7 elements lie 64 bytes or more apart (any
+// alignment).
+// Realigned packs pay a scalar head and tail on every row and the stream reads the gaps;
+// element loads a lane an element ran, on an H200 (benchmarks/NOTES.md section 80,
+// results/h200-2026-11-29-s60-run7-n-rows.txt): 16-bit rows of up to 30 bytes (22 before s61), a
+// thread a row at 4 in flight (bf16 1507581 x 11, lda 23: 51.4 -> 23.9 us; fp16 3728270 x 9 41.4
+// -> 34.1, streamed before; s61: bf16 13194387 x 14, lda 30, 417.9 -> 233.5 on realigned rows
+// before); 16-bit rows of 32-44 bytes on 2 lanes at 2 where gaps are 2/5 of lda or
+// more (bf16 528922 x 22, lda 41: 27.0 -> 17.6, cuBLAS 22.3; fp16 1048576 x 16, lda 62: 51.4 ->
+// 32.9), a thread a row at 4 under it (s61, NOTES section 81: bf16 2000000 x 17, lda 19, 38.6
+// -> 29.5; fp16 1048576 x 16, lda 17, 19.9 -> 16.2; at gaps of 0.46-0.58 of lda 2 lanes kept
+// 0.90-0.79 of its time); fp32 rows of 48-80 bytes on 4 lanes at 2 (fp32 2000000 x 13, lda 33:
+// 91.9 -> 76.9) where gaps are a quarter of lda or more, else phased rows on x's phase copies,
+// 2 lanes at one (s61: 1500000 x 12, lda 13, 41.3 -> 28.8; 2191810 x 18, lda 19, 66.4 -> 55.2,
+// streamed at 60.6 before s60; 3504034 x 16, lda 19, 96.7 -> 88.5). Rows of one phase (lda a
+// multiple of a pack: fp16 1000000 x 16, lda 64, A off, 34.6 -> 40.0) and rows on 8 bytes
+// (8-byte loads: bf16 4310267 x 16, lda 24, 52.5 against 62.3) keep their reads, unless they
+// are 16-bit rows of 5-7 elements 64 bytes apart or more (s61, NOTES section 81): one aligned
+// pack a row, one load in flight, left HBM idle (the row is all tail, loaded element by
+// element in turn): bf16 25630907 x 5, lda 32, 880 -> 417 us (cuBLAS 546); bf16 8000000 x 7,
+// lda 64, 535 -> 235; bf16 5000000 x 5, lda 36 (8-byte loads) 129 -> 93. fp32 rows of 1-3
+// elements so lost (3000000 x 2, lda 29: 59.8 -> 98.1 us), and so did bf16 1953216 x 2, lda 40
+// (32.3 -> 36.0).
 bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
-    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz;
-    if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || (pb.lda * esz) % 16 == 0 ||
-        rows_aligned_to(pb, 8) || mul_sat(mul_sat(pb.m, pb.lda), esz) < (12 << 20))
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, gap = pb.lda - pb.k;
+    if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || mul_sat(mul_sat(pb.m, pb.lda), esz) < (12 << 20))
+        return false;
+    const bool spread_under_a_pack = esz == 2 && row >= 10 && row < 16 && pb.lda * esz >= 64;
+    if (!spread_under_a_pack && (rows_aligned16(pb) || (pb.lda * esz) % 16 == 0 || rows_aligned_to(pb, 8)))
         return false;
     int p = 0, unroll = 2;
-    if (esz == 2 && row <= 22) p = 1, unroll = 4;
-    else if (esz == 2 && row >= 32 && row <= 44) p = 2;
-    else if (esz == 4 && row >= 48 && row <= 80) p = 4;
+    if (spread_under_a_pack || (esz == 2 && row <= 30)) p = 1, unroll = 4;
+    else if (esz == 2 && row >= 32 && row <= 44) p = 5 * gap < 2 * pb.lda ? 1 : 2, unroll = p == 1 ? 4 : 2;
+    else if (esz == 4 && row >= 48 && row <= 80) {
+        const gemv_config_t copies = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhasedCopies, 1, 0, 1);
+        if (4 * gap < pb.lda && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
+            *out = copies;
+            return true;
+        }
+        p = 4;
+    }
     if (!p) return false;
     *out = make_config(p == 1 ? GEMV_VARIANT_THREAD_PER_ROW : GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsScalar,
                        unroll, 1, 1);
@@ -829,13 +850,29 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
 // x 187258 174.6 -> 118.7; fp32 1503 x 29099 55.3 -> 45.4, split before), 33 fresh ones of up to
 // 1118 rows 1.25x (min 0.988x); from 1696 rows the split ran up to 1.08x as fast (fp32 1696 x
 // 33001: 64.3 us split, 69.7 here). benchmarks/NOTES.md section 80.
+// Since s61 (NOTES section 81, results/h200-2026-11-29-s61-run2-t-few-rows.csv, -run3- and
+// -run4-vs-previous.txt) also 33 to 96 rows from 6 MiB (16-bit ones from 8, past the realigned
+// one pass), where one element a load ran: 16-bit 16-thread tiles of 8 lanes (fp16 81 x 67578
+// 8.74 -> 6.00 us, 95 x 276943 29.8 -> 18.8, bf16 47 x 397239 18.5 -> 15.8); fp32 64-thread
+// tiles of 4 (33 x 54307, lda + 19, 7.30 -> 4.30; 38 x 128687 13.8 -> 7.0) short of the rows
+// that one-lane tiles take (heuristic_columns: 16 tiles of 64 columns an SM), where the lane
+// pass ran 0.91-1.16x (61 x 534233 37.2 -> 40.9 us, 95 x 276943 37.4 -> 32.4); and 16-bit rows
+// of 97 to 511 from 8 MiB on 16 lanes (bf16 253 x 37575 11.8 -> 9.5, fp16 298 x 48061 15.3 ->
+// 11.2), where fp32 lost (120 x 27546 5.80 against 6.03).
 bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *out) {
-    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz;
-    if (pb.batch > 1 || rows_aligned16(pb) || pb.m <= kOneLaneRows || pb.m > 1536 ||
-        mul_sat(mul_sat(pb.m, pb.k), esz) < (32 << 20) ||
-        lane_class_row_tiles(pb.k, 32, pack) < std::max(sm_count, 1))
-        return false;
-    *out = make_config(GEMV_VARIANT_T_COLUMNS, 32, pb.m >= 512 ? 16 : 8, kLoadsPhased, 4, 0, 1);
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
+    if (pb.batch > 1 || rows_aligned16(pb) || pb.m <= 32 || pb.m > 1536) return false;
+    int c_threads = 32, lanes = pb.m >= 512 ? 16 : 8;
+    if (pb.m <= kOneLaneRows) {
+        if (bytes < (esz == 4 ? 6 << 20 : 8 << 20)) return false; // 16 bits: past the realigned one pass (2-8 MiB)
+        if (esz == 4 && (pb.k + 63) / 64 >= 16 * (int64_t)std::max(sm_count, 1)) return false; // fp32: one-lane tiles
+        c_threads = esz == 4 ? 64 : 16, lanes = esz == 4 ? 4 : 8;
+    } else if (bytes < (32 << 20)) {
+        if (esz == 4 || pb.m >= 512 || bytes < (8 << 20)) return false;
+        lanes = 16;
+    }
+    if (lane_class_row_tiles(pb.k, c_threads, pack) < std::max(sm_count, 1)) return false;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, 4, 0, 1);
     return runs(*out, pb);
 }
 
@@ -1050,16 +1087,16 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     if (pb.batch > 1 && batched_one_pass_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
     gemv_config_t lane_pass; // the batched lane-class one pass, asked once for both of its uses below
     const bool lane_pass_applies = pb.batch > 1 && batched_lane_classes_config(pb, sm_count, &lane_pass);
+    gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
+    if (long_rows_lane_pass_config(pb, sm_count, &whole_packs)) return whole_packs;
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
-        gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
         if (loads == kLoadsScalar && pb.batch > 1) {
             if (lane_classes_split_config(pb, sm_count, &batched)) return batched;
             if (lane_pass_applies && runs(lane_pass, pb)) return lane_pass;
             if (batched_element_config(pb, sm_count, &batched) && runs(batched, pb)) return batched;
         }
         if (loads == kLoadsScalar && pb.m > 48 &&
-            (long_rows_lane_pass_config(pb, sm_count, &whole_packs) ||
-             (pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
+            ((pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
              t_stream_config(pb, sm_count, &whole_packs) ||
              phased_columns_config(pb, sm_count, &whole_packs)))
             return whole_packs;
