@@ -501,9 +501,9 @@ def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
     in flight, no split (LANE_PASS_RULE_T): 97 to 1536 rows from 32 MiB on 32-thread tiles of 8
     lanes (16 from 512 rows); 16-bit rows of 97 to 511 from 8 MiB on 16 lanes; 33 to 96 rows from
     6 MiB on 64-thread tiles of 4 lanes (fp32, short of the one-lane tiles' columns), from 8 MiB
-    on 16-thread tiles of 8 (16 bits). Aligned rows,
-    batches, 32 rows or fewer, more than 1536, smaller matrices (fp32 rows of 97 up under 32 MiB
-    among them) and rows of fewer tiles keep the other rules."""
+    on 16-thread tiles of 8 (16 bits). Aligned rows, batches, 32 rows or fewer, more than 1536,
+    smaller matrices (fp32 rows of 97 up under 32 MiB among them) and rows of fewer tiles keep
+    the other rules."""
     run(LANE_PASS_RULE_T + """
     base = 1 << 32
     def pick(m, k, dtype, a_off, lda=None, **kw):
@@ -599,9 +599,8 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
     flight in 16 bits from 24 MiB (else 2; tiles of 8 on rows of fewer than 128 packs), about
     4 rows a lane a slice (split_k a power of two, at least the phase period, halved until the
     partials fit the workspace). Few long rows (LANE_PASS_RULE_T) take the lane-class one pass
-    ahead of both. Smaller matrices, shorter rows,
-    fewer rows, batches, aligned rows and a workspace too small keep the other reads; every
-    choice can run within its workspace."""
+    ahead of both. Smaller matrices, shorter rows, fewer rows, batches, aligned rows and a
+    workspace too small keep the other reads; every choice can run within its workspace."""
     run(LANE_SPLIT_RULE_T + LANE_PASS_RULE_T + """
     base = 1 << 32
     def pick(m, k, dtype, lda=None, a_off=0, **kw):
@@ -1291,12 +1290,12 @@ def test_t_stream_legality_and_workspace():
 def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
     """Single op N products of short rows from 12 MB that start anywhere, of odd pitch (lda not
     a multiple of a pack, rows not on 8 bytes), or of 16-bit rows of 5-7 elements 64 bytes apart
-    or more (any alignment): one element a load, x staged; 16-bit rows of up to 30 bytes a thread a row
-    at 4 in flight, of 32-44 bytes the same under gaps of 2/5 of lda, else 2 lanes at 2; fp32
-    rows of 48-80 bytes on x's phase copies (2 lanes at one) under gaps of a quarter of lda,
-    else 4 lanes at 2; 16-bit rows of 5-7 elements 64 bytes apart a thread a row at 4 (fp32
-    ones and shorter ones keep the other rules). Other lengths,
-    rows of one phase, rows on 8 bytes, smaller matrices and batches keep the other rules."""
+    or more (any alignment; fp32 ones and shorter ones keep the other rules): one element a
+    load, x staged; 16-bit rows of up to 30 bytes (and those 5-7 elements) a thread a row at 4
+    in flight, of 32-44 bytes the same under gaps of 2/5 of lda, else 2 lanes at 2; fp32 rows
+    of 48-80 bytes on x's phase copies (2 lanes at one) under gaps of a quarter of lda, else 4
+    lanes at 2. Other lengths, rows of one phase, rows on 8 bytes, smaller matrices and batches
+    keep the other rules."""
     run("""
     base = 1 << 32
     def pick(m, k, dtype, lda, a_off, **kw):

@@ -728,8 +728,10 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take phased
 // rows split by lane classes from 4 MiB and 256 rows (lane_classes_split_config), else the
 // stream of packs where its period fits a block (t_stream_config), else phased_columns_config;
-// one element a load runs the rest. 3 to 96 such rows of
-// many columns (16 tiles of 64 packs an SM) take one-lane tiles instead.
+// one element a load runs the rest. 3 to 96 such rows of many columns (16 tiles of 64 packs
+// an SM) take one-lane tiles instead. Few long rows ahead of all these (33 to 1536 rows, 6 MiB
+// up by dtype and rows; fp32 not on one-lane tiles' rows) take phased rows in one pass
+// (long_rows_lane_pass_config).
 // Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
 // to the first, one element a load beyond it up to the second.
 constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
@@ -1118,7 +1120,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // one element a load, which beat realigned packs there (fp32 21 x 305498 13.7 against
         // 23.6 us; one lane on realigned packs ran 33 x 261971 0.75x, 47 x 779470 0.89x) and
         // the lanes below (54 x 427342 fp32 37.4 against 52.1, bf16 25.7 against 50.0; 92 x
-        // 590022 1.11-1.44x); from 120 rows one lane ran 0.88-0.97x.
+        // 590022 1.11-1.44x); from 120 rows one lane ran 0.88-0.97x. 16-bit ones of 33 rows up
+        // from 8 MiB take the lane-class one pass before this (s61, long_rows_lane_pass_config).
         const auto many_tiles = [&](int64_t row_packs) {
             return !small && pb.batch == 1 && (row_packs + 63) / 64 >= 16 * (int64_t)std::max(sm_count, 1);
         };
