@@ -735,6 +735,11 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
 // to the first, one element a load beyond it up to the second.
 constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
+// One-lane tiles (64 threads across, a tile's thread a pack or an element) need rows of at
+// least 16 tiles an SM: row_units packs or elements across a row.
+bool one_lane_tiles_fill(int64_t row_units, int sm_count) {
+    return (row_units + 63) / 64 >= 16 * (int64_t)std::max(sm_count, 1);
+}
 
 // Rows a lane keeps in flight (the unroll) for rows_per_lane rows to walk: 4, 2 or 1.
 int rows_in_flight(int64_t rows_per_lane) { return rows_per_lane >= 4 ? 4 : rows_per_lane >= 2 ? 2 : 1; }
@@ -867,7 +872,7 @@ bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *
     int c_threads = 32, lanes = pb.m >= 512 ? 16 : 8;
     if (pb.m <= kOneLaneRows) {
         if (bytes < (esz == 4 ? 6 << 20 : 8 << 20)) return false; // 16 bits: past the realigned one pass (2-8 MiB)
-        if (esz == 4 && (pb.k + 63) / 64 >= 16 * (int64_t)std::max(sm_count, 1)) return false; // fp32: one-lane tiles
+        if (esz == 4 && one_lane_tiles_fill(pb.k, sm_count)) return false; // fp32: one-lane tiles
         c_threads = esz == 4 ? 64 : 16, lanes = esz == 4 ? 4 : 8;
     } else if (bytes < (32 << 20)) {
         if (esz == 4 || pb.m >= 512 || bytes < (8 << 20)) return false;
@@ -1122,8 +1127,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // the lanes below (54 x 427342 fp32 37.4 against 52.1, bf16 25.7 against 50.0; 92 x
         // 590022 1.11-1.44x); from 120 rows one lane ran 0.88-0.97x. 16-bit ones of 33 rows up
         // from 8 MiB take the lane-class one pass before this (s61, long_rows_lane_pass_config).
-        const auto many_tiles = [&](int64_t row_packs) {
-            return !small && pb.batch == 1 && (row_packs + 63) / 64 >= 16 * (int64_t)std::max(sm_count, 1);
+        const auto many_tiles = [&](int64_t row_units) {
+            return !small && pb.batch == 1 && one_lane_tiles_fill(row_units, sm_count);
         };
         const bool element_rows = pb.m > kOneLaneRealignedRows && pb.m <= kOneLaneRows && many_tiles(pb.k);
         if (loads == kLoadsRealigned && element_rows) continue; // one element a load, one lane (next)
