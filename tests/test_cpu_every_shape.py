@@ -540,10 +540,33 @@ def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
     """)
 
 
+# dispatch.cpp lane_class_slices, mirrored: the phased split's split_k for c-thread tiles of
+# `lanes` lanes at 4 rows in flight (132 SMs): from 4, doubled up to 512 while that adds slices
+# within half a wave, halved until the partials fit ws; None where 4 slices do not.
+LANE_CLASS_SPLIT_T = """
+    def lane_class_split(m, k, es, b, c, lanes, ws):
+        v, wave = 16 // es, 2048 * 132
+        tiles = -(-k // ((c - 1) * v)) * b
+        def slices(split):
+            step = lanes * 4
+            rows = -(-m // split)
+            rows = max(1, min(-(-rows // step) * step, m))
+            return -(-m // rows)
+        if 2 * tiles * slices(4) * c * lanes > wave:
+            return None
+        split = 4
+        while split < 512 and slices(2 * split) > slices(split) and 2 * tiles * slices(2 * split) * c * lanes <= wave:
+            split *= 2
+        while split > 4 and slices(split) * k * b * 4 > ws:
+            split //= 2
+        return None if slices(split) * k * b * 4 > ws else split
+"""
+
+
 # dispatch.cpp lane_classes_split_config, mirrored: op T's phased rows split, each row lane a
 # phase class, on rows that do not start aligned (132 SMs in the stand-in, the recommended
 # workspace): the config's (variant, c, lanes, loads, unroll, split_k), or None where it declines.
-LANE_SPLIT_RULE_T = """
+LANE_SPLIT_RULE_T = LANE_CLASS_SPLIT_T + """
     def lane_split_rule(m, k, es, b=1, ws=pygemv.WORKSPACE_RECOMMENDED_BYTES, regime=True):
         # regime=False: the family alone (lane_classes_split), as batched_lane_classes_config asks it
         if m < 256 or k < 64:
@@ -566,22 +589,8 @@ LANE_SPLIT_RULE_T = """
         if b > 1 and c == 32 and m < 1024:
             return None
         lanes = 8 if c == 32 or (small_16bit and m < 1536) else 16
-        tiles = -(-k // ((c - 1) * v)) * b
-        def slices(split):
-            step = lanes * 4
-            rows = -(-m // split)
-            rows = max(1, min(-(-rows // step) * step, m))
-            return -(-m // rows)
-        if 2 * tiles * slices(4) * c * lanes > wave:
-            return None
-        split = 4
-        while split < 512 and slices(2 * split) > slices(split) and 2 * tiles * slices(2 * split) * c * lanes <= wave:
-            split *= 2
-        while split > 4 and slices(split) * k * b * 4 > ws:
-            split //= 2
-        if slices(split) * k * b * 4 > ws:
-            return None
-        return ("t_splitm_twopass", c, lanes, pygemv.LOADS_PHASED, 4, split)
+        split = lane_class_split(m, k, es, b, c, lanes, ws)
+        return split and ("t_splitm_twopass", c, lanes, pygemv.LOADS_PHASED, 4, split)
 """
 
 
@@ -654,10 +663,11 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
             ws = pygemv.workspace_size(c, m, k, dtype, lda=lda or k, trans=True)
             assert 0 < ws <= pygemv.WORKSPACE_RECOMMENDED_BYTES, (dtype, m, k, c, ws)
             assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base, x_ptr=base + (1 << 40), trans=True)[0]
-        # Not phased: aligned rows, rows under 512 bytes (K of 1 to 4 among them), a batch, K
-        # too long for one slice a class within the workspace, no workspace at all.
+        # Not phased: aligned rows, rows under 512 bytes that the stream takes or that are under a
+        # pack (K of 1 to 4 among them; SHORT_ROWS_RULE_T has the rest), a batch, K too long for
+        # one slice a class within the workspace, no workspace at all.
         assert pick(4096, 4096, dtype).vector_loads == pygemv.LOADS_ALIGNED
-        for m, k in ((147712607, 1), (4134863, 3), (200000, 100 // es), (200, 1001), (36021, 153 * 2 // es)):
+        for m, k in ((147712607, 1), (4134863, 3), (200000, 100 // es), (200, 1001)):
             assert pick(m, k, dtype).vector_loads != P, (dtype, m, k)
         assert pick(4421, 11465, dtype, batch=2, stride_a=4421 * 11465).vector_loads != P
         assert pick(2000, 300001, dtype).vector_loads != P  # 4 or 8 x 300001 partials pass 4 MiB
@@ -682,6 +692,79 @@ def test_op_t_heuristic_takes_phased_rows_on_misaligned_matrices():
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k) == \
             lane_split_rule(m, k, 2) == ("t_splitm_twopass", 32, 8, P, 4, 16 if m == 300 else 32), (m, k, c)
     assert phased >= 3 and lane_split >= 15 and long_rows >= 6, (phased, lane_split, long_rows)
+    """)
+
+
+# dispatch.cpp short_rows_lane_classes_config, mirrored: op T's phased split on short rows that
+# do not start aligned (single products, 132 SMs, the recommended workspace), for problems the
+# stream declines (the caller's cases): the config's (variant, c, lanes, loads, unroll, split_k), or None.
+SHORT_ROWS_RULE_T = LANE_CLASS_SPLIT_T + """
+    def short_rows_rule(m, k, lda, es, ws=pygemv.WORKSPACE_RECOMMENDED_BYTES):
+        row, v = k * es, 16 // es
+        if row < 16 or row >= 512 or lda * es < 32 or m < 256 or (es == 4 and row <= 32):
+            return None
+        if m * row < (12 << 20 if row <= 32 else 8 << 20 if row <= 64 else 4 << 20 if row < 128 else 2 << 20):
+            return None
+        tiles = lambda c: -(-k // ((c - 1) * v))  # a tile of c threads writes c - 1 packs
+        c = 4
+        while c < 32 and tiles(c) > 1:
+            c *= 2
+        if tiles(c) > 1:
+            return None
+        lanes = (256 if c <= 8 else 512) // c
+        split = lane_class_split(m, k, es, 1, c, lanes, ws)
+        return split and ("t_splitm_twopass", c, lanes, pygemv.LOADS_PHASED, 4, split)
+"""
+
+
+def test_op_t_heuristic_splits_short_misaligned_rows_on_lane_classes():
+    """Single products of rows of 16 to 511 bytes that do not start 16-byte aligned, 256 rows up,
+    32 bytes apart or more, where the stream declines (gaps past the row, or rows past 256 bytes
+    under 32 MiB; the stream's rows are checked as its): phased rows split on lane classes (SHORT_ROWS_RULE_T), the narrowest tile of 4
+    to 32 threads that covers a row, 256-thread blocks (512 on 16-32-thread tiles), 4 rows in
+    flight, split_k as the lane-class split sizes it. Floors by row bytes: 16-bit rows up to 32
+    bytes from 12 MiB (fp32 ones not at all), up to 64 from 8, under 128 from 4, else 2. Rows a
+    tile of 32 does not cover, rows under a pack, smaller matrices, aligned rows, batches and the
+    stream's rows keep the other reads."""
+    run(SHORT_ROWS_RULE_T + """
+    base = 1 << 32
+    P = pygemv.LOADS_PHASED
+    def pick(m, k, dtype, lda, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    trans=True, use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+    taken = set()
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k, lda in ((2491753, 56, 114), (3000000, 24, 54), (200000, 100, 220), (1000000, 20, 45),
+                          (30000, 248, 249), (16384, 64, 65), (12946, 86, 286), (1166443, 7, 97),
+                          (4097303, 4, 204), (30000, 249, 250), (20178, 125, 125), (327937, 10, 140),
+                          (78433, 29, 67), (55988, 24, 76), (2500000, 11, 23), (36021, 306 // es, 306 // es)):
+            c = pick(m, k, dtype, lda, a_off=es)
+            packs = ((m - 1) * lda + k) // (16 // es) + 1  # the stream's bounds (t_stream_config): asked first
+            if lda <= 2 * k and packs >= (1 << 16 if lda * es <= 256 else 1 << 21):
+                assert c.variant == "t_stream", (dtype, m, k, lda, c)
+                continue
+            rule = short_rows_rule(m, k, lda, es)
+            if rule:
+                assert form(c) == rule, (dtype, m, k, lda, c, rule)
+                assert pygemv.can_implement(c, m, k, dtype, lda=lda, a_ptr=base + es, x_ptr=base + (1 << 40),
+                                            trans=True)[0]
+                taken.add((es, rule[1]))
+            elif k * es < 512:  # nothing else splits phased rows under 512 bytes
+                assert not (c.variant == "t_splitm_twopass" and c.vector_loads == P), (dtype, m, k, lda, c)
+        # Aligned rows, a batch, and rows the stream takes (gaps within the row, 1 MiB up) keep their reads.
+        assert pick(1000000, 64, "float32" if es == 4 else dtype, 128).vector_loads != P
+        c = pick(1000000, 40, dtype, 90, a_off=es, batch=2, stride_a=1000000 * 90)
+        assert not (c.variant == "t_splitm_twopass" and c.vector_loads == P), (dtype, c)
+        assert pick(1000000, 40, dtype, 41, a_off=es).variant == "t_stream"
+    # Every tile width, both dtypes' floors; what the rule declines: fp32 rows of 28 bytes, rows of
+    # 8 bytes, 16-bit rows of 249 (two 32-thread tiles), fp32 rows of 125, 16-bit rows of 20 bytes at
+    # 6.6 MB, of 58 at 4.5 MB, of 48 at 2.7 MB.
+    assert taken == {(4, 4), (4, 8), (4, 16), (4, 32), (2, 4), (2, 8), (2, 16), (2, 32)}, taken
+    for m, k, lda, es in ((1166443, 7, 97, 4), (4097303, 4, 204, 2), (30000, 249, 250, 2), (20178, 125, 125, 4),
+                          (327937, 10, 140, 2), (78433, 29, 67, 2), (55988, 24, 76, 2)):
+        assert short_rows_rule(m, k, lda, es) is None, (m, k, lda, es)
     """)
 
 

@@ -727,11 +727,11 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // Packs are aligned where every row is, else realigned (cut from two aligned packs: rows
 // that start anywhere) on up to 48 rows beyond 256 KiB; more rows of such rows take phased
 // rows split by lane classes from 4 MiB and 256 rows (lane_classes_split_config), else the
-// stream of packs where its period fits a block (t_stream_config), else phased_columns_config;
-// one element a load runs the rest. 3 to 96 such rows of many columns (16 tiles of 64 packs
-// an SM) take one-lane tiles instead. Few long rows ahead of all these (33 to 1536 rows, 6 MiB
-// up by dtype and rows; fp32 not on one-lane tiles' rows) take phased rows in one pass
-// (long_rows_lane_pass_config).
+// stream of packs where its period fits a block (t_stream_config), else phased_columns_config,
+// else (rows under 512 bytes) short_rows_lane_classes_config; one element a load runs the
+// rest. 3 to 96 such rows of many columns (16 tiles of 64 packs an SM) take one-lane tiles
+// instead. Few long rows ahead of all these (33 to 1536 rows, 6 MiB up by dtype and rows; fp32
+// not on one-lane tiles' rows) take phased rows in one pass (long_rows_lane_pass_config).
 // Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
 // to the first, one element a load beyond it up to the second.
 constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
@@ -782,6 +782,30 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
 // Tiles across a row of k columns for lane classes of c threads (a tile writes c - 1 packs).
 int64_t lane_class_row_tiles(int64_t k, int c, int64_t pack) { return (k + (c - 1) * pack - 1) / ((c - 1) * pack); }
 
+// The phased split's slices for its config c (4 rows in flight): split_k from 4, doubled up to
+// 512 while that adds slices and keeps the grid within half a wave of 2048 threads an SM (the
+// fastest configs ran 500-1200 threads an SM), halved until the partials fit the workspace.
+// False where 4 slices pass half a wave or do not fit.
+bool lane_class_slices(const Problem &pb, int sm_count, gemv_config_t c, gemv_config_t *out) {
+    const int64_t pack = 16 / (int64_t)dtype_size(pb.dtype()), wave = 2048 * (int64_t)std::max(sm_count, 1);
+    const int64_t tiles = mul_sat(lane_class_row_tiles(pb.k, c.threads_per_row, pack), pb.batch);
+    const auto slices = [&](int split) {
+        const int64_t len = row_slice_len(pb.m, split, (int64_t)c.rows_per_block * c.unroll);
+        return (pb.m + len - 1) / len;
+    };
+    const auto grid_threads = [&](int split) {
+        return mul_sat(mul_sat(tiles, slices(split)), (int64_t)c.threads_per_row * c.rows_per_block);
+    };
+    c.split_k = 4;
+    if (2 * grid_threads(4) > wave) return false;
+    while (c.split_k < 512 && slices(2 * c.split_k) > slices(c.split_k) && 2 * grid_threads(2 * c.split_k) <= wave)
+        c.split_k *= 2;
+    while (c.split_k > 4 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
+    if (!runs(c, pb) || workspace_needed(c, pb) > pb.workspace_bytes) return false;
+    *out = c;
+    return true;
+}
+
 // Rows that do not start aligned (odd K, lda or stride_a), 256 rows and 64 columns up, in single
 // products of 4 MiB up of rows of 512 bytes up, or batches of 8 to 63 products: phased rows
 // split (t_splitm_twopass, vector_loads 3, lanes a multiple of the period: lane classes, each
@@ -812,7 +836,7 @@ int64_t lane_class_row_tiles(int64_t k, int c, int64_t pack) { return (k + (c - 
 // columns up), without the regime's bounds: batched_lane_classes_config also asks it for
 // batches of 64 up of tall products.
 bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
-    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, wave = 2048 * (int64_t)std::max(sm_count, 1);
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz;
     if (rows_aligned16(pb) || pb.m < 256 || pb.k < 64) return false;
     const int64_t packs = (pb.k + pack - 1) / pack;
     int c_threads = packs >= 128 ? 32 : packs > 16 ? 16 : 8;
@@ -830,22 +854,9 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (pb.batch > 1)
         for (const int c : {c_threads / 2, c_threads * 2})
             if (c >= 8 && c <= (pb.m < 1024 ? 16 : 32) && 5 * covered(c) < 4 * covered(c_threads)) c_threads = c;
-    const int lanes = c_threads == 32 || (small_16bit && pb.m < 1536) ? 8 : 16, unroll = 4;
+    const int lanes = c_threads == 32 || (small_16bit && pb.m < 1536) ? 8 : 16;
     if (pb.batch > 1 && c_threads == 32 && pb.m < 1024) return false;
-    const int64_t tiles = mul_sat(lane_class_row_tiles(pb.k, c_threads, pack), pb.batch);
-    const auto slices = [&](int split) {
-        const int64_t len = row_slice_len(pb.m, split, (int64_t)lanes * unroll);
-        return (pb.m + len - 1) / len;
-    };
-    const auto grid_threads = [&](int split) { return mul_sat(mul_sat(tiles, slices(split)), (int64_t)c_threads * lanes); };
-    gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, unroll, 0, 4);
-    if (2 * grid_threads(4) > wave) return false;
-    while (c.split_k < 512 && slices(2 * c.split_k) > slices(c.split_k) && 2 * grid_threads(2 * c.split_k) <= wave)
-        c.split_k *= 2;
-    while (c.split_k > 4 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
-    if (!runs(c, pb) || workspace_needed(c, pb) > pb.workspace_bytes) return false;
-    *out = c;
-    return true;
+    return lane_class_slices(pb, sm_count, make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, 4, 0, 4), out);
 }
 
 // Few long rows that do not start aligned (single products of 97 to 1536 rows, 32 MiB up, at
@@ -894,6 +905,34 @@ bool lane_classes_split_config(const Problem &pb, int sm_count, gemv_config_t *o
     if (pb.batch > 1 ? pb.batch < 8 || pb.batch >= 64 : (bytes < (4 << 20) && !past_one_pass) || pb.k * esz < 512)
         return false;
     return lane_classes_split(pb, sm_count, out);
+}
+
+// Short rows that do not start aligned (single products of rows of 16 to 511 bytes, 256 rows up,
+// 32 bytes apart or more) where the stream declines (gaps past the row, or rows past 256 bytes
+// under 32 MiB) and one element a load split before: phased rows split on lane classes, the
+// narrowest tile of 4 to 32 threads that covers a row (c - 1 packs), blocks of 256 threads (512
+// on tiles of 16 and 32: about 1% faster), split_k as lane_class_slices sizes it. On an H200
+// (benchmarks/NOTES.md section 82, results/h200-2026-11-29-s62-*): fp16 2491753 x 56, lda 114,
+// 307 -> 106 us (cuBLAS 141); fp16 628849 x 38, lda 128, 78.5 -> 23.2; bf16 85285 x 130, lda 135,
+// 24.0 -> 12.0; fp32 319184 x 43, lda 243, 43.4 -> 21.5; 40 fresh cases at lda + 200 1.215x, 30
+// of rows of 130-500 bytes at lda + 5 1.152x, 36 at lda + 90 1.288x. Floors by row bytes, where
+// smaller matrices lost (run 1): 16-bit rows up to 32 bytes from 12 MiB (fp16 355816 x 8 at 5.4
+// MB 0.80x; bf16 2500000 x 11, lda 23, 48.9 -> 34.8), fp32 ones not at all (147268 x 8 0.88x,
+// 3000000 x 3 0.95x), up to 64 bytes from 8 MiB (bf16 78433 x 29 at 4.3 MB 0.96x), under 128 from
+// 4, else 2 (fp16 12523 x 104 at 2.5 MB: 6.30 -> 4.89 in run 1). Rows under a pack ran 0.92-0.99x,
+// and rows that need two 32-thread tiles lost (fp32 20178 x 125, packed, 6.20 -> 6.85): declined.
+bool short_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, row_bytes = pb.k * esz;
+    if (pb.batch > 1 || rows_aligned16(pb) || row_bytes < 16 || row_bytes >= 512 || pb.lda * esz < 32 || pb.m < 256 ||
+        (row_bytes <= 32 && esz == 4))
+        return false;
+    const int64_t floor = row_bytes <= 32 ? 12 << 20 : row_bytes <= 64 ? 8 << 20 : row_bytes < 128 ? 4 << 20 : 2 << 20;
+    if (mul_sat(pb.m, row_bytes) < floor) return false;
+    int c_threads = 4;
+    while (c_threads < 32 && lane_class_row_tiles(pb.k, c_threads, pack) > 1) c_threads *= 2;
+    if (lane_class_row_tiles(pb.k, c_threads, pack) > 1) return false; // rows of 32-thread tiles and a few packs
+    const int lanes = (c_threads <= 8 ? 256 : 512) / c_threads;
+    return lane_class_slices(pb, sm_count, make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, 4, 0, 4), out);
 }
 
 // Registers of the batched lane-class one pass (t_columns, kLoadsLaneClasses; ptxas on sm_90,
@@ -1105,7 +1144,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         if (loads == kLoadsScalar && pb.m > 48 &&
             ((pb.batch == 1 && lane_classes_split_config(pb, sm_count, &whole_packs)) || // batches asked it above
              t_stream_config(pb, sm_count, &whole_packs) ||
-             phased_columns_config(pb, sm_count, &whole_packs)))
+             phased_columns_config(pb, sm_count, &whole_packs) ||
+             short_rows_lane_classes_config(pb, sm_count, &whole_packs)))
             return whole_packs;
         const bool vec = loads != kLoadsScalar;
         // Realigned packs load twice the bytes of a row through L1: they pay on few long rows
