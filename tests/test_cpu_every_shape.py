@@ -576,7 +576,7 @@ LANE_SPLIT_RULE_T = LANE_CLASS_SPLIT_T + """
         past_one_pass = nbytes >= (1 << 20) and (nbytes > (2 << 20) or m > 8 * 32 * es)
         if regime and ((b < 8 or b >= 64) if b > 1 else ((nbytes < (4 << 20) and not past_one_pass) or k * es < 512)):
             return None
-        v, wave = 16 // es, 2048 * 132
+        v = 16 // es
         packs = -(-k // v)
         c = 32 if packs >= 128 else 16 if packs > 16 else 8
         small_16bit = b == 1 and es == 2 and c >= 16 and nbytes < (4 << 20)

@@ -782,7 +782,7 @@ bool batched_one_pass_config(const Problem &pb, int sm_count, gemv_config_t *out
 // Tiles across a row of k columns for lane classes of c threads (a tile writes c - 1 packs).
 int64_t lane_class_row_tiles(int64_t k, int c, int64_t pack) { return (k + (c - 1) * pack - 1) / ((c - 1) * pack); }
 
-// The phased split's slices for its config c (4 rows in flight): split_k from 4, doubled up to
+// The phased split's slices for config c (its tiles, lanes and unroll): split_k from 4, doubled up to
 // 512 while that adds slices and keeps the grid within half a wave of 2048 threads an SM (the
 // fastest configs ran 500-1200 threads an SM), halved until the partials fit the workspace.
 // False where 4 slices pass half a wave or do not fit.
@@ -930,7 +930,7 @@ bool short_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config
     if (mul_sat(pb.m, row_bytes) < floor) return false;
     int c_threads = 4;
     while (c_threads < 32 && lane_class_row_tiles(pb.k, c_threads, pack) > 1) c_threads *= 2;
-    if (lane_class_row_tiles(pb.k, c_threads, pack) > 1) return false; // rows of 32-thread tiles and a few packs
+    if (lane_class_row_tiles(pb.k, c_threads, pack) > 1) return false; // past one 32-thread tile (31 packs)
     const int lanes = (c_threads <= 8 ? 256 : 512) / c_threads;
     return lane_class_slices(pb, sm_count, make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, 4, 0, 4), out);
 }
