@@ -929,8 +929,8 @@ bool short_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config
     const int64_t floor = row_bytes <= 32 ? 12 << 20 : row_bytes <= 64 ? 8 << 20 : row_bytes < 128 ? 4 << 20 : 2 << 20;
     if (mul_sat(pb.m, row_bytes) < floor) return false;
     int c_threads = 4;
-    while (c_threads < 32 && lane_class_row_tiles(pb.k, c_threads, pack) > 1) c_threads *= 2;
-    if (lane_class_row_tiles(pb.k, c_threads, pack) > 1) return false; // past one 32-thread tile (31 packs)
+    for (; lane_class_row_tiles(pb.k, c_threads, pack) > 1; c_threads *= 2)
+        if (c_threads == 32) return false; // past one 32-thread tile (31 packs)
     const int lanes = (c_threads <= 8 ? 256 : 512) / c_threads;
     return lane_class_slices(pb, sm_count, make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, c_threads, lanes, kLoadsPhased, 4, 0, 4), out);
 }
