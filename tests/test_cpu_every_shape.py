@@ -213,7 +213,9 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
         assert (pick(1900, 4097, dtype).vector_loads == X) == (es == 4)
         assert (pick(1064, 5241, dtype).vector_loads == X) == (es == 4)
         assert pick(1000, 5241, dtype).vector_loads != X                        # under 1024 rows
-        assert pick(1024, 65537 if es == 4 else 16385, dtype).vector_loads != X  # fp32: over 128 MB
+        # Rows of 16 KB up from 32 MiB (s63): 256 lanes at two, any dtype (fp32 over 128 MB too).
+        c = pick(1024, 65537 if es == 4 else 16385, dtype)
+        assert (c.vector_loads, c.threads_per_row, c.unroll) == (X, 256, 2), (dtype, c)
         # 16-bit rows of 8192 packs and more: 256 lanes, four in flight.
         if es == 2:
             c = pick(2048, 65537, dtype)
@@ -534,6 +536,8 @@ def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
                                 (600, (32 << 20) // (600 * es) - 1, es, {})):
             if a_off and not kw:
                 assert lane_pass_rule(m, k, es) is None, (dtype, m, k)
+            if m <= 32:  # 32 rows or fewer: the few-rows rule's (FEW_ROWS_RULE_T)
+                continue
             c = pick(m, k, dtype, a_off, **kw)
             assert not (c.variant == "t_columns" and int(c.vector_loads) == 3 and c.split_k == 1), (dtype, m, k, kw, c)
     assert seen == {(32, 8), (32, 16), (64, 4), (16, 8), None}, seen
@@ -768,6 +772,84 @@ def test_op_t_heuristic_splits_short_misaligned_rows_on_lane_classes():
     """)
 
 
+# dispatch.cpp few_rows_lane_classes_config, mirrored: op T on 3 to 32 long rows that do not
+# start aligned (the caller's cases; single products, 132 SMs): the config's (variant, c, lanes,
+# loads, unroll), or None where it declines.
+FEW_ROWS_RULE_T = """
+    def few_rows_rule(m, k, lda, es):
+        nbytes, v = m * k * es, 16 // es
+        if m < 3 or m > (21 if es == 4 else 32) or nbytes < (4 << 20):
+            return None
+        period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
+        if m < period or (es == 4 and period == 2 and m < 8):
+            return None
+        if nbytes >= (16 << 20) and (m == period or (period == 8 and m <= 16)):  # realigned one-lane tiles
+            packs = -(-k // v)
+            if m <= 8 or -(-packs // 64) < 16 * 132:                                 # as before, or declined
+                return None
+            return ("t_columns", 64, 1, pygemv.LOADS_REALIGNED, 2)
+        lanes = 4 if es == 4 and period == 2 else period
+        c = 64 if lanes == 1 else 32
+        if -(-k // ((c - 1) * v)) < 4 * 132:  # 4 tiles an SM
+            return None
+        return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4 if -(-m // lanes) >= 3 else 2)
+"""
+
+
+def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
+    """Single products of 3 to 32 rows (fp32: up to 21) that do not start 16-byte aligned, from 4
+    MiB, at least 4 tiles an SM across a row: phased rows in one pass (t_columns, vector_loads 3),
+    a row lane a phase class (lanes = the period P; 4 for fp32 rows 2 apart, from 8 rows),
+    32-thread tiles (64 on one lane), 4 rows in flight where a lane walks 3 or more, else 2
+    (FEW_ROWS_RULE_T). From 16 MiB a row a lane, and 16-bit rows of P 8 on up to 16 rows, keep the
+    realigned one-lane tiles (9 to 16 rows too, where one element a load ran). Fewer rows than
+    the period, fp32 rows 2 apart under 8 rows, more rows, smaller matrices, aligned rows and
+    batches keep the other reads."""
+    run(FEW_ROWS_RULE_T + """
+    base = 1 << 32
+    P, R = pygemv.LOADS_PHASED, pygemv.LOADS_REALIGNED
+    def pick(m, k, dtype, lda, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    trans=True, use_table=False, **kw)
+    taken, declined = set(), 0
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k, pad, a_off in ((16, 3704445, 21, 6), (7, 206209, 0, 3), (22, 5864870, 0, 5), (13, 589206, 0, 3),
+                                 (20, 1366466, 14, 3), (4, 384176, 0, 5), (12, 2361412, 43, 2), (16, 8099415, 0, 5),
+                                 (8, 473219, 20, 2), (4, 11515264, 2, 1), (3, 16786824, 59, 1), (6, 6193213, 5, 1),
+                                 (27, 159950, 5, 1), (19, 138437, 32, 4), (3, 32603701, 47, 7), (20, 121373, 1, 0),
+                                 (10, 1982683, 1, 0), (9, 2562328, 1, 0)):
+            lda = k + pad
+            if (a_off * es) % 16 == 0 and (lda * es) % 16 == 0:
+                continue  # aligned rows
+            c = pick(m, k, dtype, lda, a_off * es)
+            rule = few_rows_rule(m, k, lda, es)
+            got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll)
+            if rule:
+                assert got == rule and c.split_k == 1, (dtype, m, k, lda, a_off, c, rule)
+                assert pygemv.can_implement(c, m, k, dtype, lda=lda, a_ptr=base + a_off * es, x_ptr=base + (1 << 40),
+                                            trans=True)[0]
+                taken.add((es, rule[2], rule[3], rule[4]))
+            else:
+                declined += 1
+                assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block <= 8), (dtype, m, k, c)
+        # Aligned rows and batches keep their reads.
+        assert pick(16, 3704448, dtype, 3704448).vector_loads == pygemv.LOADS_ALIGNED
+        c = pick(16, 3704445, dtype, 3704466, a_off=6 * es, batch=2, stride_a=16 * 3704466)
+        assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block <= 8), (dtype, c)
+    # Lanes 1, 2, 4 and 8 (fp32's 4 on rows 2 apart), 2 and 4 in flight, and the realigned one-lane tiles.
+    assert {(4, 4, P, 4), (4, 4, P, 2), (4, 1, P, 4), (2, 8, P, 4), (2, 8, P, 2), (2, 4, P, 4), (2, 2, P, 4),
+            (2, 1, P, 4), (2, 1, R, 2)} <= taken, taken
+    assert declined >= 10, declined
+    # What the rule declines: fewer rows than the period (fp16 3 x 16786824, P 8), a row a lane from
+    # 16 MiB (bf16 4 x 11515264, P 4), fp32 rows 2 apart under 8 rows and past 21 rows, fewer than 4
+    # tiles an SM (16-bit 20 x 121373: 489), under 4 MiB; 16-bit P 8 from 16 MiB takes realigned tiles.
+    for m, k, lda, es in ((3, 16786824, 16786883, 2), (4, 11515264, 11515266, 2), (6, 6193213, 6193218, 4),
+                          (22, 503029, 503034, 4), (20, 121373, 121374, 2), (12, 100003, 100003, 2)):
+        assert few_rows_rule(m, k, lda, es) is None, (m, k, lda, es)
+    assert few_rows_rule(12, 2361412, 2361455, 2) == ("t_columns", 64, 1, R, 2)
+    """)
+
+
 # The heuristic's op T choice on the stand-in (132 SMs, no table), A and x 16-byte aligned.
 PICK_T = """
     base = 1 << 32
@@ -781,17 +863,21 @@ def test_op_t_heuristic_gives_few_misaligned_rows_of_many_columns_one_lane():
     tiles of 64 packs an SM (132 SMs in the stand-in): t_columns with one row lane and 64
     threads across a tile, each thread walking every row: realigned packs on 3 to 8 rows, one
     element a load on 9 to 96 (33 up from 6-8 MiB take the lane-class one pass first:
-    LANE_PASS_RULE_T); 4 rows in flight from 8 rows, else 2. Two rows, more rows, fewer
+    LANE_PASS_RULE_T; 3 to 32 from 4 MiB lane classes, or realigned packs up to 16 rows:
+    FEW_ROWS_RULE_T); 4 rows in flight from 8 rows, else 2. Two rows, more rows, fewer
     columns, aligned rows, small matrices and batches keep the other tiles."""
-    run(PICK_T + LANE_PASS_RULE_T + """
+    run(PICK_T + LANE_PASS_RULE_T + FEW_ROWS_RULE_T + """
     taken = 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k in ((21, 305498), (54, 427342), (4, 52562781), (3, 2718414), (8, 1000003), (9, 1000003),
                      (47, 779470), (96, 300001), (97, 300001), (128, 300001), (2, 4452911), (2, 82819),
-                     (30, 40001), (11, 74499), (18, 196533), (30, 135167), (30, 135101), (5, 100003)):
+                     (30, 40001), (11, 74499), (18, 196533), (30, 135167), (30, 135101), (5, 100003),
+                     (25, 4000001), (3, 52562781)):
             c = pick(m, k, dtype)
             realigned = 3 <= m <= 8
             packs = -(-k * es // 16) if realigned else k
+            if few_rows_rule(m, k, k, es):  # lane classes (FEW_ROWS_RULE_T) first
+                continue
             if m * k * es <= (256 << 10) or not 3 <= m <= 96 or -(-packs // 64) < 16 * 132 or lane_pass_rule(m, k, es):
                 assert (c.threads_per_row, c.rows_per_block) != (64, 1), (dtype, m, k, c)  # 33 rows up: the lane pass
                 continue
@@ -1560,6 +1646,46 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
             assert pick(rows(100, 108, 2), 108, dtype).vector_loads == pygemv.LOADS_ALIGNED8  # 216 bytes
             c = pick(rows(100, 2049, 2), 2049, dtype)  # rows of 4 KB up: a block a row, as before
             assert (c.variant, c.threads_per_row, c.vector_loads) == ("block_per_row", 128, X), c
+    """)
+
+
+def test_heuristic_reads_x_phase_copies_for_long_misaligned_rows_under_2048_rows():
+    """Single products of 256 to 2047 rows of 16 KB and more that do not start 16-byte aligned,
+    from 32 MiB, any dtype: phased rows with x's phase copies (block_per_row, vector_loads 5), 256
+    lanes a row, 2 loads in flight; 128 lanes where 256-lane blocks (8 an SM, 132 SMs) pass one
+    wave by under half (1057 to 1583 rows). Row tiles keep up to 320 rows of 64 KB up; smaller
+    matrices, shorter rows, aligned rows, batches and no workspace keep the other reads."""
+    run("""
+    base = 1 << 32
+    X = pygemv.LOADS_PHASED_X_COPIES
+    def pick(m, k, dtype, lda=None, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    use_table=False, **kw)
+    taken = set()
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k, pad, a_off in ((568, 98449, 0, 2), (1839, 37651, 0, 6), (1141, 21527, 35, 1), (389, 72224, 0, 7),
+                                 (1057, 20000, 3, 0), (1583, 20000, 0, 3), (1584, 20000, 0, 3), (1056, 20000, 0, 3),
+                                 (300, 30001, 0, 0), (351, 181005, 0, 3), (2047, 8192, 1, 0), (256, 65536, 0, 1)):
+            c = pick(m, k, dtype, k + pad, a_off * es)
+            nbytes = m * (k + pad) * es
+            if k * es < 16384 or nbytes < (32 << 20):
+                assert not (c.vector_loads == X and c.unroll == 2 and c.threads_per_row in (128, 256)), (dtype, m, k, c)
+                continue
+            if m <= 320 and k * es >= 65536:  # row tiles first (tile_config)
+                assert c.variant == "rows_in_registers", (dtype, m, k, c)
+                continue
+            p = 128 if 1056 < m < 1584 else 256
+            assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem, c.split_k) == (
+                "block_per_row", p, 1, X, 2, False, 1), (dtype, m, k, c)
+            assert pygemv.can_implement(c, m, k, dtype, lda=k + pad, a_ptr=base + a_off * es, x_ptr=base + (1 << 40))[0]
+            taken.add((es, p))
+        # Aligned rows, a batch, no workspace, 2 MiB short of 32 keep their reads.
+        assert pick(568, 98448, dtype).vector_loads != X
+        assert pick(568, 98449, dtype, a_off=2 * es, batch=2, stride_a=568 * 98449).vector_loads != X
+        assert pick(568, 98449, dtype, a_off=2 * es, workspace_bytes=0).vector_loads != X
+        k = 30001
+        assert pick((30 << 20) // (k * es), k, dtype, a_off=es).vector_loads != X
+    assert taken == {(4, 128), (4, 256), (2, 128), (2, 256)}, taken
     """)
 
 

@@ -3,6 +3,7 @@ where this checkout picks (on the host, tests/hostcheck's stand-in, no table) th
 of the two builds ran on a case, that build's time is its time; a case whose pick neither
 ran is reported and left out. For a host-only rule change that keeps some of a measured
 rule's picks and returns the rest to the previous ones (benchmarks/NOTES.md section 76).
+Cases keep their layout (lda and the pointers' offsets, --lda-pad and --offsets; since s63).
     python3 benchmarks/experiments/ab_of_picks.py previous.json this.json    # bench_vs_previous.sh's JSONs
 """
 import json
@@ -21,13 +22,18 @@ def spec(c):
 
 
 def main():
-    prev, this = ({(c["dtype"], c["op"], c["batch"], c["m"], c["k"]): c for c in json.load(open(p))["cases"]}
-                  for p in sys.argv[1:3])
+    def key(c):  # the case and its layout: lda (K where the bench left it packed), A's, x's, y's offsets
+        return (c["dtype"], c["op"], c["batch"], c["m"], c["k"], c.get("lda", c["k"]), tuple(c.get("offsets", (0, 0, 0))))
+    prev, this = ({key(c): c for c in json.load(open(p))["cases"]} for p in sys.argv[1:3])
     keys = sorted(this)
     code = f'''
 import pygemv
-for dt, op, b, m, k in {keys!r}:
-    c = pygemv.select_config(m, k, dt, use_table=False, batch=b, trans=op == "T")
+for dt, op, b, m, k, lda, offs in {keys!r}:
+    es = 4 if dt == "float32" else 2
+    a, x, y = ((1 << 32) + (i << 36) + o * es for i, o in enumerate(offs))  # 256-byte aligned bases, as the bench
+    strides = dict(stride_a=m * lda, stride_x=k if op == "N" else m, stride_y=m if op == "N" else k) if b > 1 else {{}}
+    c = pygemv.select_config(m, k, dt, use_table=False, batch=b, trans=op == "T", lda=lda, a_ptr=a, x_ptr=x, y_ptr=y,
+                             **strides)
     print(":".join([str(c.variant)] + [str(int(v)) for n, v in c.as_dict().items() if n != "variant"]))
 '''
     picks = run(code).stdout.split()

@@ -143,6 +143,23 @@ bool phased_regime(const Problem &pb) {
            staged_x_bytes(pb.k, (size_t)esz, kLoadsPhased) <= max_x_smem_bytes(128);
 }
 
+// Rows of 16 KB and more that start anywhere on 256 to 2047 rows, from 32 MiB: x's phase
+// copies on 256 lanes a row (128 where those blocks pass one wave by under half), two loads
+// in flight (phased_copies_config). Realigned packs on 512 lanes ran there before, 0.74-0.88x
+// cuBLAS in fp32; on an H200 (benchmarks/NOTES.md section 83, results/h200-2026-11-29-s63-run1-
+// n-long.*) the copies ran 1.18-1.41x as fast on 14 fresh shapes of 36-342 MB, 389 to 1839
+// rows (fp32 568 x 98449 80.6 -> 60.3 us, cuBLAS 59.8; 839 x 10779 17.6 -> 12.5; bf16 389 x
+// 72224 23.4 -> 18.6), within 5% of the best of 24 copies and 10 other configs but one: fp16
+// 1141 x 21527 (1141 blocks of 256 on 1056 a wave) ran 1.30x the best on 256 lanes, 1.03x on
+// 128. 16-bit rows of 8192 packs up on 256 lanes at four (2048 rows up) ran 1.01-1.27x the best
+// here. fp32's band from 1024 rows (above) takes these lanes too: 1285 x 13969 22.0 -> 20.1 us.
+namespace {
+bool copies_band_under_2048_rows(const Problem &pb) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype());
+    return pb.m >= 256 && pb.m < 2048 && pb.k * esz >= 16384 && mul_sat(mul_sat(pb.m, pb.lda), esz) >= (32 << 20);
+}
+} // namespace
+
 // Where the heuristic reads rows that do not start 16-byte aligned as phased rows with x's
 // phase copies: single products of at least 2048 rows and 16 MB, rows of 4 KB and more (the
 // shapes measured, benchmarks/experiments/phase_copies*.sh and the held-out check: fp16
@@ -152,12 +169,14 @@ bool phased_regime(const Problem &pb) {
 // 7-46% slower (1064 x 5241 13.9 us against 11.4, 0.79x cuBLAS; 2000 x 4501 22.9 against
 // 15.7), 1024 x 65537 4.5% faster; 16-bit rows there gained and lost about as often (1200 x
 // 9999 1.18x, 1064 x 9001 0.83x); benchmarks/NOTES.md section 34, results/h100-2026-11-26-
-// s21-dense-copies-*.
+// s21-dense-copies-*. Since s63 also 256 to 2047 rows of 16 KB and more from 32 MiB, any dtype
+// (copies_band_under_2048_rows).
 bool phased_copies_regime(const Problem &pb) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype());
     const gemv_config_t c = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhasedCopies, 1, 0, 1);
     const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
-    const bool rows_enough = pb.m >= 2048 || (esz == 4 && pb.m >= 1024 && bytes <= (128 << 20));
+    const bool rows_enough = pb.m >= 2048 || (esz == 4 && pb.m >= 1024 && bytes <= (128 << 20)) ||
+                             copies_band_under_2048_rows(pb);
     return pb.op == GEMV_OP_N && !pb.batched() && !pb.quantized() && rows_enough && !rows_aligned16(pb) &&
            pb.k * esz >= 4096 && bytes >= (16 << 20) && workspace_needed(c, pb) <= pb.workspace_bytes;
 }
@@ -180,11 +199,14 @@ namespace {
 // 32768, 8192 packs, 133.4 against 132.4 on 512: NOTES.md section 79), so 512 lanes keep longer
 // rows only. 16-bit rows spill at 32 registers with two in flight and ran 10-20% slower. Rows
 // of 2 KB lost to staged phased rows (fp16 40000 x 1025: 34.7 against 31.8).
-bool phased_copies_config(const Problem &pb, gemv_config_t *out) {
+bool phased_copies_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!phased_copies_regime(pb)) return false;
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), packs = (pb.k * esz + 15) / 16;
     int p = 128, unroll = 1;
-    if (esz == 4 && pb.m >= 4096 && packs > 4096) p = 512, unroll = 2;
+    if (copies_band_under_2048_rows(pb)) {
+        const int64_t wave = 8 * (int64_t)std::max(sm_count, 1); // blocks of 256 an SM at once
+        p = pb.m > wave && 2 * pb.m < 3 * wave ? 128 : 256, unroll = 2;
+    } else if (esz == 4 && pb.m >= 4096 && packs > 4096) p = 512, unroll = 2;
     else if (esz == 2 && packs >= 8192) p = 256, unroll = 4;
     *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, p, 1, kLoadsPhasedCopies, unroll, 0, 1);
     return runs(*out, pb);
@@ -235,9 +257,9 @@ bool short_copies_config(const Problem &pb, gemv_config_t *out) {
 // registers: no block waits on staging, a block a row, four loads in flight (fp32 8191 x
 // 8191: 93.8 us against 97.3 staged, 16384 x 8193: 181.5 against 190.7). 16-bit rows lost
 // that way (fp16 8191 x 8191: 54-60 us against 50.6; benchmarks/NOTES.md section 25).
-bool phased_config(const Problem &pb, gemv_config_t *out) {
+bool phased_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     // x's phase copies first: rows of 4 KB up, then shorter ones (disjoint by row length).
-    if (phased_copies_config(pb, out) || short_copies_config(pb, out)) return true;
+    if (phased_copies_config(pb, sm_count, out) || short_copies_config(pb, out)) return true;
     if (!phased_regime(pb)) return false;
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
     if (esz == 4 && pb.incx == 1 && pb.k >= 4096) {
@@ -484,7 +506,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
     const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
     if (tile_config(pb, sm_count, &chosen) ||
-        (!rows8 && (phased_config(pb, &chosen) || short_phased_config(pb, &chosen))) || short_rows_element_config(pb, &chosen) ||
+        (!rows8 && (phased_config(pb, sm_count, &chosen) || short_phased_config(pb, &chosen))) || short_rows_element_config(pb, &chosen) ||
         (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && stream_config(pb, sm_count, &chosen)))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
@@ -731,7 +753,8 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // else (rows under 512 bytes) short_rows_lane_classes_config; one element a load runs the
 // rest. 3 to 96 such rows of many columns (16 tiles of 64 packs an SM) take one-lane tiles
 // instead. Few long rows ahead of all these (33 to 1536 rows, 6 MiB up by dtype and rows; fp32
-// not on one-lane tiles' rows) take phased rows in one pass (long_rows_lane_pass_config).
+// not on one-lane tiles' rows) take phased rows in one pass (long_rows_lane_pass_config), and
+// so do 3 to 32 from 4 MiB where a lane has a phase class's rows (few_rows_lane_classes_config).
 // Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
 // to the first, one element a load beyond it up to the second.
 constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
@@ -891,6 +914,38 @@ bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *
     }
     if (lane_class_row_tiles(pb.k, c_threads, pack) < std::max(sm_count, 1)) return false;
     *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, 4, 0, 1);
+    return runs(*out, pb);
+}
+
+// 3 to 32 long rows that do not start aligned (fp32: up to 21; single products from 4 MiB, at
+// least 4 tiles an SM across a row): phased rows in one pass (t_columns, vector_loads 3), a row
+// lane a phase class (lanes = the period P; 4 for fp32 rows 2 apart, 8 rows up), 32-thread
+// tiles (64 on one lane), 4 rows in flight where a lane walks 3 or more, else 2. One-lane tiles
+// ran there before, on realigned packs up to 8 rows, one element a load past them. On an H200
+// (benchmarks/NOTES.md section 83, results/h200-2026-11-29-s63-*): 30 fresh shapes of 5-259
+// MB, 3 to 29 rows (run 1), 1.239x as fast, within 6% of the best of 31 configs where it takes
+// them (2% on the geomean of all 30): fp16 16 x 3704445, lda + 21, 71.9 -> 42.4 us; fp32 7 x 206209 5.77 -> 3.73; bf16 22 x
+// 5864870 124.3 -> 100.3. Fewer rows than the period leave lanes idle (fp16 3 x 16786824, P 8:
+// 2.1x the realigned one-lane tiles' time) and keep those; so do, from 16 MiB, a row a lane
+// (bf16 4 x 11515264, P 4, 0.86x in run 3; fp32 4 x 1733607 0.92x) and 16-bit rows of P 8 on up
+// to 16 rows, a lane's rows too few for its sums (bf16 16 x 8099415 1.08x, 12 x 2361412 1.12x,
+// 8 x 1902038 at 30 MB 0.83x in run 2), where the one-lane tiles stay realigned past 8 rows too
+// (12 x 2361412 45.7 -> 32.4 us on elements). fp32 lost from 22 rows (run 2: 23 x
+// 2451364 0.83x, 27 x 159950 0.79x, against one element a load on one lane) and on 4 lanes
+// for rows 2 apart under 8 rows (6 x 6193213 0.96x, 3 x 5453561 0.75x).
+bool few_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
+    if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 3 || pb.m > (esz == 4 ? 21 : 32) || bytes < (4 << 20)) return false;
+    const int period = phase_period(pb.lda, (size_t)esz);
+    if (pb.m < period || (esz == 4 && period == 2 && pb.m < 8)) return false;
+    if (bytes >= (16 << 20) && (pb.m == period || (period == 8 && pb.m <= 16))) { // one-lane tiles, realigned
+        if (pb.m <= kOneLaneRealignedRows) return false;                          // as they were
+        *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, kLoadsRealigned, 2, 0, 1);
+        return one_lane_tiles_fill((pb.k * esz + 15) / 16, sm_count) && runs(*out, pb);
+    }
+    const int lanes = esz == 4 && period == 2 ? 4 : period, c_threads = lanes == 1 ? 64 : 32;
+    if (lane_class_row_tiles(pb.k, c_threads, pack) < 4 * (int64_t)std::max(sm_count, 1)) return false;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, (pb.m + lanes - 1) / lanes >= 3 ? 4 : 2, 0, 1);
     return runs(*out, pb);
 }
 
@@ -1134,7 +1189,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     gemv_config_t lane_pass; // the batched lane-class one pass, asked once for both of its uses below
     const bool lane_pass_applies = pb.batch > 1 && batched_lane_classes_config(pb, sm_count, &lane_pass);
     gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
-    if (long_rows_lane_pass_config(pb, sm_count, &whole_packs)) return whole_packs;
+    if (long_rows_lane_pass_config(pb, sm_count, &whole_packs) || few_rows_lane_classes_config(pb, sm_count, &whole_packs))
+        return whole_packs;
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         if (loads == kLoadsScalar && pb.batch > 1) {
             if (lane_classes_split_config(pb, sm_count, &batched)) return batched;

@@ -601,9 +601,9 @@ bool lookup_in(const std::vector<TableEntry> &list, const Problem &pb, int64_t m
     const double max_d2 = max_distance * max_distance;
     // Where the heuristic reads x's phase copies, only entries of those apply: tables tuned
     // before them hold realigned or staged configs there, which the copies beat by 2-11%.
-    // Under 2048 rows (fp32's band, docs/variants.md) an entry at the problem's own shape still
-    // serves it: fp32 1024 x 4097's realigned entry ran 7.4 us, the copies 9.3. From 2048 rows
-    // the copies beat the entries at their own shapes too.
+    // Under 2048 rows (fp32's band, and since s63 rows of 16 KB up from 32 MiB; docs/variants.md)
+    // an entry at the problem's own shape still serves it: fp32 1024 x 4097's realigned entry ran
+    // 7.4 us, the copies 9.3. From 2048 rows the copies beat the entries at their own shapes too.
     const bool copies_only = single_n && phased_copies_regime(pb);
     // Where the x-held rule for smaller quantized matrices runs, an entry of groups of 128 up
     // (or one a row) speaks for its own shape alone: the entries were tuned against earlier
