@@ -778,33 +778,40 @@ def test_op_t_heuristic_splits_short_misaligned_rows_on_lane_classes():
 FEW_ROWS_RULE_T = """
     def few_rows_rule(m, k, lda, es):
         nbytes, v = m * k * es, 16 // es
-        if m < 3 or m > (21 if es == 4 else 32) or nbytes < (4 << 20):
+        if m < 3 or m > 32 or nbytes < (1 << 20) or (es == 4 and m > 21 and nbytes >= (16 << 20)):
             return None
         period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
-        if m < period or (es == 4 and period == 2 and m < 8):
+        if m < period or (es == 4 and period == 2 and m < 8 and nbytes >= (8 << 20)):
+            return None
+        if m == period and nbytes < (4 << 20):  # a row a lane
             return None
         if nbytes >= (16 << 20) and (m == period or (period == 8 and m <= 16)):  # realigned one-lane tiles
             packs = -(-k // v)
             if m <= 8 or -(-packs // 64) < 16 * 132:                                 # as before, or declined
                 return None
             return ("t_columns", 64, 1, pygemv.LOADS_REALIGNED, 2)
-        lanes = 4 if es == 4 and period == 2 else period
-        c = 64 if lanes == 1 else 32
-        if -(-k // ((c - 1) * v)) < 4 * 132:  # 4 tiles an SM
-            return None
-        return ("t_columns", c, lanes, pygemv.LOADS_PHASED, 4 if -(-m // lanes) >= 3 else 2)
+        tiles = lambda c: -(-k // ((c - 1) * v))
+        narrow = es == 2 and (nbytes < (4 << 20) or tiles(32) < 4 * 132)  # 16-thread tiles
+        tile = lambda lanes: 64 if lanes == 1 else 16 if narrow else 32
+        lanes = 4 if es == 4 and period == 2 and m >= 8 else period
+        while lanes < 16 and -(-m // lanes) > 4 and tiles(tile(2 * lanes)) * tile(2 * lanes) * 2 * lanes <= 768 * 132:
+            lanes *= 2
+        unroll = 4 if -(-m // lanes) >= 3 and not (es == 4 and m > 21 and nbytes >= (8 << 20)) else 2
+        return ("t_columns", tile(lanes), lanes, pygemv.LOADS_PHASED, unroll)
 """
 
 
 def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
-    """Single products of 3 to 32 rows (fp32: up to 21) that do not start 16-byte aligned, from 4
-    MiB, at least 4 tiles an SM across a row: phased rows in one pass (t_columns, vector_loads 3),
-    a row lane a phase class (lanes = the period P; 4 for fp32 rows 2 apart, from 8 rows),
-    32-thread tiles (64 on one lane), 4 rows in flight where a lane walks 3 or more, else 2
-    (FEW_ROWS_RULE_T). From 16 MiB a row a lane, and 16-bit rows of P 8 on up to 16 rows, keep the
-    realigned one-lane tiles (9 to 16 rows too, where one element a load ran). Fewer rows than
-    the period, fp32 rows 2 apart under 8 rows, more rows, smaller matrices, aligned rows and
-    batches keep the other reads."""
+    """Single products of 3 to 32 rows that do not start 16-byte aligned, from 1 MiB (fp32 past
+    21 rows: under 16 MiB): phased rows in one pass (t_columns, vector_loads 3), lanes from the
+    period P (4 for fp32 rows 2 apart, from 8 rows), doubled while a lane walks more than 4 rows
+    and the doubled grid stays within 768 threads an SM; 32-thread tiles (64 on one lane; 16-bit:
+    16 under 4 MiB or 4 tiles of 32 an SM); 4 rows in flight where a lane walks 3 or more, else 2
+    (fp32 past 21 rows from 8 MiB: 2) (FEW_ROWS_RULE_T). From 16 MiB a row a lane, and 16-bit rows
+    of P 8 on up to 16 rows, keep the realigned one-lane tiles (9 to 16 rows too, where one
+    element a load ran). Fewer rows than the period, a row a lane under 4 MiB, fp32 rows 2 apart
+    under 8 rows from 8 MiB, more rows, smaller matrices, aligned rows and batches keep the other
+    reads."""
     run(FEW_ROWS_RULE_T + """
     base = 1 << 32
     P, R = pygemv.LOADS_PHASED, pygemv.LOADS_REALIGNED
@@ -817,7 +824,9 @@ def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
                                  (20, 1366466, 14, 3), (4, 384176, 0, 5), (12, 2361412, 43, 2), (16, 8099415, 0, 5),
                                  (8, 473219, 20, 2), (4, 11515264, 2, 1), (3, 16786824, 59, 1), (6, 6193213, 5, 1),
                                  (27, 159950, 5, 1), (19, 138437, 32, 4), (3, 32603701, 47, 7), (20, 121373, 1, 0),
-                                 (10, 1982683, 1, 0), (9, 2562328, 1, 0)):
+                                 (10, 1982683, 1, 0), (9, 2562328, 1, 0), (19, 29365, 46, 4), (31, 9565, 0, 5),
+                                 (14, 156536, 0, 4), (26, 94671, 0, 5), (23, 147482, 0, 6), (8, 140481, 0, 6),
+                                 (4, 277290, 52, 4), (16, 35930, 8, 3)):
             lda = k + pad
             if (a_off * es) % 16 == 0 and (lda * es) % 16 == 0:
                 continue  # aligned rows
@@ -828,7 +837,7 @@ def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
                 assert got == rule and c.split_k == 1, (dtype, m, k, lda, a_off, c, rule)
                 assert pygemv.can_implement(c, m, k, dtype, lda=lda, a_ptr=base + a_off * es, x_ptr=base + (1 << 40),
                                             trans=True)[0]
-                taken.add((es, rule[2], rule[3], rule[4]))
+                taken.add((es, rule[1], rule[2], rule[3], rule[4]))
             else:
                 declined += 1
                 assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block <= 8), (dtype, m, k, c)
@@ -836,17 +845,20 @@ def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
         assert pick(16, 3704448, dtype, 3704448).vector_loads == pygemv.LOADS_ALIGNED
         c = pick(16, 3704445, dtype, 3704466, a_off=6 * es, batch=2, stride_a=16 * 3704466)
         assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block <= 8), (dtype, c)
-    # Lanes 1, 2, 4 and 8 (fp32's 4 on rows 2 apart), 2 and 4 in flight, and the realigned one-lane tiles.
-    assert {(4, 4, P, 4), (4, 4, P, 2), (4, 1, P, 4), (2, 8, P, 4), (2, 8, P, 2), (2, 4, P, 4), (2, 2, P, 4),
-            (2, 1, P, 4), (2, 1, R, 2)} <= taken, taken
+    # Lanes 1 to 8 (doubled past the period on small matrices), 16-thread tiles, 2 and 4 in flight,
+    # and the realigned one-lane tiles.
+    assert {(4, 32, 4, P, 4), (4, 32, 4, P, 2), (4, 64, 1, P, 4), (4, 32, 8, P, 4), (4, 32, 2, P, 2), (2, 32, 8, P, 4),
+            (2, 32, 8, P, 2), (2, 32, 4, P, 4), (2, 16, 4, P, 4), (2, 16, 8, P, 4), (2, 64, 1, R, 2)} <= taken, taken
     assert declined >= 10, declined
     # What the rule declines: fewer rows than the period (fp16 3 x 16786824, P 8), a row a lane from
-    # 16 MiB (bf16 4 x 11515264, P 4), fp32 rows 2 apart under 8 rows and past 21 rows, fewer than 4
-    # tiles an SM (16-bit 20 x 121373: 489), under 4 MiB; 16-bit P 8 from 16 MiB takes realigned tiles.
-    for m, k, lda, es in ((3, 16786824, 16786883, 2), (4, 11515264, 11515266, 2), (6, 6193213, 6193218, 4),
-                          (22, 503029, 503034, 4), (20, 121373, 121374, 2), (12, 100003, 100003, 2)):
+    # 16 MiB (bf16 4 x 11515264, P 4) and under 4 MiB (bf16 8 x 140481, P 8), fp32 rows 2 apart under
+    # 8 rows from 8 MiB, fp32 past 21 rows from 16 MiB, under 1 MiB; 16-bit P 8 from 16 MiB takes
+    # realigned tiles; 16-bit 20 x 121373 (4 tiles of 32 an SM: 489) 16-thread tiles, 4 lanes.
+    for m, k, lda, es in ((3, 16786824, 16786883, 2), (4, 11515264, 11515266, 2), (8, 140481, 140481, 2),
+                          (6, 6193213, 6193218, 4), (22, 503029, 503034, 4), (12, 40003, 40003, 2)):
         assert few_rows_rule(m, k, lda, es) is None, (m, k, lda, es)
     assert few_rows_rule(12, 2361412, 2361455, 2) == ("t_columns", 64, 1, R, 2)
+    assert few_rows_rule(20, 121373, 121374, 2) == ("t_columns", 16, 4, P, 4)
     """)
 
 
@@ -1651,10 +1663,12 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
 
 def test_heuristic_reads_x_phase_copies_for_long_misaligned_rows_under_2048_rows():
     """Single products of 256 to 2047 rows of 16 KB and more that do not start 16-byte aligned,
-    from 32 MiB, any dtype: phased rows with x's phase copies (block_per_row, vector_loads 5), 256
-    lanes a row, 2 loads in flight; 128 lanes where 256-lane blocks (8 an SM, 132 SMs) pass one
-    wave by under half (1057 to 1583 rows). Row tiles keep up to 320 rows of 64 KB up; smaller
-    matrices, shorter rows, aligned rows, batches and no workspace keep the other reads."""
+    from 32 MiB, any dtype: phased rows with x's phase copies (block_per_row, vector_loads 5), before
+    the row tiles from 2 blocks an SM (264 rows on 132 SMs): 512 lanes a row at 4 loads in flight
+    up to 2.75 blocks an SM (363 rows), at 1 up to 3.5 (462); past them 256 lanes at 2, 128 where
+    256-lane blocks (8 an SM) pass one wave by under half (1057 to 1583 rows). Under 264 rows of 64
+    KB up the row tiles keep them; smaller matrices, shorter rows, aligned rows, batches and no
+    workspace keep the other reads."""
     run("""
     base = 1 << 32
     X = pygemv.LOADS_PHASED_X_COPIES
@@ -1665,27 +1679,30 @@ def test_heuristic_reads_x_phase_copies_for_long_misaligned_rows_under_2048_rows
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         for m, k, pad, a_off in ((568, 98449, 0, 2), (1839, 37651, 0, 6), (1141, 21527, 35, 1), (389, 72224, 0, 7),
                                  (1057, 20000, 3, 0), (1583, 20000, 0, 3), (1584, 20000, 0, 3), (1056, 20000, 0, 3),
-                                 (300, 30001, 0, 0), (351, 181005, 0, 3), (2047, 8192, 1, 0), (256, 65536, 0, 1)):
+                                 (300, 30001, 0, 0), (351, 181005, 0, 3), (2047, 8192, 1, 0), (256, 65536, 0, 1),
+                                 (363, 40000, 0, 1), (364, 40000, 0, 1), (462, 40000, 0, 1), (463, 40000, 0, 1)):
             c = pick(m, k, dtype, k + pad, a_off * es)
             nbytes = m * (k + pad) * es
             if k * es < 16384 or nbytes < (32 << 20):
                 assert not (c.vector_loads == X and c.unroll == 2 and c.threads_per_row in (128, 256)), (dtype, m, k, c)
                 continue
-            if m <= 320 and k * es >= 65536:  # row tiles first (tile_config)
+            if m < 264 and k * es >= 65536:  # under 2 blocks an SM: row tiles first (tile_config)
                 assert c.variant == "rows_in_registers", (dtype, m, k, c)
                 continue
-            p = 128 if 1056 < m < 1584 else 256
+            p, u = (512, 4) if 4 * m <= 11 * 132 else (512, 1) if 2 * m <= 7 * 132 else (128 if 1056 < m < 1584 else 256, 2)
             assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem, c.split_k) == (
-                "block_per_row", p, 1, X, 2, False, 1), (dtype, m, k, c)
+                "block_per_row", p, 1, X, u, False, 1), (dtype, m, k, c)
             assert pygemv.can_implement(c, m, k, dtype, lda=k + pad, a_ptr=base + a_off * es, x_ptr=base + (1 << 40))[0]
-            taken.add((es, p))
+            taken.add((es, p, u))
+        # 264 rows of 64 KB take the copies.
+        assert pick(264, 65536, dtype, a_off=es).vector_loads == X
         # Aligned rows, a batch, no workspace, 2 MiB short of 32 keep their reads.
         assert pick(568, 98448, dtype).vector_loads != X
         assert pick(568, 98449, dtype, a_off=2 * es, batch=2, stride_a=568 * 98449).vector_loads != X
         assert pick(568, 98449, dtype, a_off=2 * es, workspace_bytes=0).vector_loads != X
         k = 30001
         assert pick((30 << 20) // (k * es), k, dtype, a_off=es).vector_loads != X
-    assert taken == {(4, 128), (4, 256), (2, 128), (2, 256)}, taken
+    assert taken == {(es, p, u) for es in (4, 2) for p, u in ((128, 2), (256, 2), (512, 4), (512, 1))}, taken
     """)
 
 

@@ -205,3 +205,26 @@ def test_layout_names_and_options_are_checked_before_any_device_work(capsys):
         with pytest.raises(SystemExit) as e:
             bench.main(argv)
         assert e.value.code == 2 and why in capsys.readouterr().err
+
+
+def test_benchmark_data_draws_a_chunk_for_each_operand(monkeypatch):
+    """Without torch, A, x and y tile random chunks of their own: from one chunk, A's row 0 was x
+    where both start alike, its dot product about K (fp16 inf from K = 65505; s64's run 3)."""
+    uploaded = []
+
+    class Fake:
+        def __init__(self, host):
+            self.host, self.ptr = host, 4096 * (len(uploaded) + 1)
+
+    def from_numpy(host, dtype):
+        uploaded.append(Fake(host))
+        return uploaded[-1]
+
+    monkeypatch.setattr(bench.DeviceArray, "from_numpy", staticmethod(from_numpy))
+    k = 70000
+    buf = bench.Buffers(3, k, "float16", sets=1, torch=None, lda=k + 7)
+    a, x, y = (u.host for u in uploaded)
+    assert buf.ptr == tuple(u.ptr for u in uploaded)
+    row0 = a[:k].astype("float64")
+    assert not (a[:k] == x[:k]).all() and abs(row0 @ x[:k].astype("float64")) < 20 * k ** 0.5
+    assert not (a[:3] == y[:3]).all() and x.std() > 0.5 and a.std() > 0.5

@@ -170,7 +170,9 @@ bool copies_band_under_2048_rows(const Problem &pb) {
 // 15.7), 1024 x 65537 4.5% faster; 16-bit rows there gained and lost about as often (1200 x
 // 9999 1.18x, 1064 x 9001 0.83x); benchmarks/NOTES.md section 34, results/h100-2026-11-26-
 // s21-dense-copies-*. Since s63 also 256 to 2047 rows of 16 KB and more from 32 MiB, any dtype
-// (copies_band_under_2048_rows).
+// (copies_band_under_2048_rows); since s64 from 2 blocks an SM (264 rows on 132 SMs) before the
+// row tiles (heuristic_rows), which ran 1.05-1.22x slower there (bf16 267 x 86482 20.1 us against
+// 16.5; fp32 316 x 38113 18.2 against 15.3; NOTES.md section 84).
 bool phased_copies_regime(const Problem &pb) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype());
     const gemv_config_t c = make_config(GEMV_VARIANT_BLOCK_PER_ROW, 128, 1, kLoadsPhasedCopies, 1, 0, 1);
@@ -204,8 +206,13 @@ bool phased_copies_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), packs = (pb.k * esz + 15) / 16;
     int p = 128, unroll = 1;
     if (copies_band_under_2048_rows(pb)) {
-        const int64_t wave = 8 * (int64_t)std::max(sm_count, 1); // blocks of 256 an SM at once
-        p = pb.m > wave && 2 * pb.m < 3 * wave ? 128 : 256, unroll = 2;
+        const int64_t sms = std::max(sm_count, 1), wave = 8 * sms; // blocks of 256 an SM at once
+        // 512 lanes up to 3.5 blocks an SM (all resident; 256 ran 1.03-1.19x slower): at 4 in
+        // flight up to 2.75 (bf16 349 x 115845 25.7 us, 1: 27.1), at 1 past it (fp16 431 x 220581
+        // 53.5 us, 4: 71.5; NOTES.md section 84).
+        if (4 * pb.m <= 11 * sms) p = 512, unroll = 4;
+        else if (2 * pb.m <= 7 * sms) p = 512, unroll = 1;
+        else p = pb.m > wave && 2 * pb.m < 3 * wave ? 128 : 256, unroll = 2;
     } else if (esz == 4 && pb.m >= 4096 && packs > 4096) p = 512, unroll = 2;
     else if (esz == 2 && packs >= 8192) p = 256, unroll = 4;
     *out = make_config(GEMV_VARIANT_BLOCK_PER_ROW, p, 1, kLoadsPhasedCopies, unroll, 0, 1);
@@ -505,7 +512,9 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const bool rows8 = !rows_aligned16(pb) && rows_aligned_to(pb, 8) && pb.incx == 1 &&
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
     const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
-    if (tile_config(pb, sm_count, &chosen) ||
+    if ((!rows8 && pb.m >= 2 * (int64_t)std::max(sm_count, 1) && copies_band_under_2048_rows(pb) &&
+         phased_copies_config(pb, sm_count, &chosen)) ||
+        tile_config(pb, sm_count, &chosen) ||
         (!rows8 && (phased_config(pb, sm_count, &chosen) || short_phased_config(pb, &chosen))) || short_rows_element_config(pb, &chosen) ||
         (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && stream_config(pb, sm_count, &chosen)))))
         return chosen;
@@ -754,7 +763,7 @@ bool phased_columns_config(const Problem &pb, int sm_count, gemv_config_t *out) 
 // rest. 3 to 96 such rows of many columns (16 tiles of 64 packs an SM) take one-lane tiles
 // instead. Few long rows ahead of all these (33 to 1536 rows, 6 MiB up by dtype and rows; fp32
 // not on one-lane tiles' rows) take phased rows in one pass (long_rows_lane_pass_config), and
-// so do 3 to 32 from 4 MiB where a lane has a phase class's rows (few_rows_lane_classes_config).
+// so do 3 to 32 from 1 MiB where a lane has a phase class's rows (few_rows_lane_classes_config).
 // Few rows a thread walks alone (one-lane tiles, heuristic_columns): on realigned packs up
 // to the first, one element a load beyond it up to the second.
 constexpr int64_t kOneLaneRealignedRows = 8, kOneLaneRows = 96;
@@ -933,19 +942,40 @@ bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *
 // (12 x 2361412 45.7 -> 32.4 us on elements). fp32 lost from 22 rows (run 2: 23 x
 // 2451364 0.83x, 27 x 159950 0.79x, against one element a load on one lane) and on 4 lanes
 // for rows 2 apart under 8 rows (6 x 6193213 0.96x, 3 x 5453561 0.75x).
+// Since s64 (NOTES.md section 84, results/h200-2026-11-29-s64-*) also from 1 MiB and under 4
+// tiles an SM, where one-lane tiles or 16 lanes of realigned packs ran 1.3-2.1x slower (fp16 23 x
+// 72289 6.52 -> 3.07 us; bf16 20 x 121373, lda + 1, 6.99 -> 4.16, 0.74x cuBLAS before): lanes
+// doubled past P while a lane walks more than 4 rows and the doubled grid stays within 768
+// threads an SM (fp32 19 x 29365 on 8 lanes 2.24 us, 4: 2.87); 16-bit tiles of 16 threads under
+// 4 MiB or 4 tiles of 32 an SM (16 x 35930 2.48 against 2.62; past them 16 lost up to 0.90x).
+// Not a row a lane under 4 MiB (bf16 8 x 140481, P 8: 3.75 us elsewhere, 4.43 here). fp32 past 21
+// rows under 16 MiB too, 2 in flight from 8 MiB (28 x 95572 8.61 -> 5.53; 23 x 147482 on 4 in
+// flight 7.75, 2: 5.54); fp32 rows 2 apart under 8 rows under 8 MiB on 2 lanes (4 x 277290 5.41
+// -> 4.49).
 bool few_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
-    if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 3 || pb.m > (esz == 4 ? 21 : 32) || bytes < (4 << 20)) return false;
+    if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 3 || pb.m > 32 || bytes < (1 << 20)) return false;
+    if (esz == 4 && pb.m > 21 && bytes >= (16 << 20)) return false;
     const int period = phase_period(pb.lda, (size_t)esz);
-    if (pb.m < period || (esz == 4 && period == 2 && pb.m < 8)) return false;
+    if (pb.m < period || (esz == 4 && period == 2 && pb.m < 8 && bytes >= (8 << 20))) return false;
+    if (pb.m == period && bytes < (4 << 20)) return false; // a row a lane
     if (bytes >= (16 << 20) && (pb.m == period || (period == 8 && pb.m <= 16))) { // one-lane tiles, realigned
         if (pb.m <= kOneLaneRealignedRows) return false;                          // as they were
         *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 1, kLoadsRealigned, 2, 0, 1);
         return one_lane_tiles_fill((pb.k * esz + 15) / 16, sm_count) && runs(*out, pb);
     }
-    const int lanes = esz == 4 && period == 2 ? 4 : period, c_threads = lanes == 1 ? 64 : 32;
-    if (lane_class_row_tiles(pb.k, c_threads, pack) < 4 * (int64_t)std::max(sm_count, 1)) return false;
-    *out = make_config(GEMV_VARIANT_T_COLUMNS, c_threads, lanes, kLoadsPhased, (pb.m + lanes - 1) / lanes >= 3 ? 4 : 2, 0, 1);
+    // Lanes from the period (fp32 rows 2 apart: 4 from 8 rows), doubled on small matrices.
+    const int64_t sms = std::max(sm_count, 1);
+    const bool narrow = esz == 2 && (bytes < (4 << 20) || lane_class_row_tiles(pb.k, 32, pack) < 4 * sms);
+    const auto tile_threads = [&](int lanes) { return lanes == 1 ? 64 : narrow ? 16 : 32; };
+    const auto grid_threads = [&](int lanes) {
+        return mul_sat(lane_class_row_tiles(pb.k, tile_threads(lanes), pack), (int64_t)tile_threads(lanes) * lanes);
+    };
+    int lanes = esz == 4 && period == 2 && pb.m >= 8 ? 4 : period;
+    while (lanes < 16 && (pb.m + lanes - 1) / lanes > 4 && grid_threads(2 * lanes) <= 768 * sms)
+        lanes *= 2;
+    const int unroll = (pb.m + lanes - 1) / lanes >= 3 && !(esz == 4 && pb.m > 21 && bytes >= (8 << 20)) ? 4 : 2;
+    *out = make_config(GEMV_VARIANT_T_COLUMNS, tile_threads(lanes), lanes, kLoadsPhased, unroll, 0, 1);
     return runs(*out, pb);
 }
 
