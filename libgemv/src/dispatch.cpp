@@ -926,32 +926,32 @@ bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *
     return runs(*out, pb);
 }
 
-// 3 to 32 long rows that do not start aligned (fp32: up to 21; single products from 4 MiB, at
-// least 4 tiles an SM across a row): phased rows in one pass (t_columns, vector_loads 3), a row
-// lane a phase class (lanes = the period P; 4 for fp32 rows 2 apart, 8 rows up), 32-thread
-// tiles (64 on one lane), 4 rows in flight where a lane walks 3 or more, else 2. One-lane tiles
-// ran there before, on realigned packs up to 8 rows, one element a load past them. On an H200
-// (benchmarks/NOTES.md section 83, results/h200-2026-11-29-s63-*): 30 fresh shapes of 5-259
-// MB, 3 to 29 rows (run 1), 1.239x as fast, within 6% of the best of 31 configs where it takes
-// them (2% on the geomean of all 30): fp16 16 x 3704445, lda + 21, 71.9 -> 42.4 us; fp32 7 x 206209 5.77 -> 3.73; bf16 22 x
-// 5864870 124.3 -> 100.3. Fewer rows than the period leave lanes idle (fp16 3 x 16786824, P 8:
-// 2.1x the realigned one-lane tiles' time) and keep those; so do, from 16 MiB, a row a lane
-// (bf16 4 x 11515264, P 4, 0.86x in run 3; fp32 4 x 1733607 0.92x) and 16-bit rows of P 8 on up
-// to 16 rows, a lane's rows too few for its sums (bf16 16 x 8099415 1.08x, 12 x 2361412 1.12x,
-// 8 x 1902038 at 30 MB 0.83x in run 2), where the one-lane tiles stay realigned past 8 rows too
-// (12 x 2361412 45.7 -> 32.4 us on elements). fp32 lost from 22 rows (run 2: 23 x
-// 2451364 0.83x, 27 x 159950 0.79x, against one element a load on one lane) and on 4 lanes
-// for rows 2 apart under 8 rows (6 x 6193213 0.96x, 3 x 5453561 0.75x).
-// Since s64 (NOTES.md section 84, results/h200-2026-11-29-s64-*) also from 1 MiB and under 4
-// tiles an SM, where one-lane tiles or 16 lanes of realigned packs ran 1.3-2.1x slower (fp16 23 x
-// 72289 6.52 -> 3.07 us; bf16 20 x 121373, lda + 1, 6.99 -> 4.16, 0.74x cuBLAS before): lanes
-// doubled past P while a lane walks more than 4 rows and the doubled grid stays within 768
-// threads an SM (fp32 19 x 29365 on 8 lanes 2.24 us, 4: 2.87); 16-bit tiles of 16 threads under
-// 4 MiB or 4 tiles of 32 an SM (16 x 35930 2.48 against 2.62; past them 16 lost up to 0.90x).
-// Not a row a lane under 4 MiB (bf16 8 x 140481, P 8: 3.75 us elsewhere, 4.43 here). fp32 past 21
-// rows under 16 MiB too, 2 in flight from 8 MiB (28 x 95572 8.61 -> 5.53; 23 x 147482 on 4 in
-// flight 7.75, 2: 5.54); fp32 rows 2 apart under 8 rows under 8 MiB on 2 lanes (4 x 277290 5.41
-// -> 4.49).
+// 3 to 32 long rows that do not start aligned (single products; s63 took them from 4 MiB with 4
+// tiles an SM across a row, fp32 up to 21 rows; s64 from 1 MiB, below): phased rows in one pass
+// (t_columns, vector_loads 3), a row lane a phase class (lanes the period P, 4 for fp32 rows 2
+// apart from 8 rows; more on small matrices since s64), 32-thread tiles (64 on one lane), 4 rows in
+// flight where a lane walks 3 or more, else 2. One-lane tiles ran there before, on realigned packs
+// up to 8 rows, one element a load past them. On an H200 (benchmarks/NOTES.md section 83,
+// results/h200-2026-11-29-s63-*): 30 fresh shapes of 5-259 MB, 3 to 29 rows (run 1), 1.239x as
+// fast, within 6% of the best of 31 configs where it takes them (2% on the geomean of all 30): fp16
+// 16 x 3704445, lda + 21, 71.9 -> 42.4 us; fp32 7 x 206209 5.77 -> 3.73; bf16 22 x 5864870 124.3 ->
+// 100.3. Fewer rows than the period leave lanes idle (fp16 3 x 16786824, P 8: 2.1x the realigned
+// one-lane tiles' time) and keep those; so do, from 16 MiB, a row a lane (bf16 4 x 11515264, P 4,
+// 0.86x in run 3; fp32 4 x 1733607 0.92x) and 16-bit rows of P 8 on up to 16 rows, a lane's rows
+// too few for its sums (bf16 16 x 8099415 1.08x, 12 x 2361412 1.12x, 8 x 1902038 at 30 MB 0.83x in
+// run 2), where the one-lane tiles stay realigned past 8 rows too (12 x 2361412 45.7 -> 32.4 us on
+// elements). fp32 lost from 22 rows (run 2: 23 x 2451364 0.83x, 27 x 159950 0.79x, against one
+// element a load on one lane) and on 4 lanes for rows 2 apart under 8 rows (6 x 6193213 0.96x, 3 x
+// 5453561 0.75x).
+// s64 (NOTES.md section 84, results/h200-2026-11-29-s64-*): also from 1 MiB and under 4 tiles an
+// SM, where one-lane tiles or 16 lanes of realigned packs ran 1.3-2.1x slower (fp16 23 x 72289 6.52
+// -> 3.07 us; bf16 20 x 121373, lda + 1, 6.99 -> 4.16, 0.74x cuBLAS before): lanes doubled past P
+// while a lane walks more than 4 rows and the doubled grid stays within 768 threads an SM (fp32 19
+// x 29365 on 8 lanes 2.24 us, 4: 2.87); 16-bit tiles of 16 threads under 4 MiB or 4 tiles of 32 an
+// SM (16 x 35930 2.48 against 2.62; past them 16 lost up to 0.90x). Not a row a lane under 4 MiB
+// (bf16 8 x 140481, P 8: 3.75 us elsewhere, 4.43 here). fp32 past 21 rows under 16 MiB too, 2 in
+// flight from 8 MiB (28 x 95572 8.61 -> 5.53; 23 x 147482 on 4 in flight 7.75, 2: 5.54); fp32 rows
+// 2 apart under 8 rows under 8 MiB on 2 lanes (4 x 277290 5.41 -> 4.49).
 bool few_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
     if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 3 || pb.m > 32 || bytes < (1 << 20)) return false;
