@@ -36,8 +36,9 @@ class Config:
         of one 16-byte phase: op N row kernels (single products, p >= 2), each block walking
         one phase, with x staged in that phase (``x_in_smem``) or read through L1 and
         shifted into it (``incx == 1``); op T, each row lane walking one phase (lane
-        classes: lanes a multiple of the rows' phase period and ``p >= 2``, which
-        ``t_columns`` requires), else each row slice (``t_splitm_twopass``);
+        classes: lanes a multiple of the rows' phase period, or at least ``m``, and
+        ``p >= 2``, which ``t_columns`` requires), else each row slice
+        (``t_splitm_twopass``);
         4 (op N row kernels) 8-byte packs of rows (and x read from global memory) 8-byte
         aligned; 5 (op N row kernels, single products, K not split, p >= 2) rows that start
         anywhere (or aligned rows beside an x that is not) read as phased rows, with x (any

@@ -203,14 +203,18 @@ def test_column_operations_rules():
         assert not pygemv._registry.validate(Config("t_columns", 32, 8, loads, 2))
     # Phased rows in one pass (lane classes): rows that start anywhere, batches too, each row
     # lane one phase class, so the lanes are a multiple of the rows' phase period (fp16: 8
-    # for odd lda, 4 for lda = 2 mod 4; fp32: 4 for odd lda), and two threads a tile or more
-    # (a tile writes c - 1 packs of columns); no workspace.
+    # for odd lda, 4 for lda = 2 mod 4; fp32: 4 for odd lda) or at least the rows (a row a
+    # lane, its own class), and two threads a tile or more (a tile writes c - 1 packs of
+    # columns); no workspace.
     P = pygemv.LOADS_PHASED
     lc = Config("t_columns", 32, 8, P, 2)
     assert ok(lc, k=63, lda=63, a_ptr=A + 2, trans=True) and ok(lc, k=64, trans=True)
     assert ok(lc, k=63, lda=63, a_ptr=A + 6, trans=True, batch=3, stride_a=64 * 63 + 1, stride_x=64, stride_y=63)
     four = Config("t_columns", 32, 4, P, 2)
     assert not ok(four, k=63, lda=63, trans=True) and ok(four, k=62, lda=62, trans=True)
+    assert ok(four, m=4, k=63, lda=63, trans=True) and ok(four, m=3, k=63, lda=63, a_ptr=A + 2, trans=True)
+    assert not ok(four, m=5, k=63, lda=63, trans=True)
+    assert ok(four, m=4, k=63, lda=63, trans=True, batch=3, stride_a=4 * 63 + 1, stride_x=4, stride_y=63)
     assert ok(four, k=63, lda=63, trans=True, dtype="float32") and ok(four, k=62, lda=66, trans=True)
     assert not pygemv._registry.validate(Config("t_columns", 1, 64, P, 2))
     assert pygemv._registry.validate(Config("t_splitm_twopass", 1, 64, P, 2, False, 4))  # a slice a class
@@ -225,7 +229,7 @@ def test_column_operations_rules():
                                  trans=True, lda=1001) == 4 * 1001 * 4
     assert ok(Config("t_columns", 2, 64, P, 2), k=63, lda=63, trans=True, incx=-3, x_ptr=A + 2)
     why = pygemv.can_implement(four, 64, 63, "float16", lda=63, trans=True)[1]
-    assert "multiple of the rows' phase period 8 (lda = 63; rows_per_block = 4)" in why
+    assert "multiple of the rows' phase period 8, or at least m (lda = 63; rows_per_block = 4, m = 64)" in why
     assert pygemv.workspace_size(lc, 4096, 1001, "float16", trans=True, lda=1001) == 0
     assert any(cfg.vector_loads == P for cfg in pygemv.variant("t_columns").configs())
     # x is read as a broadcast: any stride, any alignment; never staged.

@@ -153,17 +153,19 @@ def lane_class_op_t_configs() -> list[pygemv.Config]:
     """Phased rows walked by lane classes (vector_loads = 3: a row lane a phase class), in one
     pass (t_columns) and split (t_splitm_twopass, slices of rows in any phase): tiles of 2
     to 64 threads (c - 1 packs of columns written), 8 to 128 row lanes (a multiple of every
-    period), every unroll, so that the one-step, one-tile and looping walks all run."""
+    period), every unroll, so that the one-step, one-tile and looping walks all run; and 2 or 4
+    lanes, which one pass takes on at most a row a lane (each lane its own class)."""
     C, P = pygemv.Config, pygemv.LOADS_PHASED
     return [C("t_columns", 32, 8, P, 4), C("t_columns", 2, 64, P, 2), C("t_columns", 16, 16, P, 1),
             C("t_columns", 64, 8, P, 2), C("t_columns", 4, 32, P, 4), C("t_columns", 8, 128, P, 1),
+            C("t_columns", 32, 4, P, 1), C("t_columns", 64, 2, P, 1), C("t_columns", 16, 2, P, 2),
             C("t_splitm_twopass", 16, 8, P, 4, False, 4), C("t_splitm_twopass", 2, 32, P, 2, False, 64),
             C("t_splitm_twopass", 8, 16, P, 1, False, 3)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("m, k", [(1, 9), (2, 4097), (5, 1001), (9, 7), (37, 65), (300, 257), (1573, 69), (4099, 33),
-                                  (517, 2049), (174, 1223)])
+@pytest.mark.parametrize("m, k", [(1, 9), (2, 4097), (3, 1031), (5, 1001), (9, 7), (37, 65), (300, 257), (1573, 69),
+                                  (4099, 33), (517, 2049), (174, 1223)])
 def test_op_t_lane_classes_at_every_phase(torch, dtype, m, k):
     """op T's phased rows by lane classes, one pass and split: A at every element phase of 16 bytes, so each row
     lane's packs start at its own shift (the first row's first pack partly before A and the
@@ -233,12 +235,13 @@ def test_dispatch_of_few_long_rows_that_start_anywhere(torch, dtype):
 
 def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
     """op T on rows that do not start 16-byte aligned: realigned packs on up to 48 long rows
-    beyond small matrices, phased rows on matrices of 4 MiB up of more than 96 rows and on
-    16-bit matrices of 33 rows up from 8 MiB, one element a load on fewer rows (fp32 87 x
-    517781: one-lane tiles), on small matrices and on rows under 64 bytes; aligned packs where
-    every row is aligned."""
+    beyond small matrices, phased rows on matrices of 4 MiB up of more than 96 rows, on
+    16-bit matrices of 33 rows up from 8 MiB and on fewer rows than the phase period (2 x
+    4452911: a row a lane), one element a load on fewer rows (fp32 87 x 517781: one-lane
+    tiles), on small matrices and on rows under 64 bytes; aligned packs where every row is
+    aligned."""
     for dtype in DTYPES:
-        for m, k, loads in ((2, 4452911, pygemv.LOADS_REALIGNED), (47, 4403, pygemv.LOADS_REALIGNED),
+        for m, k, loads in ((2, 4452911, pygemv.LOADS_PHASED), (47, 4403, pygemv.LOADS_REALIGNED),
                             (87, 517781, pygemv.LOADS_SCALAR if dtype == "float32" else pygemv.LOADS_PHASED),
                             (2318, 6081, pygemv.LOADS_PHASED),
                             (500, 6081, pygemv.LOADS_PHASED), (500, 1001, pygemv.LOADS_SCALAR),

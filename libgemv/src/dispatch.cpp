@@ -307,18 +307,33 @@ bool short_phased_config(const Problem &pb, gemv_config_t *out) {
 // twice (-s11-*: fp32 48 x 23714 5.7 us against 7.0 split, cuBLAS 5.5; bf16 9 x 215081 5.6
 // against 6.9, cuBLAS 7.4); fewer rows or smaller matrices stay split (fp16 7 x 107041: 4.1
 // split, 4.7 tiles).
+// Realigned tiles (rows or x not 16-byte aligned) from 32 MiB since s65: whole slots a thread,
+// as many as leave at least 64 slices and 6 blocks an SM (tiles times slices), where a slot a
+// thread had run 1.05-1.21x slower; and rows that do not start aligned up to 480, past 320 where
+// x's phase copies do not fit the workspace and 512 realigned lanes a row ran 1.23-1.65x slower
+// (fp16 327 x 570819 153.6 -> 93.1 us; bf16 412 x 351435 101.5 -> 76.9; fp32 13 x 869968 17.6 ->
+// 15.3 on 192 slices; benchmarks/NOTES.md section 85, results/h200-2026-11-29-s65-run1-n-past-
+// copies.*, -run2-n-row-tiles.*, -run4-n-vs-previous.txt). Under 32 MiB 6 blocks an SM gained and
+// lost alike (-run3-n-vs-previous.txt: fp16 14 x 156232 1.12x, fp32 62 x 47738 0.90x).
 bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
-    const int64_t bytes = mul_sat(pb.m, pb.k * esz);
+    const int64_t bytes = mul_sat(pb.m, pb.k * esz), sms = std::max(sm_count, 1);
     const bool large = bytes >= (32 << 20);
-    if (pb.batched() || pb.incx != 1 || pb.m > 320 || loads < 4096 || !(large || (pb.m >= 4 && bytes >= (2 << 20))))
+    const bool aligned = rows_aligned16(pb) && (reinterpret_cast<uintptr_t>(pb.x) & 15u) == 0;
+    if (pb.batched() || pb.incx != 1 || pb.m > (rows_aligned16(pb) || !large ? 320 : 480) || loads < 4096 ||
+        !(large || (pb.m >= 4 && bytes >= (2 << 20))))
         return false;
     const int rows = (int)std::min<int64_t>(4, pow2_floor(2 * pb.m - 1)); // the power of two >= m, at most 4
     const int p = 128, unroll = kTileMaxPacks / rows;
-    const bool aligned = rows_aligned16(pb) && (reinterpret_cast<uintptr_t>(pb.x) & 15u) == 0;
     const int64_t slots = tile_slots(pb.k, (size_t)esz, !aligned), tiles = (pb.m + rows - 1) / rows;
     int64_t want = (slots + p - 1) / p;
-    if (!large) want = std::min<int64_t>(want, std::max<int64_t>(1, 4 * (int64_t)std::max(sm_count, 1) / tiles));
+    if (!large) {
+        want = std::min<int64_t>(want, std::max<int64_t>(1, 4 * sms / tiles));
+    } else if (!aligned) { // whole slots a thread, as many as leave 64 slices and 6 blocks an SM
+        const int64_t least = std::max<int64_t>(64, (6 * sms + tiles - 1) / tiles);
+        const int64_t per_thread = std::max<int64_t>(1, slots / (p * least));
+        want = (slots + p * per_thread - 1) / (p * per_thread);
+    }
     want = std::clamp<int64_t>(want, 1, 1024);
     gemv_config_t c = make_config(GEMV_VARIANT_ROWS_IN_REGISTERS, p, rows, aligned ? kLoadsAligned : kLoadsRealigned,
                                   unroll, 0, (int)want);
@@ -952,12 +967,17 @@ bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *
 // (bf16 8 x 140481, P 8: 3.75 us elsewhere, 4.43 here). fp32 past 21 rows under 16 MiB too, 2 in
 // flight from 8 MiB (28 x 95572 8.61 -> 5.53; 23 x 147482 on 4 in flight 7.75, 2: 5.54); fp32 rows
 // 2 apart under 8 rows under 8 MiB on 2 lanes (4 x 277290 5.41 -> 4.49).
+// s65 (NOTES.md section 85, results/h200-2026-11-29-s65-run1-*, -run2-*): fp32 rows 2 apart under
+// 8 rows up to 64 MiB on 64-thread tiles, where 32 had lost from 8 MiB and one-lane tiles ran
+// 1.22-1.64x slower (6 x 884207 14.74 -> 9.62 us; 6 x 2281120, 55 MB, 28.6 -> 21.5; 3 x 2500001
+// 21.2 -> 17.4 at 2 in flight).
 bool few_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
     if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 3 || pb.m > 32 || bytes < (1 << 20)) return false;
     if (esz == 4 && pb.m > 21 && bytes >= (16 << 20)) return false;
     const int period = phase_period(pb.lda, (size_t)esz);
-    if (pb.m < period || (esz == 4 && period == 2 && pb.m < 8 && bytes >= (8 << 20))) return false;
+    const bool f32_rows_2_apart = esz == 4 && period == 2 && pb.m < 8; // 2 lanes of 64-thread tiles
+    if (pb.m < period || (f32_rows_2_apart && bytes >= (64 << 20))) return false;
     if (pb.m == period && bytes < (4 << 20)) return false; // a row a lane
     if (bytes >= (16 << 20) && (pb.m == period || (period == 8 && pb.m <= 16))) { // one-lane tiles, realigned
         if (pb.m <= kOneLaneRealignedRows) return false;                          // as they were
@@ -967,7 +987,7 @@ bool few_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t
     // Lanes from the period (fp32 rows 2 apart: 4 from 8 rows), doubled on small matrices.
     const int64_t sms = std::max(sm_count, 1);
     const bool narrow = esz == 2 && (bytes < (4 << 20) || lane_class_row_tiles(pb.k, 32, pack) < 4 * sms);
-    const auto tile_threads = [&](int lanes) { return lanes == 1 ? 64 : narrow ? 16 : 32; };
+    const auto tile_threads = [&](int lanes) { return lanes == 1 || f32_rows_2_apart ? 64 : narrow ? 16 : 32; };
     const auto grid_threads = [&](int lanes) {
         return mul_sat(lane_class_row_tiles(pb.k, tile_threads(lanes), pack), (int64_t)tile_threads(lanes) * lanes);
     };
@@ -977,6 +997,39 @@ bool few_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t
     const int unroll = (pb.m + lanes - 1) / lanes >= 3 && !(esz == 4 && pb.m > 21 && bytes >= (8 << 20)) ? 4 : 2;
     *out = make_config(GEMV_VARIANT_T_COLUMNS, tile_threads(lanes), lanes, kLoadsPhased, unroll, 0, 1);
     return runs(*out, pb);
+}
+
+// Fewer rows than the phase period P that start anywhere (single products of 2 to 7 rows: 16-bit
+// rows of odd lda or lda 2 mod 4, fp32 rows of odd lda): lane classes of a row a lane (each lane
+// its own phase class, which the registry allows where the lanes are at least M), one row in
+// flight. Realigned packs on 2-4 lanes, or one-lane tiles, ran there, 1.1-1.6x slower. On an H200
+// (benchmarks/NOTES.md section 85, results/h200-2026-11-29-s65-run1-t-below-period.*, -run2-*):
+// - 2 rows, 512 KiB to 64 MiB: 2 lanes of 64-thread tiles (fp16 2 x 4985898 35.1 -> 22.8 us;
+//   bf16 2 x 524942 5.69 -> 4.01; under it one element a load ran best).
+// - 3 or 4 rows from 256 KiB, 3 under 12 MiB (from 15 MB the realigned one-lane tiles ran 1.02-
+//   1.16x as fast), 4 under 64 MiB: 4 lanes of 32-thread tiles (fp16 4 x 469281 6.82 -> 4.91, 0.89x
+//   cuBLAS before; bf16 3 x 132025 4.24 -> 2.62, 0.76x before; fp32 3 x 718221 9.40 -> 8.18).
+// - 16-bit 5 to 7 rows (P 8) from 512 KiB: 8 lanes of 16-thread tiles under 4.75 MiB (fp16 6 x
+//   393425 7.26 -> 6.02; bf16 7 x 275878 7.11 -> 5.29, 0.90x cuBLAS before), past it 2 lanes of
+//   realigned packs, 64-thread tiles, short of the one-lane tiles' columns (fp16 5 x 636584 10.28
+//   -> 7.32; bf16 5 x 997121 14.14 -> 11.34), where 8 lanes ran 1.18-1.29x slower.
+bool rows_below_period_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
+    if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 2 || pb.m >= phase_period(pb.lda, (size_t)esz)) return false;
+    gemv_config_t c;
+    if (pb.m == 2) {
+        if (bytes < (512 << 10) || bytes >= (64 << 20)) return false;
+        c = make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsPhased, 1, 0, 1);
+    } else if (pb.m <= 4) {
+        if (bytes < (256 << 10) || bytes >= (pb.m == 3 ? 12 << 20 : 64 << 20)) return false;
+        c = make_config(GEMV_VARIANT_T_COLUMNS, 32, 4, kLoadsPhased, 1, 0, 1);
+    } else {
+        if (bytes < (512 << 10) || one_lane_tiles_fill((pb.k * esz + 15) / 16, sm_count)) return false;
+        c = bytes < (19 << 18) ? make_config(GEMV_VARIANT_T_COLUMNS, 16, 8, kLoadsPhased, 1, 0, 1)
+                               : make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsRealigned, 1, 0, 1);
+    }
+    *out = c;
+    return runs(c, pb);
 }
 
 // Single products take it from 4 MiB, and from 1 MiB where the one pass of 16-byte tiles below
@@ -1219,7 +1272,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     gemv_config_t lane_pass; // the batched lane-class one pass, asked once for both of its uses below
     const bool lane_pass_applies = pb.batch > 1 && batched_lane_classes_config(pb, sm_count, &lane_pass);
     gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
-    if (long_rows_lane_pass_config(pb, sm_count, &whole_packs) || few_rows_lane_classes_config(pb, sm_count, &whole_packs))
+    if (long_rows_lane_pass_config(pb, sm_count, &whole_packs) ||
+        few_rows_lane_classes_config(pb, sm_count, &whole_packs) || rows_below_period_config(pb, sm_count, &whole_packs))
         return whole_packs;
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         if (loads == kLoadsScalar && pb.batch > 1) {

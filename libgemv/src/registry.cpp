@@ -787,13 +787,14 @@ gemv_status_t columns_can_implement(const Operation &op, const gemv_config_t &c,
                   pb.batched() ? ", and stride_a" : "");
         return GEMV_STATUS_NOT_SUPPORTED;
     }
-    // Lane classes: each row lane one phase class.
+    // Lane classes: each row lane one phase class: lanes a multiple of the period, or at most a
+    // row a lane (each lane's shift is its first row's).
     if (phased_one_pass(op, c)) {
         const int period = phase_period(pb.lda, dtype_size(pb.dtype()));
-        if (c.rows_per_block % period != 0) {
+        if (c.rows_per_block % period != 0 && pb.m > c.rows_per_block) {
             set_error("%s with vector_loads = 3 (phased rows, a row lane a phase class) needs rows_per_block a "
-                      "multiple of the rows' phase period %d (lda = %lld; rows_per_block = %d)",
-                      op.info.name, period, (long long)pb.lda, c.rows_per_block);
+                      "multiple of the rows' phase period %d, or at least m (lda = %lld; rows_per_block = %d, "
+                      "m = %lld)", op.info.name, period, (long long)pb.lda, c.rows_per_block, (long long)pb.m);
             return GEMV_STATUS_NOT_SUPPORTED;
         }
     }

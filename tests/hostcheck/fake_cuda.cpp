@@ -663,10 +663,12 @@ cudaError_t launch_columns(const ColumnLaunch &L, cudaStream_t) {
     log_launch(w, kernel, p, a.acc);
     const int64_t pack = L.vector_loads ? 16 / (int64_t)esz : 1;
     const bool phased = L.vector_loads == kLoadsPhased;
-    // Lane classes: a tile writes c - 1 packs, each row lane walks one phase class.
+    // Lane classes: a tile writes c - 1 packs, each row lane walks one phase class (lanes a
+    // multiple of the period, or a row a lane at most: one pass over m <= lanes rows).
     const bool lane_classes = L.vector_loads == kLoadsLaneClasses;
     const int64_t cols = (int64_t)((1 << a.c_log2) - (lane_classes ? 1 : 0)) * pack;
-    if (lane_classes && (a.c_log2 < 1 || a.row_lanes % phase_period(a.lda, esz)))
+    const bool row_a_lane = L.splits == 1 && a.m <= a.row_lanes;
+    if (lane_classes && (a.c_log2 < 1 || (a.row_lanes % phase_period(a.lda, esz) && !row_a_lane)))
         violation(w, "%s: lane classes on %d row lanes of %d threads (phase period %d)", kernel, a.row_lanes,
                   1 << a.c_log2, phase_period(a.lda, esz));
     // Phased rows' packs start up to a pack before column 0: their tiles span K + pack - 1.
