@@ -787,6 +787,38 @@ def test_op_t_heuristic_splits_short_misaligned_rows_on_lane_classes():
     """)
 
 
+# The heuristic's op T choice on rows that start anywhere (132 SMs, no table; A a_off bytes past
+# a 16-byte boundary, x aligned), and a rule's cases checked against it: check_rule(rule, cases,
+# dtype, es, otherwise) runs each (m, k, pad, a_off) of rows that do not all start aligned; where
+# rule(m, k, lda, es) gives a config the pick is it (and can run), else otherwise(m, k, lda, c)
+# checks the pick. It returns the (es, c, lanes, loads, unroll) taken and the count declined.
+PICK_MISALIGNED_T = """
+    base = 1 << 32
+    P, R = pygemv.LOADS_PHASED, pygemv.LOADS_REALIGNED
+    def pick(m, k, dtype, lda, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    trans=True, use_table=False, **kw)
+    def check_rule(rule, cases, dtype, es, otherwise):
+        taken, declined = set(), 0
+        for m, k, pad, a_off in cases:
+            lda = k + pad
+            if (a_off * es) % 16 == 0 and (lda * es) % 16 == 0:
+                continue  # aligned rows
+            c = pick(m, k, dtype, lda, a_off * es)
+            want = rule(m, k, lda, es)
+            if want:
+                got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll)
+                assert got == want and c.split_k == 1, (dtype, m, k, lda, a_off, c, want)
+                assert pygemv.can_implement(c, m, k, dtype, lda=lda, a_ptr=base + a_off * es, x_ptr=base + (1 << 40),
+                                            trans=True)[0]
+                taken.add((es, *want[1:]))
+            else:
+                declined += 1
+                otherwise(m, k, lda, c)
+        return taken, declined
+"""
+
+
 # dispatch.cpp few_rows_lane_classes_config, mirrored: op T on 3 to 32 long rows that do not
 # start aligned (the caller's cases; single products, 132 SMs): the config's (variant, c, lanes,
 # loads, unroll), or None where it declines.
@@ -829,37 +861,23 @@ def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
     than the period (BELOW_PERIOD_RULE_T), a row a lane under 4 MiB, fp32 rows 2 apart under 8
     rows from 64 MiB, more rows, smaller matrices, aligned rows and batches keep the other
     reads."""
-    run(FEW_ROWS_RULE_T + BELOW_PERIOD_RULE_T + """
-    base = 1 << 32
-    P, R = pygemv.LOADS_PHASED, pygemv.LOADS_REALIGNED
-    def pick(m, k, dtype, lda, a_off=0, **kw):
-        return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40),
-                                    trans=True, use_table=False, **kw)
+    run(PICK_MISALIGNED_T + FEW_ROWS_RULE_T + BELOW_PERIOD_RULE_T + """
+    cases = ((16, 3704445, 21, 6), (7, 206209, 0, 3), (22, 5864870, 0, 5), (13, 589206, 0, 3), (20, 1366466, 14, 3),
+             (4, 384176, 0, 5), (12, 2361412, 43, 2), (16, 8099415, 0, 5), (8, 473219, 20, 2), (4, 11515264, 2, 1),
+             (3, 16786824, 59, 1), (6, 6193213, 5, 1), (27, 159950, 5, 1), (19, 138437, 32, 4), (3, 32603701, 47, 7),
+             (20, 121373, 1, 0), (10, 1982683, 1, 0), (9, 2562328, 1, 0), (19, 29365, 46, 4), (31, 9565, 0, 5),
+             (14, 156536, 0, 4), (26, 94671, 0, 5), (23, 147482, 0, 6), (8, 140481, 0, 6), (4, 277290, 52, 4),
+             (16, 35930, 8, 3))
+    def other_reads(m, k, lda, c):
+        below = below_period_rule(m, k, lda, es)  # fewer rows than the period: a row a lane
+        if below:
+            assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == below, (m, k, lda, c)
+        else:
+            assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block <= 8), (m, k, c)
     taken, declined = set(), 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
-        for m, k, pad, a_off in ((16, 3704445, 21, 6), (7, 206209, 0, 3), (22, 5864870, 0, 5), (13, 589206, 0, 3),
-                                 (20, 1366466, 14, 3), (4, 384176, 0, 5), (12, 2361412, 43, 2), (16, 8099415, 0, 5),
-                                 (8, 473219, 20, 2), (4, 11515264, 2, 1), (3, 16786824, 59, 1), (6, 6193213, 5, 1),
-                                 (27, 159950, 5, 1), (19, 138437, 32, 4), (3, 32603701, 47, 7), (20, 121373, 1, 0),
-                                 (10, 1982683, 1, 0), (9, 2562328, 1, 0), (19, 29365, 46, 4), (31, 9565, 0, 5),
-                                 (14, 156536, 0, 4), (26, 94671, 0, 5), (23, 147482, 0, 6), (8, 140481, 0, 6),
-                                 (4, 277290, 52, 4), (16, 35930, 8, 3)):
-            lda = k + pad
-            if (a_off * es) % 16 == 0 and (lda * es) % 16 == 0:
-                continue  # aligned rows
-            c = pick(m, k, dtype, lda, a_off * es)
-            rule = few_rows_rule(m, k, lda, es)
-            got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll)
-            if rule:
-                assert got == rule and c.split_k == 1, (dtype, m, k, lda, a_off, c, rule)
-                assert pygemv.can_implement(c, m, k, dtype, lda=lda, a_ptr=base + a_off * es, x_ptr=base + (1 << 40),
-                                            trans=True)[0]
-                taken.add((es, rule[1], rule[2], rule[3], rule[4]))
-            elif below_period_rule(m, k, lda, es):  # fewer rows than the period: a row a lane
-                assert got == below_period_rule(m, k, lda, es), (dtype, m, k, lda, c)
-            else:
-                declined += 1
-                assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block <= 8), (dtype, m, k, c)
+        t, d = check_rule(few_rows_rule, cases, dtype, es, other_reads)
+        taken, declined = taken | t, declined + d
         # Aligned rows and batches keep their reads.
         assert pick(16, 3704448, dtype, 3704448).vector_loads == pygemv.LOADS_ALIGNED
         c = pick(16, 3704445, dtype, 3704466, a_off=6 * es, batch=2, stride_a=16 * 3704466)
@@ -914,40 +932,23 @@ def test_op_t_heuristic_reads_fewer_rows_than_the_phase_period_a_row_a_lane():
     on 2 lanes of realigned packs of 64-thread tiles, short of the one-lane tiles' columns
     (BELOW_PERIOD_RULE_T). Smaller and larger matrices, as many rows as P, aligned rows and
     batches keep the other reads."""
-    run(BELOW_PERIOD_RULE_T + """
-    base = 1 << 32
-    P, R = pygemv.LOADS_PHASED, pygemv.LOADS_REALIGNED
-    def pick(m, k, dtype, lda, a_off=0, **kw):
-        return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40),
-                                    trans=True, use_table=False, **kw)
+    run(PICK_MISALIGNED_T + BELOW_PERIOD_RULE_T + """
+    cases = ((2, 4985898, 28, 3), (2, 524942, 0, 2), (2, 71268, 13, 55), (2, 16647, 38, 7), (4, 469281, 2, 0),
+             (3, 132025, 0, 57), (3, 718221, 0, 6), (3, 3414947, 0, 3), (4, 4851391, 58, 1), (3, 22717, 0, 1),
+             (4, 67499, 0, 0), (6, 393425, 0, 5), (7, 275878, 5, 3), (5, 636584, 51, 1), (5, 997121, 0, 3),
+             (6, 1526009, 58, 3), (5, 26049, 0, 1), (7, 3246887, 0, 4), (4, 9000001, 0, 1), (2, 9000001, 0, 1))
+    def no_lanes_under_the_period(m, k, lda, c):  # declined: no lane classes of fewer lanes than P
+        period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
+        assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block % period), (m, k, c)
     taken, declined = set(), 0
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
-        for m, k, pad, a_off in ((2, 4985898, 28, 3), (2, 524942, 0, 2), (2, 71268, 13, 55), (2, 16647, 38, 7),
-                                 (4, 469281, 2, 0), (3, 132025, 0, 57), (3, 718221, 0, 6), (3, 3414947, 0, 3),
-                                 (4, 4851391, 58, 1), (3, 22717, 0, 1), (4, 67499, 0, 0), (6, 393425, 0, 5),
-                                 (7, 275878, 5, 3), (5, 636584, 51, 1), (5, 997121, 0, 3), (6, 1526009, 58, 3),
-                                 (5, 26049, 0, 1), (7, 3246887, 0, 4), (4, 9000001, 0, 1), (2, 9000001, 0, 1)):
-            lda = k + pad
-            if (a_off * es) % 16 == 0 and (lda * es) % 16 == 0:
-                continue  # aligned rows
-            c = pick(m, k, dtype, lda, a_off * es)
-            rule = below_period_rule(m, k, lda, es)
-            got = (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll)
-            if rule:
-                assert got == rule and c.split_k == 1, (dtype, m, k, lda, a_off, c, rule)
-                assert pygemv.can_implement(c, m, k, dtype, lda=lda, a_ptr=base + a_off * es, x_ptr=base + (1 << 40),
-                                            trans=True)[0]
-                taken.add(rule)
-            else:
-                declined += 1
-                assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block < 8 and
-                            c.rows_per_block % next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)), (dtype, m, k, c)
+        t, d = check_rule(below_period_rule, cases, dtype, es, no_lanes_under_the_period)
+        taken, declined = taken | t, declined + d
         # Aligned rows and batches keep their reads.
         assert pick(4, 469288, dtype, 469288).vector_loads == pygemv.LOADS_ALIGNED
         c = pick(4, 469281, dtype, 469283, batch=2, stride_a=4 * 469283)
         assert (c.threads_per_row, c.rows_per_block, c.vector_loads) != (32, 4, P), (dtype, c)
-    assert taken == {("t_columns", 64, 2, P, 1), ("t_columns", 32, 4, P, 1), ("t_columns", 16, 8, P, 1),
-                     ("t_columns", 64, 2, R, 1)}, taken
+    assert {t[1:] for t in taken} == {(64, 2, P, 1), (32, 4, P, 1), (16, 8, P, 1), (64, 2, R, 1)}, taken
     assert declined >= 10, declined
     # The bounds: fp16 2 x 71268 (285 KB) and fp32 2 x 16647 under 512 KiB; 3 x 3414947 from 12 MiB;
     # 16-bit 7 x 3246887 past the one-lane tiles' columns; 5 x 26049 under 512 KiB; m = P.
