@@ -85,10 +85,12 @@ class Buffers:
         else:
             # Random values, tiled, a chunk for each operand: from one chunk, A's row 0 was x
             # itself where A and x start alike, its dot product about K (fp16 from K = 65505:
-            # inf, outside the bound).
+            # inf, outside the bound). The chunks' lengths are coprime (2^20 and 2^20 - 3): of one
+            # length, a row and x repeat in step every 2^20 columns and their dot product grows
+            # as K, not its square root (fp16 4 x 52787018 had a row past 65504, inf; s66).
             rng = np.random.default_rng(seed)
-            self.A, self.x, self.y = (self._random((sets * st,), rng.standard_normal(1 << 20).astype(np.float32))
-                                      for st in self.stride)
+            self.A, self.x, self.y = (self._random((sets * st,), rng.standard_normal(n).astype(np.float32))
+                                      for st, n in zip(self.stride, ((1 << 20), (1 << 20) - 3, (1 << 20) - 5)))
             self.ptr = (self.A.ptr, self.x.ptr, self.y.ptr)
 
     def _random(self, shape, chunk):

@@ -229,12 +229,15 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     c = pick(7, 107041, "float16")
     assert c.variant == "splitk_twopass" and c.vector_loads == 2, c
     # Few long rows of 32 MB and more: row tiles of 4 rows (2 for two), realigned or aligned;
-    # aligned a slot a thread (at most 1024 slices); realigned whole slots a thread, as many as
-    # leave 64 slices and 6 blocks an SM (132 SMs: 792 over 4 tiles: 150003 slots, 5 slots of
-    # 128 threads a slice, 235 slices; 50 tiles: 18 slots, 66 slices).
+    # aligned a slot a thread (at most 1024 slices); realigned one wave of resident blocks (8 an
+    # SM in 16 bits, 6 in fp32) where that leaves 48 slices or more (132 SMs: 1056 over 4 tiles,
+    # 264 slices; fp32 792 over 9 tiles, 88), else whole slots a thread, as many as leave 64
+    # slices and 6 blocks an SM (50 tiles: 18 slots, 66 slices).
     c = pick(15, 1200007, "float16")
     assert c.variant == "rows_in_registers" and c.vector_loads == 2 and c.rows_per_block == 4, c
-    assert c.split_k == 235 and c.threads_per_row == 128 and c.unroll == 1, c
+    assert c.split_k == 264 and c.threads_per_row == 128 and c.unroll == 1, c
+    assert pick(35, 487331, "float32", lda=487334).split_k == 88  # 96 before s66: 864 blocks, past the wave
+    assert pick(88, 600007, "float16").split_k == 48 and pick(92, 600007, "float16").split_k == 66  # 22, 23 tiles
     assert pick(15, 1200008, "float16").split_k == 1024
     assert pick(200, 1200007, "float16").split_k == 66
     c = pick(2, 1 << 23, "float16")
@@ -499,7 +502,8 @@ LANE_PASS_RULE_T = """
     def lane_pass_rule(m, k, es):
         if m <= 32 or m > 1536:
             return None
-        nbytes, c, lanes = m * k * es, 32, 16 if m >= 512 else 8
+        tiles32 = -(-k // (31 * (16 // es)))
+        nbytes, c, lanes = m * k * es, 32, 16 if m >= 512 and (es == 2 or tiles32 < 2 * 132) else 8
         if m <= 96:  # 33 to 96 rows from 6 MiB (16-bit from 8): fp32 64-thread tiles of 4 lanes, 16-bit 16 of 8
             if nbytes < ((6 if es == 4 else 8) << 20) or (es == 4 and -(-k // 64) >= 16 * 132):  # fp32: one-lane tiles
                 return None
@@ -516,7 +520,7 @@ def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
     """Single products of few long rows that do not start 16-byte aligned, with at least a tile
     of lane classes an SM across a row: phased rows in one pass (t_columns, lane classes), 4 rows
     in flight, no split (LANE_PASS_RULE_T): 97 to 1536 rows from 32 MiB on 32-thread tiles of 8
-    lanes (16 from 512 rows); 16-bit rows of 97 to 511 from 8 MiB on 16 lanes; 33 to 96 rows from
+    lanes (16 from 512 rows; fp32 only under 2 tiles an SM); 16-bit rows of 97 to 511 from 8 MiB on 16 lanes; 33 to 96 rows from
     6 MiB on 64-thread tiles of 4 lanes (fp32, short of the one-lane tiles' columns), from 8 MiB
     on 16-thread tiles of 8 (16 bits). Aligned rows, batches, 32 rows or fewer, more than 1536,
     smaller matrices (fp32 rows of 97 up under 32 MiB among them) and rows of fewer tiles keep
@@ -532,6 +536,7 @@ def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         pack = 16 // es
         for m, k in ((786, 109909), (155, 233231), (1292, 187258), (1536, 50001), (97, 400001), (1536, 31 * pack * 132),
+                     (851, 110660 // es), (690, 196328 // es),
                      (96, 400001), (33, 54307), (81, 67578), (64, 615742), (40, 107812), (253, 37575), (298, 48061), (511, 40001),
                      (120, 27546)):
             c = pick(m, k, dtype, es)
@@ -908,10 +913,14 @@ BELOW_PERIOD_RULE_T = """
     def below_period_rule(m, k, lda, es):
         nbytes = m * k * es
         period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
-        if m < 2 or m >= period:
+        if m < 2 or (m >= period and period > 1):
+            return None
+        if period == 1 and (m > 4 or (m > 2 and nbytes >= (1 << 20))):  # rows in one phase, not aligned (s66)
             return None
         if m == 2:
-            return ("t_columns", 64, 2, pygemv.LOADS_PHASED, 1) if (512 << 10) <= nbytes < (64 << 20) else None
+            if not (256 << 10) <= nbytes < (64 << 20):
+                return None
+            return ("t_columns", 128, 2, pygemv.LOADS_SCALAR, 1) if nbytes < (512 << 10) else ("t_columns", 64, 2, pygemv.LOADS_PHASED, 1)
         if m <= 4:
             top = (12 if m == 3 else 64) << 20
             return ("t_columns", 32, 4, pygemv.LOADS_PHASED, 1) if (256 << 10) <= nbytes < top else None
@@ -925,9 +934,10 @@ BELOW_PERIOD_RULE_T = """
 
 def test_op_t_heuristic_reads_fewer_rows_than_the_phase_period_a_row_a_lane():
     """Single products of 2 to 7 rows that start anywhere, fewer than their phase period P
-    (16-bit rows of odd lda or lda 2 mod 4, fp32 rows of odd lda): lane classes of a row a lane
+    (16-bit rows of odd lda or lda 2 mod 4, fp32 rows of odd lda), or 2-4 rows all in one phase
+    that is not 0 (P 1; 3-4 under 1 MiB): lane classes of a row a lane
     (t_columns, vector_loads 3, lanes at least M), one row in flight: 2 rows on 2 lanes of
-    64-thread tiles from 512 KiB to 64 MiB; 3 or 4 on 4 lanes of 32 from 256 KiB (3 under 12 MiB,
+    64-thread tiles from 512 KiB to 64 MiB (256-512 KiB: one element a load on 128-thread tiles); 3 or 4 on 4 lanes of 32 from 256 KiB (3 under 12 MiB,
     4 under 64); 16-bit 5 to 7 rows (P 8) from 512 KiB on 8 lanes of 16 under 4.75 MiB, past it
     on 2 lanes of realigned packs of 64-thread tiles, short of the one-lane tiles' columns
     (BELOW_PERIOD_RULE_T). Smaller and larger matrices, as many rows as P, aligned rows and
@@ -936,7 +946,8 @@ def test_op_t_heuristic_reads_fewer_rows_than_the_phase_period_a_row_a_lane():
     cases = ((2, 4985898, 28, 3), (2, 524942, 0, 2), (2, 71268, 13, 55), (2, 16647, 38, 7), (4, 469281, 2, 0),
              (3, 132025, 0, 57), (3, 718221, 0, 6), (3, 3414947, 0, 3), (4, 4851391, 58, 1), (3, 22717, 0, 1),
              (4, 67499, 0, 0), (6, 393425, 0, 5), (7, 275878, 5, 3), (5, 636584, 51, 1), (5, 997121, 0, 3),
-             (6, 1526009, 58, 3), (5, 26049, 0, 1), (7, 3246887, 0, 4), (4, 9000001, 0, 1), (2, 9000001, 0, 1))
+             (6, 1526009, 58, 3), (5, 26049, 0, 1), (7, 3246887, 0, 4), (4, 9000001, 0, 1), (2, 9000001, 0, 1),
+             (3, 79820, 4, 53), (2, 478436, 0, 2), (4, 200000, 0, 3), (2, 100000, 0, 1), (5, 100000, 0, 1))
     def no_lanes_under_the_period(m, k, lda, c):  # declined: no lane classes of fewer lanes than P
         period = next(p for p in (1, 2, 4, 8) if (lda * es * p) % 16 == 0)
         assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block % period), (m, k, c)
@@ -948,11 +959,16 @@ def test_op_t_heuristic_reads_fewer_rows_than_the_phase_period_a_row_a_lane():
         assert pick(4, 469288, dtype, 469288).vector_loads == pygemv.LOADS_ALIGNED
         c = pick(4, 469281, dtype, 469283, batch=2, stride_a=4 * 469283)
         assert (c.threads_per_row, c.rows_per_block, c.vector_loads) != (32, 4, P), (dtype, c)
-    assert {t[1:] for t in taken} == {(64, 2, P, 1), (32, 4, P, 1), (16, 8, P, 1), (64, 2, R, 1)}, taken
+    S = pygemv.LOADS_SCALAR
+    assert {t[1:] for t in taken} == {(64, 2, P, 1), (32, 4, P, 1), (16, 8, P, 1), (64, 2, R, 1), (128, 2, S, 1)}, taken
     assert declined >= 10, declined
-    # The bounds: fp16 2 x 71268 (285 KB) and fp32 2 x 16647 under 512 KiB; 3 x 3414947 from 12 MiB;
-    # 16-bit 7 x 3246887 past the one-lane tiles' columns; 5 x 26049 under 512 KiB; m = P.
-    for m, k, lda, es in ((2, 71268, 71281, 2), (2, 16647, 16685, 4), (3, 3414947, 3414947, 2),
+    # The bounds: 2 rows of 256-512 KiB one element a load (fp16 2 x 71268, 285 KB), under 256 KiB
+    # declined (fp32 2 x 16647); 3 x 3414947 from 12 MiB; 16-bit 7 x 3246887 past the one-lane tiles'
+    # columns; 5 x 26049 under 512 KiB; m = P; rows in one phase (P 1): 2 rows, 3-4 under 1 MiB.
+    assert below_period_rule(2, 71268, 71281, 2) == ("t_columns", 128, 2, S, 1)
+    assert below_period_rule(3, 79820, 79824, 2) == ("t_columns", 32, 4, P, 1)
+    assert below_period_rule(3, 200000, 200000, 2) is None and below_period_rule(5, 100000, 100000, 2) is None
+    for m, k, lda, es in ((2, 16647, 16685, 4), (3, 3414947, 3414947, 2),
                           (7, 3246887, 3246887, 2), (5, 26049, 26049, 2), (8, 140481, 140481, 2), (4, 80911, 80911, 4)):
         assert below_period_rule(m, k, lda, es) is None, (m, k, lda, es)
     assert below_period_rule(4, 9000001, 9000001, 2) is None  # 72 MB
@@ -966,6 +982,57 @@ PICK_T = """
     def pick(m, k, dtype, **kw):
         return pygemv.select_config(m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True, use_table=False, **kw)
 """
+
+
+# dispatch.cpp aligned_few_rows_config and aligned_short_rows_split_config, mirrored: op T single
+# products of aligned rows (132 SMs): the config's (variant, c, lanes, loads, unroll, split_k), or
+# None where both decline.
+ALIGNED_ROWS_RULE_T = """
+    def aligned_rule(m, k, es):
+        nbytes, A = m * k * es, pygemv.LOADS_ALIGNED
+        if 3 <= m <= 48:
+            if m <= 4 and (256 << 10) <= nbytes < (1 << 20):  # a row a lane
+                return ("t_columns", 32, 4, A, 1, 1)
+            if (es == 2 or m > 16) and -(-(-(-k * es // 16)) // 64) >= 16 * 132:  # 16 one-lane tiles an SM
+                return ("t_columns", 64, 2, A, 2, 1)
+        if m > 2048 and k * es <= 128 and nbytes <= (1 << 20):
+            return ("t_splitm_twopass", 4, 64, A, 2, 128)
+        return None
+"""
+
+
+def test_op_t_heuristic_reads_few_or_short_aligned_rows():
+    """Single products of aligned rows (s66, ALIGNED_ROWS_RULE_T): 3 to 48 rows of at least 16
+    one-lane tiles an SM across a row (16-bit, and fp32 from 17 rows) on 2 lanes of 64-thread
+    tiles, 2 rows in flight; 3-4 rows of 256 KiB to 1 MiB a row a lane on 32-thread tiles; more
+    than 2048 rows of up to 128 bytes, up to 1 MiB, in 128 slices of 4-thread tiles of 64 lanes.
+    Fewer columns, fp32 up to 16 rows, more rows, larger matrices, batches and rows that do not
+    start aligned keep the other rules."""
+    run(PICK_T + ALIGNED_ROWS_RULE_T + """
+    seen = set()
+    form = lambda c: (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        for m, k in ((15, 1549240), (28, 1370240), (6, 2398320), (11, 5321832), (7, 2250016), (33, 1087280), (48, 1087280),
+                     (49, 1087280), (5, 4844776), (4, 51160), (3, 55400), (3, 134568), (3, 638072), (2, 502000),
+                     (11962, 8), (3354, 8), (2122, 16), (3229, 24), (2048, 16), (2049, 16), (16384, 16), (16385, 16),
+                     (4000, 40), (17247, 48), (1048576, 16), (4096, 4096)):
+            c = pick(m, k, dtype)
+            want = aligned_rule(m, k, es)
+            if want:
+                assert form(c) == want, (dtype, m, k, c, want)
+                assert pygemv.can_implement(c, m, k, dtype, a_ptr=base, x_ptr=base + (1 << 40), trans=True)[0]
+                seen.add(want[:3])
+            elif 3 <= m <= 48:  # the other tiles (fp32 up to 16 rows, fewer columns, 49 rows)
+                assert form(c)[:3] != ("t_columns", 64, 2), (dtype, m, k, c)
+        # Batches and rows that do not start aligned keep their reads.
+        c = pick(28, 1370240, dtype, batch=2, stride_a=28 * 1370240)
+        assert form(c)[:4] != ("t_columns", 64, 2, pygemv.LOADS_ALIGNED), (dtype, c)
+        c = pick(28, 1370240, dtype, lda=1370241)
+        assert c.vector_loads != pygemv.LOADS_ALIGNED, (dtype, c)
+    assert seen == {("t_columns", 32, 4), ("t_columns", 64, 2), ("t_splitm_twopass", 4, 64)}, seen
+    assert aligned_rule(7, 2250016, 4) is None and aligned_rule(28, 1370240, 4)  # fp32 from 17 rows
+    assert aligned_rule(6, 494928, 2) is None  # under 16 one-lane tiles an SM
+    """)
 
 
 def test_op_t_heuristic_gives_few_misaligned_rows_of_many_columns_one_lane():
@@ -1621,15 +1688,33 @@ def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
     """)
 
 
+# dispatch.cpp short_rows_past_stream_config, mirrored: packed rows under 256 bytes (lda x es) that
+# the stream took before s66: the (variant, p, loads, unroll, x_in_smem) without x's copies (no
+# workspace), or None where the stream keeps them (fp32 rows of 32-63 bytes, rows of 256 up).
+SHORT_ROWS_PAST_STREAM = """
+    def short_rule(lda, es, copies=False):
+        row = lda * es
+        if row >= 256 or (es == 4 and 32 <= row < 64):
+            return None
+        if row < 32:
+            return ("thread_per_row", 1, 0, 2, False) if es == 4 else ("thread_per_row", 1, 0, 4, True)
+        p = 2 if row < 128 else 4
+        if copies and row >= 64:
+            return ("rows_per_warp", p, pygemv.LOADS_PHASED_X_COPIES, 1, False)
+        return ("rows_per_warp", p, 0, 4, False)
+"""
+
+
 def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
     """The row stream for packed rows up to 3.5 KB that do not start 16-byte aligned, beyond
     small matrices (rows of 256 bytes and more: from 128 MB; from 8 MB and 2048 rows realigned
     rows with x staged; below, the row kernels' own choice; 16-bit rows of up to 30 bytes read
-    an element a load);
+    an element a load; since s66 rows under 256 bytes other than fp32 ones of 32-63 bytes take
+    the row kernels, SHORT_ROWS_PAST_STREAM);
     row kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
     tile shrinks until the GPU has steps for every SM, and every choice can run. Without room
     for x's phase copies: with it, rows of 48 bytes up take them from 12-72 MB (next test)."""
-    run("""
+    run(SHORT_ROWS_PAST_STREAM + """
     import math
     buf = pygemv.empty(1 << 22, "float16")
     base = buf.ptr
@@ -1649,6 +1734,10 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
                 continue
             if k * es >= 256 and m >= 2048:  # under 128 MB: realigned rows with x staged (below)
                 assert c.variant == "rows_per_warp" and c.vector_loads == 2 and c.x_in_smem, (dtype, m, k, c)
+                continue
+            if short_rule(lda or k, es):  # rows under 256 bytes: row kernels since s66 (fp32 32-63 bytes stream)
+                assert (c.variant, c.threads_per_row, c.vector_loads, c.unroll, c.x_in_smem) == short_rule(lda or k, es), (
+                    dtype, m, k, lda, c)
                 continue
             assert c.variant == "row_stream" and c.vector_loads == 2 and c.x_in_smem, (dtype, m, k, lda, a_off, c)
             assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base + a_off)[0]
@@ -1688,7 +1777,8 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
                 "rows_per_warp", 2, 64, pygemv.LOADS_PHASED, 2, False), (dtype, m, k, c)
             for other in (pick(m, k, dtype, incx=2), pick(m // 3, k, dtype)):  # strided x; under 256 MB
                 assert not (other.vector_loads == pygemv.LOADS_PHASED and not other.x_in_smem), (dtype, m, k, other)
-        assert pick(2000003, 45, dtype).variant == "row_stream"
+        c = pick(2000003, 45, dtype)  # 90-180 bytes: 2 or 4 lanes of element loads without the workspace
+        assert (c.variant, c.threads_per_row, c.vector_loads, c.unroll, c.x_in_smem) == short_rule(45, es), (dtype, c)
         for m, k, lda, a_off, kw in [(100000, 64, None, 0, {}),               # aligned rows
                                      (2000, 3601 // es + 2, None, 0, {}),    # over 3.5 KB
                                      (5000, 64, 80, 0, {}),                  # a gap of a fifth
@@ -1703,7 +1793,7 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
     big = pick(1000000, 9, "float16")
     assert (big.threads_per_row * big.rows_per_block, big.unroll, big.threads_per_row) == (128, 4, 1), big
     assert pick(1000000, 9, "float32").threads_per_row * pick(1000000, 9, "float32").rows_per_block == 512
-    fewer = pick(34000, 61, "float32")
+    fewer = pick(200000, 9, "float32")
     assert fewer.variant == "row_stream" and fewer.unroll < 4, fewer
     # Small matrices (at 4 packs a lane, half the GPU's threads) take the row kernels.
     for m, k, dtype in [(12141, 35, "float16"), (100000, 9, "float32"), (67241, 47, "float16")]:
@@ -1718,10 +1808,11 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
     from 24 MB to 511 bytes, from 64 MB longer (rows staged phased rows take); fp32 rows of
     256 bytes up from 72 MB (benchmarks/NOTES.md section 76). Not where staged
     phased rows run 8 lanes (under 64 packs) or a warp (128 to 255 packs), not fp32
-    rows under 256 bytes (the stream) or rows under 48 bytes (16-bit rows of up to 30 bytes an
+    rows of 32-63 bytes (the stream), other rows under 64 bytes (since s66, SHORT_ROWS_PAST_STREAM:
+    rows of 64-255 bytes take the copies below these floors too, down to small matrices) or rows under 48 bytes (16-bit rows of up to 30 bytes an
     element a load), 8-byte aligned rows (8-byte
     loads), smaller matrices, batches, or without a workspace."""
-    run("""
+    run(SHORT_ROWS_PAST_STREAM + """
     buf = pygemv.empty(1 << 22, "float16")
     base = buf.ptr
     def pick(m, k, dtype, **kw):
@@ -1740,13 +1831,19 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
             "rows_per_warp", p, 128 // p, X, 1, False), (dtype, k, c)
         assert pygemv.can_implement(c, rows(least, k, es), k, dtype, a_ptr=base, x_ptr=base + (1 << 21))[0]
-        assert pick(rows(least, k, es) - 2 * MB // row, k, dtype).vector_loads != X, (dtype, k)  # 2 MB fewer
+        if not 64 <= row < 256:  # 2 MB fewer (rows of 64-255 bytes: the copies since s66, SHORT_ROWS_PAST_STREAM)
+            assert pick(rows(least, k, es) - 2 * MB // row, k, dtype).vector_loads != X, (dtype, k)
         assert pick(rows(least, k, es), k, dtype, workspace_bytes=0).vector_loads != X, (dtype, k)
         assert pick(rows(least, k, es) // 300 + 1, k, dtype, batch=300).vector_loads != X, (dtype, k)
     for dtype, es in (("float16", 2), ("bfloat16", 2), ("float32", 4)):
-        for k in ((13,) if es == 2 else (7, 31, 53)):  # not the copies: fp32 rows under 256 bytes stream,
-            c = pick(rows(300, k, es), k, dtype)  # 16-bit rows of up to 30 bytes read an element a load (s61)
-            assert (c.variant, c.vector_loads) == (("thread_per_row", 0) if es == 2 else ("row_stream", 2)), (dtype, k, c)
+        for k in ((13,) if es == 2 else (7, 9, 31, 53)):  # 16-bit rows of up to 30 bytes read an element a load (s61);
+            c = pick(rows(300, k, es), k, dtype)  # fp32 rows under 256 bytes: SHORT_ROWS_PAST_STREAM (s66)
+            if es == 2:
+                assert (c.variant, c.vector_loads) == ("thread_per_row", 0), (dtype, k, c)
+            elif short_rule(k, es, copies=True):
+                assert (c.variant, c.threads_per_row, c.vector_loads, c.unroll, c.x_in_smem) == short_rule(k, es, True), (k, c)
+            else:  # 32-63 bytes: streamed
+                assert (c.variant, c.vector_loads) == ("row_stream", 2), (dtype, k, c)
         # Staged phased rows keep 8 lanes under 64 packs and a warp from 128 to 255 packs.
         for k in ((301, 1023, 1861, 2011) if es == 2 else (971,)):
             c = pick(rows(100, k, es), k, dtype)

@@ -206,3 +206,31 @@ def test_lane_class_one_pass_registers_match_the_dispatcher():
             found[key] = int(re.search(r"Used (\d+) registers", block).group(1))
     moved = {k: (v, found.get(k)) for k, v in LANE_CLASS_PASS_REGISTERS.items() if found.get(k) != v}
     assert not moved, f"lane-class one-pass registers (dispatcher's, ptxas's) by (dtype, unroll, walk, batched): {moved}"
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc found (CUDACXX, PATH, CUDA_HOME, /usr/local/cuda)")
+@pytest.mark.skipif(not SRC.is_dir(), reason="needs the source tree (libgemv/src)")
+def test_row_tiles_issue_first_fit_the_dispatchers_blocks_an_sm():
+    """Row tiles (rowtile.cu) of 4 rows at one slot in flight, realigned, in their edge slots'
+    issue-first form (tile_launch takes it up to 8 blocks an SM): the dispatcher's tile_config
+    sizes the split of large misaligned rows to one wave of 6 blocks of 128 threads an SM in
+    fp32 and 8 in 16 bits (dispatch.cpp tile_blocks_an_sm). At 79 registers fp32 fits 6
+    (registers are allocated 8 at a time: 80 x 128 x 6 <= 65536); past 80, or 16 bits past 64,
+    the split's last blocks wait a whole block's time (fp32 47 x 918792: 45.9 us in one wave,
+    63.4 a block an SM past it; benchmarks/NOTES.md section 86)."""
+    out = subprocess.run(
+        [NVCC, "-std=c++17", "-O3", "-arch=sm_90", "-DGEMV_BUILDING_LIBRARY", "-Xptxas", "-v",
+         "-I", str(ROOT / "libgemv" / "include"), "-I", str(SRC), "-c", str(SRC / "rowtile.cu"), "-o", "/dev/null"],
+        capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    kernel = re.compile(r"gemv_rowtile_kernelI(f|6__half|13__nv_bfloat16)Li2ELi4ELi1ELb1E")  # realigned, R 4, U 1, issue first
+    regs, current = {}, None
+    for line in out.stderr.splitlines():
+        if "Compiling entry function" in line:
+            m = kernel.search(line)
+            current = TYPES[m.group(1)] if m else None
+        elif current and (m := re.search(r"Used (\d+) registers", line)):
+            regs[current], current = int(m.group(1)), None
+    assert sorted(regs) == sorted(TYPES.values()), regs
+    blocks = {t: 65536 // (-(-r // 8) * 8 * 128) for t, r in regs.items()}
+    assert blocks == {"float32": 6, "float16": 8, "bfloat16": 8}, (regs, blocks)

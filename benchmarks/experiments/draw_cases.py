@@ -2,7 +2,9 @@
 --rows, the matrix's bytes (M x lda x element size) log-uniform in --mib, every dtype alike
 (or --dtypes), A, x and y 0-7 elements past a 256-byte boundary and lda = K + P, P 0 half the
 time, else 1-64 (or --pad). --misaligned keeps only cases whose rows do not all start 16-byte
-aligned. --row-bytes bounds K x element size (rejecting draws outside it). Usage:
+aligned; --one-phase keeps only rows that all share one 16-byte phase but not 0 (lda a whole
+number of packs, A off a pack's boundary: K rounded down to make it so); --aligned keeps A on
+the boundary and lda a whole number of packs (K rounded down). --row-bytes bounds K x element size (rejecting draws outside it). Usage:
 
     python benchmarks/experiments/draw_cases.py --seed 5891 --n 40 --rows 2,32 --mib 4,256 --misaligned
 """
@@ -32,6 +34,8 @@ def main():
     ap.add_argument("--pad", default=None, help="lda - K's range (else 0 half the time, else 1-64)")
     ap.add_argument("--dtypes", default="float32,float16,bfloat16")
     ap.add_argument("--misaligned", action="store_true", help="rows that do not all start 16-byte aligned")
+    ap.add_argument("--one-phase", action="store_true", help="rows all in one 16-byte phase, not aligned")
+    ap.add_argument("--aligned", action="store_true", help="rows all 16-byte aligned")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     rows, mib = pair(a.rows, int), pair(a.mib)
@@ -45,9 +49,15 @@ def main():
         pad = rng.randint(*pair(a.pad, int)) if a.pad else (0 if rng.random() < 0.5 else rng.randint(1, 64))
         lda_bytes = log_uniform(rng, *mib) * (1 << 20) / m
         k = int(lda_bytes / esz) - pad
+        if a.one_phase or a.aligned:
+            k -= (k + pad) % (16 // esz)  # lda a whole number of packs
         if k < 1 or (row_bytes and not row_bytes[0] <= k * esz <= row_bytes[1]):
             continue
         offs = [rng.randint(0, 7) for _ in range(3)]
+        if a.one_phase and (offs[0] * esz) % 16 == 0:
+            continue
+        if a.aligned:
+            offs[0] = 0
         if a.misaligned and (offs[0] * esz) % 16 == 0 and ((k + pad) * esz) % 16 == 0:
             continue
         out.append(f"{dtype}:{m}x{k}" + (f"+{pad}" if pad else "") + "@" + ",".join(map(str, offs)))

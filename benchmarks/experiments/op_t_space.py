@@ -8,7 +8,9 @@ instrument: checked first, cold L2, graph replay, medians). Usage, after install
 
 (xB: a strided batch of B products, dense strides; +P: lda = K + P; @a,x,y: A's, x's and y's
 pointers that many elements past a 256-byte boundary, as pygemv-bench --offsets; for example
-bfloat16:4096x14336@0,3,0. Cases may also come one a line from a file, @FILE.) --configs times
+bfloat16:4096x14336@0,3,0. Cases may also come one a line from a file, @FILE; a line may list
+specs after its case, timed on that case besides --configs: a survey of configs derived from
+each case, such as its aligned twin's pick.) --configs times
 the configs a file lists (one spec a line, time_configs.py's form) instead of the space; --csv
 writes every timing, the dispatcher's choice first, as dtype,m,k,batch,config,us,layout. --op N
 times op N instead (its whole space is large: give --configs; s55 timed op N's batches so,
@@ -31,8 +33,13 @@ def ints(text):
 
 
 def read_cases(args):
-    """The cases given (dtype:MxK[xB]), those of @FILE arguments one a line."""
-    return [c for arg in args for c in (Path(arg[1:]).read_text().split() if arg.startswith("@") else [arg])]
+    """The cases given (dtype:MxK[xB]) as (case, its own specs): those of @FILE arguments one a
+    line, the case first, then any specs of its own."""
+    out = []
+    for arg in args:
+        lines = Path(arg[1:]).read_text().splitlines() if arg.startswith("@") else [arg]
+        out += [(words[0], words[1:]) for words in (line.split() for line in lines) if words]
+    return out
 
 
 def parse_case(case):
@@ -71,9 +78,10 @@ def main():
     listed = [parse_spec(line) for line in Path(a.configs).read_text().split()] if a.configs else None
     csv = open_csv(a.csv)
     ctx = GpuContext.create()
-    for case in read_cases(a.cases):
+    for case, own in read_cases(a.cases):
         dtype, m, k, batch, pad, offsets = parse_case(case)
-        space = listed if listed is not None else build_space(m, k, dtype, op=a.op, batch=batch).configs()
+        space = listed if listed is not None else [] if own else build_space(m, k, dtype, op=a.op, batch=batch).configs()
+        space = space + [parse_spec(s) for s in own if all(spec(c) != s for c in space)]
         keep = [c for c in space
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
                 and (a.c is None or c.threads_per_row in a.c) and (a.lanes is None or c.rows_per_block in a.lanes)

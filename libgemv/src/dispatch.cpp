@@ -87,11 +87,16 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
 // 64 lanes; fp16 1262 x 476 3.6 against 2.6; results/h100-2026-11-24-s13-few-rows.txt).
 // Short rows of odd pitch that short_rows_element_config takes (16-bit rows of up to 30 bytes
 // among them, packed or not) read an element a load instead: it is asked first (s60).
-bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+// s66: rows under 256 bytes stream only in fp32 of 32-63 bytes (short_rows_past_stream_config).
+bool stream_takes(const Problem &pb) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), n = 16 / esz, row_bytes = pb.lda * esz;
-    if (pb.batched() || pb.m < 2 || rows_aligned16(pb) || pb.lda < n || row_bytes > 3584 || (pb.lda - pb.k) * 8 > pb.lda ||
-        (row_bytes >= 256 && mul_sat(pb.m, row_bytes) < (128 << 20)))
-        return false;
+    return !pb.batched() && pb.m >= 2 && !rows_aligned16(pb) && pb.lda >= n && row_bytes <= 3584 &&
+           (pb.lda - pb.k) * 8 <= pb.lda;
+}
+
+bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row_bytes = pb.lda * esz;
+    if (!stream_takes(pb) || (row_bytes >= 256 && mul_sat(pb.m, row_bytes) < (128 << 20))) return false;
     int threads = esz == 4 || row_bytes > 1024 ? 512 : 128, unroll = 4;
     auto steps = [&](int t, int u) {
         const int64_t r = stream_rows_per_step(pb.lda, (size_t)esz, t, u);
@@ -102,6 +107,34 @@ bool stream_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (steps(threads, unroll) < want / 4) return false;
     const int p = std::clamp(pow2_round((double)((row_bytes + 15) / 16) / 6.0), 1, 32);
     *out = make_config(GEMV_VARIANT_ROW_STREAM, p, threads / p, kLoadsRealigned, unroll, 1, 1);
+    return runs(*out, pb);
+}
+
+// Rows under 256 bytes where the stream took them (packed rows that do not start aligned, beyond
+// small matrices): on an H200 the stream ran 1.08-1.51x the time of these row kernels on all 12
+// such problems of 11-167 MB (benchmarks/NOTES.md section 86, results/h200-2026-11-29-s66-run1-n-
+// short-rows.csv, -run2-n-short-rows-large.csv): rows under 32 bytes a thread a row, one element a
+// load (16 bits: x staged, 4 rows in flight; fp32: x through L1, 2), fp32 601701 x 6 10.74 -> 7.11
+// us, fp16 506574 x 9 8.87 -> 6.64, bf16 6147465 x 8 58.7 -> 54.1; rows of 32-63 bytes 2 lanes of
+// element loads in 16 bits (bf16 235176 x 24 9.67 -> 7.57, 0.90x cuBLAS before; fp32 ones stay
+// streamed: 3109131 x 9, lda 10, 49.7 us streamed, 56.9 so); longer ones 2 lanes (4 from 128
+// bytes) on x's phase copies (bf16 151514 x 41 11.3 -> 9.3; fp32 179215 x 42, lda 45, 15.8 -> 14.1),
+// element loads where the copies do not fit the workspace.
+bool short_rows_past_stream_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), row_bytes = pb.lda * esz;
+    if (!stream_takes(pb) || row_bytes >= 256 || (esz == 4 && row_bytes >= 32 && row_bytes < 64)) return false;
+    if (row_bytes < 32) {
+        *out = esz == 4 ? make_config(GEMV_VARIANT_THREAD_PER_ROW, 1, 128, kLoadsScalar, 2, 0, 1)
+                        : make_config(GEMV_VARIANT_THREAD_PER_ROW, 1, 128, kLoadsScalar, 4, 1, 1);
+        return runs(*out, pb);
+    }
+    const gemv_config_t copies = row_bytes < 128 ? make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhasedCopies, 1, 0, 1)
+                                                 : make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsPhasedCopies, 1, 0, 1);
+    if (row_bytes >= 64 && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
+        *out = copies;
+        return true;
+    }
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, row_bytes < 128 ? 2 : 4, row_bytes < 128 ? 64 : 32, kLoadsScalar, 4, 0, 1);
     return runs(*out, pb);
 }
 
@@ -315,6 +348,15 @@ bool short_phased_config(const Problem &pb, gemv_config_t *out) {
 // 15.3 on 192 slices; benchmarks/NOTES.md section 85, results/h200-2026-11-29-s65-run1-n-past-
 // copies.*, -run2-n-row-tiles.*, -run4-n-vs-previous.txt). Under 32 MiB 6 blocks an SM gained and
 // lost alike (-run3-n-vs-previous.txt: fp16 14 x 156232 1.12x, fp32 62 x 47738 0.90x).
+// s66: where one wave of resident blocks leaves 48 slices or more (up to 12 tiles in fp32, 22 in 16
+// bits), exactly that many: a block past the wave waits for a whole block's time. The edge
+// slots' issue-first form (tile_launch, up to 8 blocks an SM) holds 79 registers in fp32 (6 blocks
+// of 128 threads an SM) and 64 in 16 bits (8; test_cpu_kernel_registers.py checks both). The rounding to whole slots had left fp32 a few
+// blocks past the wave: 47 x 918792 63.4 -> 45.9 us (66 slices, 67 before), 35 x 487331 26.8 ->
+// 20.8 (88, 96 before), 20 x 1037122 30.9 -> 24.0 (benchmarks/NOTES.md section 86,
+// results/h200-2026-11-29-s66-run1-n-tiles-whole.csv).
+int64_t tile_blocks_an_sm(gemv_dtype_t dtype) { return dtype == GEMV_DTYPE_F32 ? 6 : 8; }
+
 bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
     const int64_t bytes = mul_sat(pb.m, pb.k * esz), sms = std::max(sm_count, 1);
@@ -329,10 +371,15 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     int64_t want = (slots + p - 1) / p;
     if (!large) {
         want = std::min<int64_t>(want, std::max<int64_t>(1, 4 * sms / tiles));
-    } else if (!aligned) { // whole slots a thread, as many as leave 64 slices and 6 blocks an SM
-        const int64_t least = std::max<int64_t>(64, (6 * sms + tiles - 1) / tiles);
-        const int64_t per_thread = std::max<int64_t>(1, slots / (p * least));
-        want = (slots + p * per_thread - 1) / (p * per_thread);
+    } else if (!aligned) {
+        const int64_t one_wave = tile_blocks_an_sm(pb.dtype()) * sms / tiles;
+        if (one_wave >= 48) {
+            want = one_wave;
+        } else { // whole slots a thread, as many as leave 64 slices and 6 blocks an SM
+            const int64_t least = std::max<int64_t>(64, (6 * sms + tiles - 1) / tiles);
+            const int64_t per_thread = std::max<int64_t>(1, slots / (p * least));
+            want = (slots + p * per_thread - 1) / (p * per_thread);
+        }
     }
     want = std::clamp<int64_t>(want, 1, 1024);
     gemv_config_t c = make_config(GEMV_VARIANT_ROWS_IN_REGISTERS, p, rows, aligned ? kLoadsAligned : kLoadsRealigned,
@@ -531,7 +578,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
          phased_copies_config(pb, sm_count, &chosen)) ||
         tile_config(pb, sm_count, &chosen) ||
         (!rows8 && (phased_config(pb, sm_count, &chosen) || short_phased_config(pb, &chosen))) || short_rows_element_config(pb, &chosen) ||
-        (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && stream_config(pb, sm_count, &chosen)))))
+        (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && (short_rows_past_stream_config(pb, &chosen) || stream_config(pb, sm_count, &chosen))))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
 
@@ -908,11 +955,14 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
 
 // Few long rows that do not start aligned (single products of 97 to 1536 rows, 32 MiB up, at
 // least a 32-thread tile an SM across a row): phased rows in one pass (t_columns, vector_loads
-// 3: a row lane a phase class, 16-byte packs as they lie), 32-thread tiles, 8 lanes (16 from
-// 512 rows), 4 rows in flight, no split. The split above declines there (4 slices pass half a
-// wave) and one element a load ran instead, or it split long rows and paid the second pass: on
-// an H200, 12 such products ran 1.05-1.51x (fp16 786 x 109909 70.3 -> 46.6 us, cuBLAS 59.7; 1292
-// x 187258 174.6 -> 118.7; fp32 1503 x 29099 55.3 -> 45.4, split before), 33 fresh ones of up to
+// 3: a row lane a phase class, 16-byte packs as they lie), 32-thread tiles, 8 lanes (16 from 512
+// rows; fp32 only where a row has under 2 tiles an SM: past that 16 lanes ran 1.01-1.16x as long
+// on an H200 in s66, 667 x 37766 33.2 against 28.6 us, 690 x 49082 38.5 against 35.5, and under
+// it 8 lanes lost, 851 x 27665 25.7 against 28.0; NOTES.md section 86), 4 rows in flight, no
+// split. The split above declines there (4 slices pass half a wave) and one element a load ran
+// instead, or it split long rows and paid the second pass: on an H200, 12 such products ran
+// 1.05-1.51x (fp16 786 x 109909 70.3 -> 46.6 us, cuBLAS 59.7; 1292 x 187258 174.6 -> 118.7; fp32
+// 1503 x 29099 55.3 -> 45.4, split before), 33 fresh ones of up to
 // 1118 rows 1.25x (min 0.988x); from 1696 rows the split ran up to 1.08x as fast (fp32 1696 x
 // 33001: 64.3 us split, 69.7 here). benchmarks/NOTES.md section 80.
 // Since s61 (NOTES section 81, results/h200-2026-11-29-s61-run2-t-few-rows.csv, -run3- and
@@ -927,7 +977,8 @@ bool lane_classes_split(const Problem &pb, int sm_count, gemv_config_t *out) {
 bool long_rows_lane_pass_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), pack = 16 / esz, bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
     if (pb.batch > 1 || rows_aligned16(pb) || pb.m <= 32 || pb.m > 1536) return false;
-    int c_threads = 32, lanes = pb.m >= 512 ? 16 : 8;
+    int c_threads = 32,
+        lanes = pb.m >= 512 && (esz == 2 || lane_class_row_tiles(pb.k, 32, pack) < 2 * (int64_t)std::max(sm_count, 1)) ? 16 : 8;
     if (pb.m <= kOneLaneRows) {
         if (bytes < (esz == 4 ? 6 << 20 : 8 << 20)) return false; // 16 bits: past the realigned one pass (2-8 MiB)
         if (esz == 4 && one_lane_tiles_fill(pb.k, sm_count)) return false; // fp32: one-lane tiles
@@ -1013,13 +1064,22 @@ bool few_rows_lane_classes_config(const Problem &pb, int sm_count, gemv_config_t
 //   393425 7.26 -> 6.02; bf16 7 x 275878 7.11 -> 5.29, 0.90x cuBLAS before), past it 2 lanes of
 //   realigned packs, 64-thread tiles, short of the one-lane tiles' columns (fp16 5 x 636584 10.28
 //   -> 7.32; bf16 5 x 997121 14.14 -> 11.34), where 8 lanes ran 1.18-1.29x slower.
+// s66 (NOTES.md section 86, results/h200-2026-11-29-s66-run1-t-few-small.csv, -t-one-phase.csv):
+// 2 rows of 256-512 KiB one element a load on 2 lanes of 128-thread tiles, where realigned packs ran
+// 1.4-1.7x as long (fp16 2 x 71268 3.18 -> 2.04 us, 0.91x cuBLAS before; 2 x 100001 3.39 -> 2.17);
+// and rows all in one phase that is not 0 (P 1: lda a whole number of packs, A not aligned) as
+// rows fewer than P where few_rows_lane_classes_config does not take them (2 rows, 3-4 under 1
+// MiB): fp16 3 x 79820, A 53 off, 3.85 -> 2.34 on realigned packs before (0.77x cuBLAS).
 bool rows_below_period_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
-    if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 2 || pb.m >= phase_period(pb.lda, (size_t)esz)) return false;
+    const int period = phase_period(pb.lda, (size_t)esz);
+    if (pb.batch > 1 || rows_aligned16(pb) || pb.m < 2 || (pb.m >= period && period > 1)) return false;
+    if (period == 1 && (pb.m > 4 || (pb.m > 2 && bytes >= (1 << 20)))) return false;
     gemv_config_t c;
     if (pb.m == 2) {
-        if (bytes < (512 << 10) || bytes >= (64 << 20)) return false;
-        c = make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsPhased, 1, 0, 1);
+        if (bytes < (256 << 10) || bytes >= (64 << 20)) return false;
+        c = bytes < (512 << 10) ? make_config(GEMV_VARIANT_T_COLUMNS, 128, 2, kLoadsScalar, 1, 0, 1)
+                                : make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsPhased, 1, 0, 1);
     } else if (pb.m <= 4) {
         if (bytes < (256 << 10) || bytes >= (pb.m == 3 ? 12 << 20 : 64 << 20)) return false;
         c = make_config(GEMV_VARIANT_T_COLUMNS, 32, 4, kLoadsPhased, 1, 0, 1);
@@ -1030,6 +1090,48 @@ bool rows_below_period_config(const Problem &pb, int sm_count, gemv_config_t *ou
     }
     *out = c;
     return runs(c, pb);
+}
+
+// Few aligned rows (single products; s66, benchmarks/NOTES.md section 86, results/h200-2026-11-29-
+// s66-run2-t-aligned-few.csv). 3 to 48 rows of at least 16 one-lane tiles an SM across a row
+// (64 threads, a pack each): 2 lanes of 64-thread tiles, 2 rows in flight, where the rules below
+// put 4-16 lanes on fewer columns (or one lane a row) and ran 1.2-1.6x as long: bf16 18 x 1394555
+// 36.2 -> 22.1 us, 39 x 1213160 44.2 -> 29.0, 11 x 3292264 45.8 -> 34.0; fp16 30 x 1964048 51.3 ->
+// 37.7, 4 x 3133640 25.3 -> 20.0 (within 5% of the best of 11 configs on all 8 such problems; the
+// misaligned twins' lane classes had run them faster than these aligned rows; run 3, 16 fresh
+// 16-bit ones 1.05-1.48x, bf16 33 x 1087280 35.4 -> 23.9). fp32 from 17 rows only: up to 16 rows it
+// ran 0.88-1.14x (run 3: 7 x 2250016 24.5 -> 28.0 us, 11 x 5321832 90.5 -> 79.1; 33 x 1087280 55.7 ->
+// 45.2). Shorter rows keep those rules (fp32 6 x 494928 and fp16 5 x 832040 ran 1.01-1.07x slower
+// here). 3-4 rows of 256 KiB to 1 MiB: 4 lanes of 32-thread tiles, a row a lane, as
+// rows_below_period_config reads such rows that do not start aligned (bf16 3 x 131183 2.82 -> 2.38;
+// fp16 3 x 149773 2.98 -> 2.50); at 3.7 MB the 2 lanes of 128-thread tiles below ran 1.18x as fast.
+bool aligned_few_rows_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), bytes = mul_sat(mul_sat(pb.m, pb.k), esz);
+    if (pb.batch > 1 || !rows_aligned16(pb) || pb.m < 3 || pb.m > 48) return false;
+    if (pb.m <= 4 && bytes >= (256 << 10) && bytes < (1 << 20))
+        *out = make_config(GEMV_VARIANT_T_COLUMNS, 32, 4, kLoadsAligned, 1, 0, 1);
+    else if ((esz == 2 || pb.m > 16) && one_lane_tiles_fill((pb.k * esz + 15) / 16, sm_count))
+        *out = make_config(GEMV_VARIANT_T_COLUMNS, 64, 2, kLoadsAligned, 2, 0, 1);
+    else
+        return false;
+    return runs(*out, pb);
+}
+
+// Many short aligned rows (single products of more than 2048 rows of up to 128 bytes, up to 1
+// MiB): 128 slices of 4-thread tiles of 64 lanes, about one row step a lane, where the split
+// below (slices of at least 2 rows a lane) made 8-64 slices and ran 1.14-1.57x as long: fp32
+// 3737 x 12 4.53 -> 3.04 us, 7563 x 8 4.95 -> 3.22; bf16 16048 x 17 6.42 -> 4.78, 4996 x 8 4.61
+// -> 3.29 (s66, results/h200-2026-11-29-s66-run2-t-aligned-small.csv); from 1.2 MiB that split
+// already made 128-256 slices (fp16 17247 x 48: 3.92 us on 256, 4.09 on 128).
+bool aligned_short_rows_split_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype());
+    if (pb.batch > 1 || !rows_aligned16(pb) || pb.m <= 2048 || pb.k * esz > 128 ||
+        mul_sat(mul_sat(pb.m, pb.k), esz) > (1 << 20))
+        return false;
+    gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
+    while (c.split_k >= 2 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
+    *out = c;
+    return c.split_k >= 2 && runs(c, pb);
 }
 
 // Single products take it from 4 MiB, and from 1 MiB where the one pass of 16-byte tiles below
@@ -1273,7 +1375,8 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
     const bool lane_pass_applies = pb.batch > 1 && batched_lane_classes_config(pb, sm_count, &lane_pass);
     gemv_config_t whole_packs; // the stream's or phased rows' aligned packs, before element loads
     if (long_rows_lane_pass_config(pb, sm_count, &whole_packs) ||
-        few_rows_lane_classes_config(pb, sm_count, &whole_packs) || rows_below_period_config(pb, sm_count, &whole_packs))
+        few_rows_lane_classes_config(pb, sm_count, &whole_packs) || rows_below_period_config(pb, sm_count, &whole_packs) ||
+        aligned_few_rows_config(pb, sm_count, &whole_packs) || aligned_short_rows_split_config(pb, &whole_packs))
         return whole_packs;
     for (const int loads : {kLoadsAligned, kLoadsRealigned, kLoadsScalar}) {
         if (loads == kLoadsScalar && pb.batch > 1) {

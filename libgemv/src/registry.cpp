@@ -438,7 +438,9 @@ gemv_status_t tile_launch(const Operation &op, const gemv_config_t &c, const Pro
     a.acc = L.splits > 1 ? static_cast<float *>(pb.workspace) : nullptr;
     // One wave (up to 8 blocks of 128 threads an SM at 64 registers): its slowest block's
     // edge slots are the critical path (fp32 66 x 32383, 17 tiles x 33 slices: 7.7 us
-    // loading and masking in turn, 6.7 issuing first).
+    // loading and masking in turn, 6.7 issuing first). Realigned fp32 tiles of 4 rows hold 79
+    // registers so, 6 blocks an SM: the dispatcher's split stays within that wave
+    // (dispatch.cpp tile_blocks_an_sm); a grid of 7-8 an SM runs two (NOTES.md section 86).
     const int64_t blocks = mul_sat(a.tiles, L.splits);
     L.issue_first = blocks <= 8 * (int64_t)sm_count(pb.device);
     L.pdl = pdl_pays(pb, blocks, L.threads, a.slice * 16 * c.rows_per_block);
