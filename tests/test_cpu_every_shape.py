@@ -935,10 +935,10 @@ BELOW_PERIOD_RULE_T = """
 def test_op_t_heuristic_reads_fewer_rows_than_the_phase_period_a_row_a_lane():
     """Single products of 2 to 7 rows that start anywhere, fewer than their phase period P
     (16-bit rows of odd lda or lda 2 mod 4, fp32 rows of odd lda), or 2-4 rows all in one phase
-    that is not 0 (P 1; 3-4 under 1 MiB): lane classes of a row a lane
-    (t_columns, vector_loads 3, lanes at least M), one row in flight: 2 rows on 2 lanes of
-    64-thread tiles from 512 KiB to 64 MiB (256-512 KiB: one element a load on 128-thread tiles); 3 or 4 on 4 lanes of 32 from 256 KiB (3 under 12 MiB,
-    4 under 64); 16-bit 5 to 7 rows (P 8) from 512 KiB on 8 lanes of 16 under 4.75 MiB, past it
+    that is not 0 (P 1; 3-4 under 1 MiB): lane classes of a row a lane (t_columns, vector_loads
+    3, lanes at least M), one row in flight: 2 rows on 2 lanes of 64-thread tiles from 512 KiB to
+    64 MiB (256-512 KiB: one element a load on 128-thread tiles); 3 or 4 on 4 lanes of 32 from
+    256 KiB (3 under 12 MiB, 4 under 64); 16-bit 5 to 7 rows (P 8) from 512 KiB on 8 lanes of 16 under 4.75 MiB, past it
     on 2 lanes of realigned packs of 64-thread tiles, short of the one-lane tiles' columns
     (BELOW_PERIOD_RULE_T). Smaller and larger matrices, as many rows as P, aligned rows and
     batches keep the other reads."""
