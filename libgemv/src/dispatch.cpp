@@ -128,13 +128,13 @@ bool short_rows_past_stream_config(const Problem &pb, gemv_config_t *out) {
                         : make_config(GEMV_VARIANT_THREAD_PER_ROW, 1, 128, kLoadsScalar, 4, 1, 1);
         return runs(*out, pb);
     }
-    const gemv_config_t copies = row_bytes < 128 ? make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhasedCopies, 1, 0, 1)
-                                                 : make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsPhasedCopies, 1, 0, 1);
+    const int p = row_bytes < 128 ? 2 : 4; // lanes a row, 128-thread blocks
+    const gemv_config_t copies = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
     if (row_bytes >= 64 && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
         *out = copies;
         return true;
     }
-    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, row_bytes < 128 ? 2 : 4, row_bytes < 128 ? 64 : 32, kLoadsScalar, 4, 0, 1);
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsScalar, 4, 0, 1);
     return runs(*out, pb);
 }
 
@@ -361,8 +361,8 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
     const int64_t bytes = mul_sat(pb.m, pb.k * esz), sms = std::max(sm_count, 1);
     const bool large = bytes >= (32 << 20);
-    const bool aligned = rows_aligned16(pb) && (reinterpret_cast<uintptr_t>(pb.x) & 15u) == 0;
-    if (pb.batched() || pb.incx != 1 || pb.m > (rows_aligned16(pb) || !large ? 320 : 480) || loads < 4096 ||
+    const bool rows16 = rows_aligned16(pb), aligned = rows16 && (reinterpret_cast<uintptr_t>(pb.x) & 15u) == 0;
+    if (pb.batched() || pb.incx != 1 || pb.m > (rows16 || !large ? 320 : 480) || loads < 4096 ||
         !(large || (pb.m >= 4 && bytes >= (2 << 20))))
         return false;
     const int rows = (int)std::min<int64_t>(4, pow2_floor(2 * pb.m - 1)); // the power of two >= m, at most 4
