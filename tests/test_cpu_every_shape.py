@@ -1634,16 +1634,33 @@ def test_t_stream_legality_and_workspace():
         assert pygemv.workspace_size(c, m, k, dtype, trans=True, batch=batch, stride_a=m * k) == want, (m, k, dtype)
 
 
+# dispatch.cpp wide_gap_rows_config, mirrored: fp32 op N single products of rows of 32-127 bytes
+# that do not start 16-byte aligned, gaps of a quarter of lda or more, 96 bytes apart or more, from
+# 8 MB: 4 lanes at 2 in flight, 8-byte loads (x staged) on rows on 8 bytes, else element loads, x
+# staged from rows of 64 bytes. The form (variant, p, rows a block, loads, unroll, x staged, split)
+# or None.
+WIDE_GAP_RULE = """
+    def wide_gap_rule(m, k, lda, es, on_8, aligned16=False):
+        row, gap = k * es, lda - k
+        if es != 4 or aligned16 or not 32 <= row < 128 or 4 * gap < lda or lda * es < 96 or m * lda * es < (8 << 20):
+            return None
+        if on_8:
+            return ("rows_per_warp", 4, 32, pygemv.LOADS_ALIGNED8, 2, True, 1)
+        return ("rows_per_warp", 4, 32, 0, 2, row >= 64, 1)
+"""
+
+
 def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
     """Single op N products of short rows from 12 MB that start anywhere, of odd pitch (lda not
     a multiple of a pack, rows not on 8 bytes), or of 16-bit rows of 5-7 elements 64 bytes apart
     or more (any alignment; fp32 ones and shorter ones keep the other rules): one element a
     load, x staged; 16-bit rows of up to 30 bytes (and those 5-7 elements) a thread a row at 4
-    in flight, of 32-44 bytes the same under gaps of 2/5 of lda, else 2 lanes at 2; fp32 rows
-    of 48-80 bytes on x's phase copies (2 lanes at one) under gaps of a quarter of lda, else 4
-    lanes at 2. Other lengths, rows of one phase, rows on 8 bytes, smaller matrices and batches
-    keep the other rules."""
-    run("""
+    in flight, of 32-46 bytes (44 before s67) the same under gaps of 2/5 of lda, else 2 lanes at
+    2; fp32 rows of 48-80 bytes on x's phase copies (2 lanes at one) under gaps of a quarter of
+    lda, else 4 lanes at 2 (since s67 the wide-gap rule's form where it takes them,
+    WIDE_GAP_RULE). Other lengths, rows of one phase, rows on 8 bytes, smaller matrices and
+    batches keep the other rules."""
+    run(WIDE_GAP_RULE + """
     base = 1 << 32
     def pick(m, k, dtype, lda, a_off, **kw):
         return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40), use_table=False, **kw)
@@ -1658,10 +1675,11 @@ def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
                                  (873845, 19, 45, 0), (831526, 20, 62, 3), (600000, 14, 29, 1), (2000000, 17, 19, 0),
                                  (1048576, 16, 17, 0), (3504034, 16, 19, 1), (25630907, 5, 32, 40), (8000000, 7, 64, 0),
                                  (5000000, 5, 36, 0), (8000000, 3, 16, 0), (9000000, 3, 8, 0), (1953216, 2, 40, 6),
-                                 (13194387, 14, 30, 11)):
+                                 (13194387, 14, 30, 11), (3586175, 23, 30, 2), (523071, 23, 123, 1),
+                                 (200000, 14, 19, 0)):
             row, gap = k * es, lda - k
             if es == 2:
-                p = 1 if row <= 30 else (1 if 5 * gap < 2 * lda else 2) if 32 <= row <= 44 else 0
+                p = 1 if row <= 30 else (1 if 5 * gap < 2 * lda else 2) if 32 <= row < 48 else 0
             else:
                 p = ("copies" if 4 * gap < lda else 4) if 48 <= row <= 80 else 0
             one_phase = lda * es % 16 == 0
@@ -1670,6 +1688,11 @@ def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
             if spread:
                 p = 1
             c = pick(m, k, dtype, lda, a_off * es)
+            wide = wide_gap_rule(m, k, lda, es, on_8)
+            if wide:
+                assert form(c) == wide, (dtype, m, k, lda, a_off, c)
+                seen.add("wide")
+                continue
             if p and (spread or (not one_phase and not on_8)) and m * lda * es >= (12 << 20):
                 assert form(c) == taken[p], (dtype, m, k, lda, a_off, c)
                 n += 1
@@ -1684,7 +1707,63 @@ def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
         # Without room for x's phase copies, fp32 rows of narrow gaps keep 4 lanes.
         if es == 4:
             assert form(pick(4778389, 20, dtype, 25, 0, workspace_bytes=0)) == taken[4]
-    assert n >= 30 and seen == {(1, False), (2, False), (4, False), ("copies", False), (1, True)}, (n, seen)
+    assert n >= 30 and seen == {(1, False), (2, False), (4, False), ("copies", False), (1, True), "wide"}, (n, seen)
+    """)
+
+
+def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_bytes_a_thread_a_row():
+    """s67 (benchmarks/NOTES.md section 87). fp32 rows of 32-127 bytes that do not start 16-byte
+    aligned, with gaps of a quarter of lda or more, 96 bytes apart or more, from 8 MB: 4 lanes at
+    2 in flight (WIDE_GAP_RULE); not longer rows, closer ones, narrower gaps, smaller matrices or
+    batches. Rows on 8 bytes under 64 bytes (any x): 8-byte loads a thread a row, x staged where it
+    is not on 8 bytes, not the stream or element loads. 16-bit rows of 64 bytes up on x's phase
+    copies take 4 lanes where rows lie 224 bytes apart or more."""
+    run(WIDE_GAP_RULE + """
+    base = 1 << 32
+    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40) + x_off,
+                                    use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.x_in_smem, c.split_k)
+    n = 0
+    for k in range(6, 36):
+        for pad in (1, 3, 10, 24, 60):
+            for a_off in (1, 2):
+                lda = k + pad
+                m = (200 << 20) // (lda * 4)
+                want = wide_gap_rule(m, k, lda, 4, on_8=lda % 2 == 0 and a_off % 2 == 0)
+                c = pick(m, k, "float32", lda, a_off * 4, 12)
+                if want:
+                    assert form(c) == want, (k, lda, a_off, c)
+                    assert pygemv.can_implement(c, m, k, "float32", lda=lda, a_ptr=base + a_off * 4)[0]
+                    n += 1
+                    assert form(pick(m, k, "float32", lda, a_off * 4, 12, batch=2, stride_a=m * lda)) != want
+                    if want[3] or want[5]:  # under 8 MB (small matrices read short rows so x through L1 too)
+                        assert form(pick((6 << 20) // (lda * 4), k, "float32", lda, a_off * 4, 12)) != want
+    assert n >= 60, n
+    # Rows of 128 bytes keep realigned packs; rows under 96 bytes apart a thread a row.
+    assert pick(2000000, 32, "float32", 64, 4).vector_loads == 2
+    assert pick(687220, 9, "float32", 12, 12).variant == "thread_per_row"
+    # Rows on 8 bytes under 64 bytes: a thread a row of 8-byte loads, packed or not, x staged
+    # where it is off 8 bytes (16-bit rows of 48 bytes up there: x's phase copies, as before);
+    # rows of 64 bytes keep x's phase copies.
+    for dtype, es, ks in (("float32", 4, (8, 10, 12, 14)), ("float16", 2, (8, 12, 20, 28)), ("bfloat16", 2, (8, 24))):
+        for k in ks:
+            for pad, x_off in ((0, 0), (0, 4), (2 if es == 4 else 4, 4)):
+                c = pick(2000000, k, dtype, k + pad, 8, x_off)
+                if es == 2 and k * es >= 48 and x_off % 8:  # 16-bit rows of 48 bytes up beside such an x: the copies
+                    assert int(c.vector_loads) == pygemv.LOADS_PHASED_X_COPIES, (dtype, k, pad, x_off, c)
+                    continue
+                assert form(c) == ("thread_per_row", 1, 128, pygemv.LOADS_ALIGNED8, 2, x_off % 8 != 0, 1), (dtype, k, pad, x_off, c)
+            assert pick(2000000, k, dtype, k, es).vector_loads != pygemv.LOADS_ALIGNED8, (dtype, k)  # not on 8 bytes
+    assert pick(2000000, 16, "float32", 16, 8).vector_loads == pygemv.LOADS_PHASED_X_COPIES
+    # 16-bit x's phase copies: 4 lanes from rows 224 bytes apart (rows of 64 bytes up).
+    X = pygemv.LOADS_PHASED_X_COPIES
+    for dtype in ("float16", "bfloat16"):
+        for k, lda, p in ((73, 173, 4), (73, 97, 2), (59, 119, 4), (55, 97, 2), (30, 112, 2)):
+            c = pick(1796630, k, dtype, lda, 2)
+            assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads)) == ("rows_per_warp", p, 128 // p, X), (
+                dtype, k, lda, c)
     """)
 
 

@@ -215,6 +215,36 @@ def test_dispatch_of_shorter_misaligned_rows_to_x_phase_copies_is_correct(torch,
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_wide_gap_rows_and_short_rows_on_8_bytes_is_correct(torch, dtype):
+    """The s67 rules (NOTES 87), the dispatcher's own choice against the float64 reference with
+    NaN in the gaps, alpha and beta, y poisoned: fp32 rows of 32-127 bytes with wide gaps on 4
+    lanes (8-byte loads on rows on 8 bytes, else element loads, x staged or not); rows on 8
+    bytes under 64 bytes a thread a row of 8-byte loads (x on 8 bytes or not); 16-bit rows of 46
+    bytes an element a load; 16-bit x's phase copies on 4 lanes for rows 224 bytes apart."""
+    buf, ws = workspace(torch)
+    es = ES[dtype]
+    A8, X = pygemv.LOADS_ALIGNED8, pygemv.LOADS_PHASED_X_COPIES
+    if es == 4:  # (k, lda pad, A off, x off, MB, (p, loads))
+        cases = [(12, 60, 2, 3, 9, (4, A8)), (13, 24, 1, 0, 9, (4, 0)), (22, 24, 1, 1, 9, (4, 0)),
+                 (10, 0, 2, 1, 9, (1, A8)), (14, 0, 2, 0, 9, (1, A8))]
+    else:
+        cases = [(12, 0, 4, 1, 9, (1, A8)), (8, 0, 4, 0, 9, (1, A8)), (23, 7, 1, 0, 13, (1, 0)),
+                 (73, 100, 1, 0, 13, (4, X))]
+    failures, runs = [], 0
+    for k, pad, a_off, x_off, mb, (p_want, loads) in cases:
+        m = mb * (1 << 20) // ((k + pad) * es) + 1
+        case = Case(lda_pad=pad, a_off=a_off, x_off=x_off, alpha=(1.0, -0.5)[x_off % 2], beta=(0.0, 0.75)[x_off % 2])
+        pr = Problem(torch, m, k, dtype, case, seed=k)
+        A, x, y = pr.ptrs()
+        c = pygemv.select_config(m, k, dtype, lda=pr.lda, a_ptr=A, x_ptr=x, use_table=False, workspace_bytes=ws[1])
+        assert (c.threads_per_row, int(c.vector_loads)) == (p_want, loads), (dtype, m, k, pad, a_off, x_off, c)
+        f, r = check_all_configs(torch, pr, [c], ws)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k, pad", [(5000, 12, 0), (3001, 35, 3), (777, 1306, 1), (64, 8, 0), (100, 3, 6),
                                        (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0), (20011, 22, 19),
                                        (3001, 12, 42), (999, 5, 64)])

@@ -271,8 +271,11 @@ bool phased_copies_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 // 65923 x 509 1.32x) and 256 (1.26-1.37x against 128 lanes). fp32 rows under 256 bytes
 // gained 1.02-1.17x and lost 0.65x once (5604515 x 31: 368 us against 240 streamed): they
 // stream; so do rows of 26-28 bytes (the copies 0.69-0.86x). Lanes: the fastest of 2-128 in
-// the sweep, 2 up to 11 packs, 4 up to 23, 8 up to 95, else 16. Tables tuned before the
-// copies keep their entries here (unlike rows of 4 KB up: table.cpp).
+// the sweep, 2 up to 11 packs, 4 up to 23, 8 up to 95, else 16; s67: 16-bit rows of 64 bytes up,
+// 224 bytes apart or more, 4 (fp16 1233282 x 75, lda 195, 118.0 -> 91.0 us; bf16 110730 x 59,
+// lda 119, 11.6 -> 10.4; 2 kept 2268232 x 55, lda 97, 194 bytes apart: 4 ran 1.09x its time;
+// benchmarks/NOTES.md section 87). Tables tuned before the copies keep their entries here
+// (unlike rows of 4 KB up: table.cpp).
 bool short_copies_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, packs = (row + 15) / 16;
     const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
@@ -280,7 +283,8 @@ bool short_copies_config(const Problem &pb, gemv_config_t *out) {
     if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || row < (esz == 4 ? 256 : 48) ||
         row >= 4096 || bytes < (least << 20) || (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))))
         return false;
-    const int p = packs < 12 ? 2 : packs < 24 ? 4 : packs < 96 ? 8 : 16;
+    int p = packs < 12 ? 2 : packs < 24 ? 4 : packs < 96 ? 8 : 16;
+    if (p == 2 && esz == 2 && row >= 64 && pb.lda * esz >= 224) p = 4; // rows far apart (s67, above)
     const gemv_config_t c = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
     if (workspace_needed(c, pb) > pb.workspace_bytes || !runs(c, pb)) return false;
     *out = c;
@@ -515,7 +519,8 @@ namespace {
 // results/h200-2026-11-29-s60-run7-n-rows.txt): 16-bit rows of up to 30 bytes (22 before s61), a
 // thread a row at 4 in flight (bf16 1507581 x 11, lda 23: 51.4 -> 23.9 us; fp16 3728270 x 9 41.4
 // -> 34.1, streamed before; s61: bf16 13194387 x 14, lda 30, 417.9 -> 233.5 on realigned rows
-// before); 16-bit rows of 32-44 bytes on 2 lanes at 2 where gaps are 2/5 of lda or
+// before); 16-bit rows of 32-46 bytes (44 before s67: bf16 3586175 x 23, lda 30, 122.7 -> 86.1 us
+// on realigned packs before; NOTES.md section 87) on 2 lanes at 2 where gaps are 2/5 of lda or
 // more (bf16 528922 x 22, lda 41: 27.0 -> 17.6, cuBLAS 22.3; fp16 1048576 x 16, lda 62: 51.4 ->
 // 32.9), a thread a row at 4 under it (s61, NOTES section 81: bf16 2000000 x 17, lda 19, 38.6
 // -> 29.5; fp16 1048576 x 16, lda 17, 19.9 -> 16.2; at gaps of 0.46-0.58 of lda 2 lanes kept
@@ -540,7 +545,7 @@ bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
         return false;
     int p = 0, unroll = 2;
     if (spread_under_a_pack || (esz == 2 && row <= 30)) p = 1, unroll = 4;
-    else if (esz == 2 && row >= 32 && row <= 44) p = 5 * gap < 2 * pb.lda ? 1 : 2, unroll = p == 1 ? 4 : 2;
+    else if (esz == 2 && row >= 32 && row < 48) p = 5 * gap < 2 * pb.lda ? 1 : 2, unroll = p == 1 ? 4 : 2;
     else if (esz == 4 && row >= 48 && row <= 80) {
         const gemv_config_t copies = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhasedCopies, 1, 0, 1);
         if (4 * gap < pb.lda && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
@@ -552,6 +557,30 @@ bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
     if (!p) return false;
     *out = make_config(p == 1 ? GEMV_VARIANT_THREAD_PER_ROW : GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsScalar,
                        unroll, 1, 1);
+    return runs(*out, pb);
+}
+
+// fp32 rows of 32-127 bytes that do not start 16-byte aligned, with gaps of a quarter of lda or
+// more and 96 bytes apart or more, single products from 8 MB: 4 lanes a row, 2 loads in flight;
+// 8-byte loads with x staged where rows lie on 8 bytes, else an element a load, x staged from rows
+// of 64 bytes (a block's staging is paid back over too few bytes below: 4921171 x 12, lda 72,
+// element loads 180.6 us through L1, 271 staged). These rows took a thread a row of 8-byte loads, 2
+// lanes of realigned packs or 2 of element loads by their length and alignment; on an H200
+// (benchmarks/NOTES.md section 87, results/h200-2026-11-29-s67-run1-n-wide-gaps.csv, 16 shapes of
+// 10-1350 MB) those ran 1.22x the best of 47-57 configs on average, these 1.05x: 4921171 x 12, lda 72,
+// 348.5 -> 186.6 us (cuBLAS 241); 861383 x 22, lda 46, 69.0 -> 39.1; 797309 x 8, lda 25, 28.3 ->
+// 22.1. Rows of 128 bytes up keep 4 lanes of realigned packs (380554 x 39, lda 126: 30.1 us, 31.7
+// so), rows under 96 bytes apart a thread a row (687220 x 9, lda 12: 12.6 us, 20.2 so;
+// -s67-run2-n-one-phase-short.csv); narrower gaps keep the rules before (x's phase copies, the
+// stream).
+bool wide_gap_rows_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t row = pb.k * 4, gap = pb.lda - pb.k;
+    if (pb.dtype() != GEMV_DTYPE_F32 || pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) ||
+        row < 32 || row >= 128 || 4 * gap < pb.lda || pb.lda * 4 < 96 || mul_sat(pb.m, pb.lda * 4) < (8 << 20))
+        return false;
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsAligned8, 2, 1, 1);
+    if (rows_aligned_to(pb, 8) && runs(*out, pb)) return true;
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsScalar, 2, row >= 64, 1);
     return runs(*out, pb);
 }
 
@@ -570,14 +599,21 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     // against 183.7 phased, 97% of 16384 x 8192; fp16 16384 x 8196 90.2 against 95.7; fp16
     // 1296187 x 108 108.2 against 125.0, cuBLAS 115; bf16 700001 x 204 112.7 against 139.2;
     // fp32 62972 x 446 41.8 against 44.5). fp32 rows the stream takes stay streamed (282737 x
-    // 338: 132.0 against 136.1), and so do 16-bit rows under 200 bytes (not measured).
+    // 338: 132.0 against 136.1), and so do 16-bit rows of 64-199 bytes (not measured). Rows of
+    // 8-63 bytes take the 8-byte loads too, a thread a row, x staged where it is not on 8 bytes
+    // (s67): the stream and short_rows_past_stream_config's element loads ran 1.24-1.76x their
+    // time (fp16 3349358 x 24 83.0 -> 47.2 us; fp32 662052 x 12 16.3 -> 10.2; bf16 4374406 x 8
+    // 40.1 -> 30.4; benchmarks/NOTES.md section 87).
     const bool rows8 = !rows_aligned16(pb) && rows_aligned_to(pb, 8) && pb.incx == 1 &&
                        (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
-    const bool stream8 = rows8 && esz == 2 && pb.k * esz >= 200; // 8-byte rows the stream lost
+    const int64_t row_bytes = pb.k * esz;
+    const bool short8 = !rows_aligned16(pb) && rows_aligned_to(pb, 8) && row_bytes >= 8 && row_bytes < 64;
+    const bool stream8 = (rows8 && esz == 2 && row_bytes >= 200) || short8; // 8-byte rows the stream lost
     if ((!rows8 && pb.m >= 2 * (int64_t)std::max(sm_count, 1) && copies_band_under_2048_rows(pb) &&
          phased_copies_config(pb, sm_count, &chosen)) ||
         tile_config(pb, sm_count, &chosen) ||
-        (!rows8 && (phased_config(pb, sm_count, &chosen) || short_phased_config(pb, &chosen))) || short_rows_element_config(pb, &chosen) ||
+        (!rows8 && (phased_config(pb, sm_count, &chosen) || short_phased_config(pb, &chosen))) ||
+        wide_gap_rows_config(pb, &chosen) || short_rows_element_config(pb, &chosen) ||
         (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && (short_rows_past_stream_config(pb, &chosen) || stream_config(pb, sm_count, &chosen))))))
         return chosen;
     const bool by_element = small && short_rows_by_element(pb);
