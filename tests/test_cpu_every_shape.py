@@ -1635,14 +1635,14 @@ def test_t_stream_legality_and_workspace():
 
 
 # dispatch.cpp wide_gap_rows_config, mirrored: fp32 op N single products of rows of 32-127 bytes
-# that do not start 16-byte aligned, gaps of a quarter of lda or more, 96 bytes apart or more, from
+# that do not start 16-byte aligned (the callers' rows never do), gaps of a quarter of lda or more, 96 bytes apart or more, from
 # 8 MB: 4 lanes at 2 in flight, 8-byte loads (x staged) on rows on 8 bytes, else element loads, x
 # staged from rows of 64 bytes. The form (variant, p, rows a block, loads, unroll, x staged, split)
 # or None.
 WIDE_GAP_RULE = """
-    def wide_gap_rule(m, k, lda, es, on_8, aligned16=False):
+    def wide_gap_rule(m, k, lda, es, on_8):
         row, gap = k * es, lda - k
-        if es != 4 or aligned16 or not 32 <= row < 128 or 4 * gap < lda or lda * es < 96 or m * lda * es < (8 << 20):
+        if es != 4 or not 32 <= row < 128 or 4 * gap < lda or lda * es < 96 or m * lda * es < (8 << 20):
             return None
         if on_8:
             return ("rows_per_warp", 4, 32, pygemv.LOADS_ALIGNED8, 2, True, 1)
@@ -1715,7 +1715,7 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
     """s67 (benchmarks/NOTES.md section 87). fp32 rows of 32-127 bytes that do not start 16-byte
     aligned, with gaps of a quarter of lda or more, 96 bytes apart or more, from 8 MB: 4 lanes at
     2 in flight (WIDE_GAP_RULE); not longer rows, closer ones, narrower gaps, smaller matrices or
-    batches. Rows on 8 bytes under 64 bytes (any x): 8-byte loads a thread a row, x staged where it
+    batches. Rows on 8 bytes of 8-63 bytes (any x): 8-byte loads a thread a row, x staged where it
     is not on 8 bytes, not the stream or element loads. 16-bit rows of 64 bytes up on x's phase
     copies take 4 lanes where rows lie 224 bytes apart or more."""
     run(WIDE_GAP_RULE + """
@@ -1744,7 +1744,7 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
     # Rows of 128 bytes keep realigned packs; rows under 96 bytes apart a thread a row.
     assert pick(2000000, 32, "float32", 64, 4).vector_loads == 2
     assert pick(687220, 9, "float32", 12, 12).variant == "thread_per_row"
-    # Rows on 8 bytes under 64 bytes: a thread a row of 8-byte loads, packed or not, x staged
+    # Rows on 8 bytes of 8-63 bytes: a thread a row of 8-byte loads, packed or not, x staged
     # where it is off 8 bytes (16-bit rows of 48 bytes up there: x's phase copies, as before);
     # rows of 64 bytes keep x's phase copies.
     for dtype, es, ks in (("float32", 4, (8, 10, 12, 14)), ("float16", 2, (8, 12, 20, 28)), ("bfloat16", 2, (8, 24))):
@@ -1754,7 +1754,8 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
                 if es == 2 and k * es >= 48 and x_off % 8:  # 16-bit rows of 48 bytes up beside such an x: the copies
                     assert int(c.vector_loads) == pygemv.LOADS_PHASED_X_COPIES, (dtype, k, pad, x_off, c)
                     continue
-                assert form(c) == ("thread_per_row", 1, 128, pygemv.LOADS_ALIGNED8, 2, x_off % 8 != 0, 1), (dtype, k, pad, x_off, c)
+                want = ("thread_per_row", 1, 128, pygemv.LOADS_ALIGNED8, 2, x_off % 8 != 0, 1)
+                assert form(c) == want, (dtype, k, pad, x_off, c)
             assert pick(2000000, k, dtype, k, es).vector_loads != pygemv.LOADS_ALIGNED8, (dtype, k)  # not on 8 bytes
     assert pick(2000000, 16, "float32", 16, 8).vector_loads == pygemv.LOADS_PHASED_X_COPIES
     # 16-bit x's phase copies: 4 lanes from rows 224 bytes apart (rows of 64 bytes up).
@@ -1762,8 +1763,8 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
     for dtype in ("float16", "bfloat16"):
         for k, lda, p in ((73, 173, 4), (73, 97, 2), (59, 119, 4), (55, 97, 2), (30, 112, 2)):
             c = pick(1796630, k, dtype, lda, 2)
-            assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads)) == ("rows_per_warp", p, 128 // p, X), (
-                dtype, k, lda, c)
+            got = (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads))
+            assert got == ("rows_per_warp", p, 128 // p, X), (dtype, k, lda, c)
     """)
 
 

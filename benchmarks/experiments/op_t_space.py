@@ -80,7 +80,8 @@ def main():
     ctx = GpuContext.create()
     for case, own in read_cases(a.cases):
         dtype, m, k, batch, pad, offsets = parse_case(case)
-        space = listed if listed is not None else [] if own else list(build_space(m, k, dtype, op=a.op, batch=batch).configs())
+        space = (listed if listed is not None else [] if own
+                 else list(build_space(m, k, dtype, op=a.op, batch=batch).configs()))  # a list: extended below
         space = space + [parse_spec(s) for s in own if all(spec(c) != s for c in space)]
         keep = [c for c in space
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
