@@ -1650,6 +1650,24 @@ WIDE_GAP_RULE = """
 """
 
 
+# dispatch.cpp short_rows_element_config's rows of one phase, mirrored (s67): 16-bit rows of 8-46
+# bytes, lda a multiple of a pack, 64 bytes apart or more, gaps over an eighth of lda, A not on 8
+# bytes, from 12 MB (but 16-bit rows of 5-7 elements 64 bytes apart, which read a thread a row):
+# x's phase copies on 2 lanes from 32 bytes (where the workspace holds them), else 2 lanes of
+# element loads at 2, x through L1. The form, or None.
+ONE_PHASE_RULE = """
+    def one_phase_rule(m, k, lda, es, a_off_bytes, copies=True):
+        row, gap = k * es, lda - k
+        if es != 2 or lda * es % 16 or a_off_bytes % 8 == 0 or not 8 <= row < 48 or 8 * gap <= lda or lda * es < 64:
+            return None
+        if m * lda * es < (12 << 20) or (10 <= row < 16):
+            return None
+        if row >= 32 and copies:
+            return ("rows_per_warp", 2, 64, pygemv.LOADS_PHASED_X_COPIES, 1, False, 1)
+        return ("rows_per_warp", 2, 64, 0, 2, False, 1)
+"""
+
+
 def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
     """Single op N products of short rows from 12 MB that start anywhere, of odd pitch (lda not
     a multiple of a pack, rows not on 8 bytes), or of 16-bit rows of 5-7 elements 64 bytes apart
@@ -1658,9 +1676,10 @@ def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
     in flight, of 32-46 bytes (44 before s67) the same under gaps of 2/5 of lda, else 2 lanes at
     2; fp32 rows of 48-80 bytes on x's phase copies (2 lanes at one) under gaps of a quarter of
     lda, else 4 lanes at 2 (since s67 the wide-gap rule's form where it takes them,
-    WIDE_GAP_RULE). Other lengths, rows of one phase, rows on 8 bytes, smaller matrices and
-    batches keep the other rules."""
-    run(WIDE_GAP_RULE + """
+    WIDE_GAP_RULE). Since s67 16-bit rows of one phase off 8 bytes with gaps over an eighth of lda
+    take 2 lanes (ONE_PHASE_RULE). Other lengths, other rows of one phase, rows on 8 bytes,
+    smaller matrices and batches keep the other rules."""
+    run(WIDE_GAP_RULE + ONE_PHASE_RULE + """
     base = 1 << 32
     def pick(m, k, dtype, lda, a_off, **kw):
         return pygemv.select_config(m, k, dtype, lda=lda, a_ptr=base + a_off, x_ptr=base + (1 << 40), use_table=False, **kw)
@@ -1688,10 +1707,10 @@ def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
             if spread:
                 p = 1
             c = pick(m, k, dtype, lda, a_off * es)
-            wide = wide_gap_rule(m, k, lda, es, on_8)
+            wide = wide_gap_rule(m, k, lda, es, on_8) or one_phase_rule(m, k, lda, es, a_off * es)
             if wide:
                 assert form(c) == wide, (dtype, m, k, lda, a_off, c)
-                seen.add("wide")
+                seen.add("wide" if es == 4 else "one phase")
                 continue
             if p and (spread or (not one_phase and not on_8)) and m * lda * es >= (12 << 20):
                 assert form(c) == taken[p], (dtype, m, k, lda, a_off, c)
@@ -1703,11 +1722,17 @@ def test_heuristic_reads_short_rows_of_odd_pitch_an_element_a_load():
         for m, k, lda, a_off, kw in ((1000000, 16 // (es // 2 if es == 4 else 1), 64, 1, {}), (4310267, 16, 24, 4, {}),
                                      (200000, 11, 23, 0, {}), (50000, 11, 23, 0, dict(batch=8, stride_a=50000 * 23)),
                                      (100000, 5, 32, 0, {}), (50000, 5, 64, 0, dict(batch=8, stride_a=50000 * 64))):
-            assert form(pick(m, k, dtype, lda, a_off * es, **kw)) not in taken.values(), (dtype, m, k, lda, kw)
+            c = pick(m, k, dtype, lda, a_off * es, **kw)
+            if not kw and one_phase_rule(m, k, lda, es, a_off * es):  # 16-bit rows of one phase off 8 bytes (s67)
+                assert form(c) == one_phase_rule(m, k, lda, es, a_off * es), (dtype, m, k, lda, c)
+                seen.add("one phase")
+                continue
+            assert form(c) not in taken.values(), (dtype, m, k, lda, kw)
         # Without room for x's phase copies, fp32 rows of narrow gaps keep 4 lanes.
         if es == 4:
             assert form(pick(4778389, 20, dtype, 25, 0, workspace_bytes=0)) == taken[4]
-    assert n >= 30 and seen == {(1, False), (2, False), (4, False), ("copies", False), (1, True), "wide"}, (n, seen)
+    want_seen = {(1, False), (2, False), (4, False), ("copies", False), (1, True), "wide", "one phase"}
+    assert n >= 30 and seen == want_seen, (n, seen)
     """)
 
 
@@ -1717,8 +1742,10 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
     2 in flight (WIDE_GAP_RULE); not longer rows, closer ones, narrower gaps, smaller matrices or
     batches. Rows on 8 bytes of 8-63 bytes (any x): 8-byte loads a thread a row, x staged where it
     is not on 8 bytes, not the stream or element loads. 16-bit rows of 64 bytes up on x's phase
-    copies take 4 lanes where rows lie 224 bytes apart or more."""
-    run(WIDE_GAP_RULE + """
+    copies take 4 lanes where rows lie 224 bytes apart or more. 16-bit rows of one phase off 8
+    bytes, 64 bytes apart or more, gaps over an eighth of lda: 2 lanes (ONE_PHASE_RULE), not rows
+    closer, smaller matrices or batches; element loads without a workspace."""
+    run(WIDE_GAP_RULE + ONE_PHASE_RULE + """
     base = 1 << 32
     def pick(m, k, dtype, lda=None, a_off=0, x_off=0, **kw):
         return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40) + x_off,
@@ -1765,6 +1792,31 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
             c = pick(1796630, k, dtype, lda, 2)
             got = (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads))
             assert got == ("rows_per_warp", p, 128 // p, X), (dtype, k, lda, c)
+    # 16-bit rows of one phase off 8 bytes.
+    n = 0
+    for dtype in ("float16", "bfloat16"):
+        for k in range(4, 24):
+            for lda in range(8, 129, 8):
+                for a_off in (1, 2, 3):
+                    if lda <= k:
+                        continue
+                    m = (40 << 20) // (lda * 2)
+                    want = one_phase_rule(m, k, lda, 2, a_off * 2)
+                    if not want:
+                        continue
+                    assert form(pick(m, k, dtype, lda, a_off * 2, 2)) == want, (dtype, k, lda, a_off)
+                    n += 1
+                    assert form(pick(m, k, dtype, lda, a_off * 2, 2, batch=2, stride_a=m * lda)) != want
+                    if want[3]:  # under 12 MB (small matrices may read such rows on 2 lanes of element loads too)
+                        assert form(pick((10 << 20) // (lda * 2), k, dtype, lda, a_off * 2, 2)) != want
+                    if k * 2 >= 32:
+                        assert form(pick(m, k, dtype, lda, a_off * 2, 2, workspace_bytes=0)) == one_phase_rule(
+                            m, k, lda, 2, a_off * 2, copies=False)
+        # Rows closer than 64 bytes (fp16 3154239 x 5, lda 16: 2 lanes ran 1.56x a thread a row) and
+        # rows on 8 bytes: not this rule.
+        assert pick(3154239, 5, dtype, 16, 4).variant == "thread_per_row"
+        assert form(pick(2000000, 9, dtype, 40, 8)) != one_phase_rule(2000000, 9, 40, 2, 2)
+    assert n >= 300, n
     """)
 
 

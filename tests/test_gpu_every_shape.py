@@ -220,7 +220,8 @@ def test_dispatch_of_wide_gap_rows_and_short_rows_on_8_bytes_is_correct(torch, d
     NaN in the gaps, alpha and beta, y poisoned: fp32 rows of 32-127 bytes with wide gaps on 4
     lanes (8-byte loads on rows on 8 bytes, else element loads, x staged or not); rows on 8
     bytes under 64 bytes a thread a row of 8-byte loads (x on 8 bytes or not); 16-bit rows of 46
-    bytes an element a load; 16-bit x's phase copies on 4 lanes for rows 224 bytes apart."""
+    bytes an element a load; 16-bit x's phase copies on 4 lanes for rows 224 bytes apart; 16-bit
+    rows of one phase off 8 bytes on 2 lanes (element loads, or x's copies from 32 bytes)."""
     buf, ws = workspace(torch)
     es = ES[dtype]
     A8, X = pygemv.LOADS_ALIGNED8, pygemv.LOADS_PHASED_X_COPIES
@@ -229,7 +230,7 @@ def test_dispatch_of_wide_gap_rows_and_short_rows_on_8_bytes_is_correct(torch, d
                  (10, 0, 2, 1, 9, (1, A8)), (14, 0, 2, 0, 9, (1, A8))]
     else:
         cases = [(12, 0, 4, 1, 9, (1, A8)), (8, 0, 4, 0, 9, (1, A8)), (23, 7, 1, 0, 13, (1, 0)),
-                 (73, 100, 1, 0, 13, (4, X))]
+                 (73, 100, 1, 0, 13, (4, X)), (9, 31, 3, 1, 13, (2, 0)), (17, 31, 3, 0, 13, (2, X))]
     failures, runs = [], 0
     for k, pad, a_off, x_off, mb, (p_want, loads) in cases:
         m = mb * (1 << 20) // ((k + pad) * es) + 1

@@ -536,13 +536,31 @@ namespace {
 // lda 64, 535 -> 235; bf16 5000000 x 5, lda 36 (8-byte loads) 129 -> 93. fp32 rows of 1-3
 // elements so lost (3000000 x 2, lda 29: 59.8 -> 98.1 us), and so did bf16 1953216 x 2, lda 40
 // (32.3 -> 36.0).
+// 16-bit rows of 8-46 bytes in one phase that is not on 8 bytes, gaps over an eighth of lda, from
+// 12 MB (s67, NOTES.md section 87, results/h200-2026-11-29-s67-run5-n-one-phase-gaps.csv): 2 lanes
+// of element loads at 2, x through L1, under 32 bytes (fp16 1905267 x 9, lda 48: 51.4 -> 34.6 us on
+// realigned packs before; fp16 581143 x 9, lda 40, 0.80x cuBLAS so, 21.6 -> 13.3), x's phase copies
+// on 2 lanes from 32 (fp16 382799 x 23, lda 32: 19.8 -> 11.0; bf16 553818 x 17, lda 64: 28.1 ->
+// 17.6); rows 64 bytes apart or more (fp16 3154239 x 5, lda 16: 28.5 us a thread a row, 44.6 on 2
+// lanes; -run6-*).
 bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, gap = pb.lda - pb.k;
     if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || mul_sat(mul_sat(pb.m, pb.lda), esz) < (12 << 20))
         return false;
     const bool spread_under_a_pack = esz == 2 && row >= 10 && row < 16 && pb.lda * esz >= 64;
-    if (!spread_under_a_pack && (rows_aligned16(pb) || (pb.lda * esz) % 16 == 0 || rows_aligned_to(pb, 8)))
-        return false;
+    const bool on8 = rows_aligned16(pb) || rows_aligned_to(pb, 8), one_phase = (pb.lda * esz) % 16 == 0;
+    if (!spread_under_a_pack && one_phase && !on8 && esz == 2 && row >= 8 && row < 48 && 8 * gap > pb.lda &&
+        pb.lda * esz >= 64) {
+        // 16-bit rows of one phase, not on 8 bytes, past the stream's gaps (s67, above).
+        const gemv_config_t copies = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhasedCopies, 1, 0, 1);
+        if (row >= 32 && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
+            *out = copies;
+            return true;
+        }
+        *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsScalar, 2, 0, 1);
+        return runs(*out, pb);
+    }
+    if (!spread_under_a_pack && (on8 || one_phase)) return false;
     int p = 0, unroll = 2;
     if (spread_under_a_pack || (esz == 2 && row <= 30)) p = 1, unroll = 4;
     else if (esz == 2 && row >= 32 && row < 48) p = 5 * gap < 2 * pb.lda ? 1 : 2, unroll = p == 1 ? 4 : 2;
