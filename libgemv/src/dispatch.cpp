@@ -72,6 +72,15 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
     return validate_config(c) == GEMV_STATUS_SUCCESS && can_implement(c, pb) == GEMV_STATUS_SUCCESS;
 }
 
+// x's phase copies on p lanes a row (128-thread blocks, one load in flight), where the workspace
+// holds them and the problem runs so: the short-row rules' shared form.
+bool row_copies_config(const Problem &pb, int p, gemv_config_t *out) {
+    const gemv_config_t c = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
+    if (workspace_needed(c, pb) > pb.workspace_bytes || !runs(c, pb)) return false;
+    *out = c;
+    return true;
+}
+
 // Rows that do not start 16-byte aligned, up to 3.5 KB and packed (a gap under an eighth
 // of lda): the row stream. On the H100 its best config took 0.40-0.95 of the time of this
 // heuristic's row kernels on 20 of 21 such shapes, 1.03 on the last (fp16 3728270 x 9: 41.8
@@ -129,11 +138,7 @@ bool short_rows_past_stream_config(const Problem &pb, gemv_config_t *out) {
         return runs(*out, pb);
     }
     const int p = row_bytes < 128 ? 2 : 4; // lanes a row, 128-thread blocks
-    const gemv_config_t copies = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
-    if (row_bytes >= 64 && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
-        *out = copies;
-        return true;
-    }
+    if (row_bytes >= 64 && row_copies_config(pb, p, out)) return true;
     *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsScalar, 4, 0, 1);
     return runs(*out, pb);
 }
@@ -285,10 +290,7 @@ bool short_copies_config(const Problem &pb, gemv_config_t *out) {
         return false;
     int p = packs < 12 ? 2 : packs < 24 ? 4 : packs < 96 ? 8 : 16;
     if (p == 2 && esz == 2 && row >= 64 && pb.lda * esz >= 224) p = 4; // rows far apart (s67, above)
-    const gemv_config_t c = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
-    if (workspace_needed(c, pb) > pb.workspace_bytes || !runs(c, pb)) return false;
-    *out = c;
-    return true;
+    return row_copies_config(pb, p, out);
 }
 
 // The phased config (fit to phased_regime's measurements): lanes a row by its 16-byte loads, 128
@@ -548,15 +550,11 @@ bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
     if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || mul_sat(mul_sat(pb.m, pb.lda), esz) < (12 << 20))
         return false;
     const bool spread_under_a_pack = esz == 2 && row >= 10 && row < 16 && pb.lda * esz >= 64;
-    const bool on8 = rows_aligned16(pb) || rows_aligned_to(pb, 8), one_phase = (pb.lda * esz) % 16 == 0;
+    const bool on8 = rows_aligned_to(pb, 8), one_phase = (pb.lda * esz) % 16 == 0; // on8: aligned rows too
     if (!spread_under_a_pack && one_phase && !on8 && esz == 2 && row >= 8 && row < 48 && 8 * gap > pb.lda &&
         pb.lda * esz >= 64) {
         // 16-bit rows of one phase, not on 8 bytes, past the stream's gaps (s67, above).
-        const gemv_config_t copies = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhasedCopies, 1, 0, 1);
-        if (row >= 32 && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
-            *out = copies;
-            return true;
-        }
+        if (row >= 32 && row_copies_config(pb, 2, out)) return true;
         *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsScalar, 2, 0, 1);
         return runs(*out, pb);
     }
@@ -565,11 +563,7 @@ bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
     if (spread_under_a_pack || (esz == 2 && row <= 30)) p = 1, unroll = 4;
     else if (esz == 2 && row >= 32 && row < 48) p = 5 * gap < 2 * pb.lda ? 1 : 2, unroll = p == 1 ? 4 : 2;
     else if (esz == 4 && row >= 48 && row <= 80) {
-        const gemv_config_t copies = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsPhasedCopies, 1, 0, 1);
-        if (4 * gap < pb.lda && workspace_needed(copies, pb) <= pb.workspace_bytes && runs(copies, pb)) {
-            *out = copies;
-            return true;
-        }
+        if (4 * gap < pb.lda && row_copies_config(pb, 2, out)) return true;
         p = 4;
     }
     if (!p) return false;
@@ -622,10 +616,10 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     // (s67): the stream and short_rows_past_stream_config's element loads ran 1.24-1.76x their
     // time (fp16 3349358 x 24 83.0 -> 47.2 us; fp32 662052 x 12 16.3 -> 10.2; bf16 4374406 x 8
     // 40.1 -> 30.4; benchmarks/NOTES.md section 87).
-    const bool rows8 = !rows_aligned16(pb) && rows_aligned_to(pb, 8) && pb.incx == 1 &&
-                       (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
+    const bool on8 = !rows_aligned16(pb) && rows_aligned_to(pb, 8);
+    const bool rows8 = on8 && pb.incx == 1 && (reinterpret_cast<uintptr_t>(pb.x) & 7u) == 0;
     const int64_t row_bytes = pb.k * esz;
-    const bool short8 = !rows_aligned16(pb) && rows_aligned_to(pb, 8) && row_bytes >= 8 && row_bytes < 64;
+    const bool short8 = on8 && row_bytes >= 8 && row_bytes < 64;
     const bool stream8 = (rows8 && esz == 2 && row_bytes >= 200) || short8; // 8-byte rows the stream lost
     if ((!rows8 && pb.m >= 2 * (int64_t)std::max(sm_count, 1) && copies_band_under_2048_rows(pb) &&
          phased_copies_config(pb, sm_count, &chosen)) ||
