@@ -196,8 +196,13 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)  # no room for the copies
             else:  # without room for the copies (with it, shorter rows take them from 64 MB: below)
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)
-            if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased
-                assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, c)
+            if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased but
+                # rows of 32-79 packs from 24 MB (s68: 8 lanes, x staged; short_rows_config, SHORT_ROWS_RULE)
+                if 32 <= -(-k * 4 // 16) < 80 and (24 << 20) <= m * (lda or k) * 4 < (64 << 20):
+                    assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
+                        "rows_per_warp", 8, 32, pygemv.LOADS_PHASED, 1, True), (dtype, m, k, c)
+                else:
+                    assert c.vector_loads != pygemv.LOADS_PHASED, (dtype, m, k, c)
                 continue
             if es == 4 and k >= 4096:  # fp32 rows of 16 KB and more: x through L1, a block a row, 4 loads
                 assert c.vector_loads == pygemv.LOADS_PHASED and not c.x_in_smem, (dtype, m, k, lda, a_off, c)
@@ -232,14 +237,16 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     # aligned a slot a thread (at most 1024 slices); realigned one wave of resident blocks (8 an
     # SM in 16 bits, 6 in fp32) where that leaves 48 slices or more (132 SMs: 1056 over 4 tiles,
     # 264 slices; fp32 792 over 9 tiles, 88), else whole slots a thread, as many as leave 64
-    # slices and 6 blocks an SM (50 tiles: 18 slots, 66 slices).
+    # slices and 4 waves of resident blocks (s68; 6 blocks an SM before: 50 tiles of 150001 slots,
+    # 13 slots a thread, 91 slices; fp32 18 tiles 186 slices, 65 before).
     c = pick(15, 1200007, "float16")
     assert c.variant == "rows_in_registers" and c.vector_loads == 2 and c.rows_per_block == 4, c
     assert c.split_k == 264 and c.threads_per_row == 128 and c.unroll == 1, c
     assert pick(35, 487331, "float32", lda=487334).split_k == 88  # 96 before s66: 864 blocks, past the wave
-    assert pick(88, 600007, "float16").split_k == 48 and pick(92, 600007, "float16").split_k == 66  # 22, 23 tiles
+    assert pick(88, 600007, "float16").split_k == 48 and pick(92, 600007, "float16").split_k == 196  # 22, 23 tiles
     assert pick(15, 1200008, "float16").split_k == 1024
-    assert pick(200, 1200007, "float16").split_k == 66
+    assert pick(200, 1200007, "float16").split_k == 91
+    assert pick(69, 1611549, "float32", a_off=120).split_k == 186  # 132.1 -> 113.2 us on an H200 (NOTES 88)
     c = pick(2, 1 << 23, "float16")
     assert c.variant == "rows_in_registers" and c.vector_loads == 1 and (c.rows_per_block, c.unroll) == (2, 2), c
     # Realigned from 32 MiB up to 480 rows (past 320, where x's phase copies do not fit the
@@ -1635,15 +1642,18 @@ def test_t_stream_legality_and_workspace():
 
 
 # dispatch.cpp wide_gap_rows_config, mirrored: fp32 op N single products of rows of 32-127 bytes
-# that do not start 16-byte aligned (the callers' rows never do), gaps of a quarter of lda or more, 96 bytes apart or more, from
-# 8 MB: 4 lanes at 2 in flight, 8-byte loads (x staged) on rows on 8 bytes, else element loads, x
-# staged from rows of 64 bytes. The form (variant, p, rows a block, loads, unroll, x staged, split)
-# or None.
+# that do not start 16-byte aligned (the callers' rows never do), gaps of a quarter of lda or more,
+# from 8 MB: 96 bytes apart or more, 4 lanes at 2 in flight, 8-byte loads (x staged) on rows on 8
+# bytes, else element loads, x staged from rows of 64 bytes; closer (s68), rows of 32-48 bytes off 8
+# bytes on 2 lanes of element loads, x through L1. The form (variant, p, rows a block, loads,
+# unroll, x staged, split) or None.
 WIDE_GAP_RULE = """
     def wide_gap_rule(m, k, lda, es, on_8):
         row, gap = k * es, lda - k
-        if es != 4 or not 32 <= row < 128 or 4 * gap < lda or lda * es < 96 or m * lda * es < (8 << 20):
+        if es != 4 or not 32 <= row < 128 or 4 * gap < lda or m * lda * es < (8 << 20):
             return None
+        if lda * es < 96:  # s68: rows of 32-48 bytes off 8 bytes, 2 lanes of element loads, x through L1
+            return None if row > 48 or on_8 else ("rows_per_warp", 2, 64, 0, 2, False, 1)
         if on_8:
             return ("rows_per_warp", 4, 32, pygemv.LOADS_ALIGNED8, 2, True, 1)
         return ("rows_per_warp", 4, 32, 0, 2, row >= 64, 1)
@@ -1651,16 +1661,21 @@ WIDE_GAP_RULE = """
 
 
 # dispatch.cpp short_rows_element_config's rows of one phase, mirrored (s67): 16-bit rows of 8-46
-# bytes, lda a multiple of a pack, 64 bytes apart or more, gaps over an eighth of lda, A not on 8
-# bytes, from 12 MB (but 16-bit rows of 5-7 elements 64 bytes apart, which read a thread a row):
-# x's phase copies on 2 lanes from 32 bytes (where the workspace holds them), else 2 lanes of
-# element loads at 2, x through L1. The form, or None.
+# bytes, lda a multiple of a pack, gaps over an eighth of lda, A not on 8 bytes, from 12 MB; 64
+# bytes apart or more (but 16-bit rows of 5-7 elements, which read a thread a row): x's phase
+# copies on 2 lanes from 32 bytes (where the workspace holds them), else 2 lanes of element loads at
+# 2, x through L1; closer (s68) a thread a row of element loads at 4, x staged where rows lie 16
+# bytes apart. The form, or None.
 ONE_PHASE_RULE = """
     def one_phase_rule(m, k, lda, es, a_off_bytes, copies=True):
         row, gap = k * es, lda - k
-        if es != 2 or lda * es % 16 or a_off_bytes % 8 == 0 or not 8 <= row < 48 or 8 * gap <= lda or lda * es < 64:
+        if es != 2 or lda * es % 16 or a_off_bytes % 8 == 0 or not 8 <= row < 48 or 8 * gap <= lda:
             return None
-        if m * lda * es < (12 << 20) or (10 <= row < 16):
+        if m * lda * es < (12 << 20):
+            return None
+        if lda * es < 64:  # s68: a thread a row at 4, x staged where rows lie 16 bytes apart
+            return ("thread_per_row", 1, 128, 0, 4, lda * es == 16, 1)
+        if 10 <= row < 16:
             return None
         if row >= 32 and copies:
             return ("rows_per_warp", 2, 64, pygemv.LOADS_PHASED_X_COPIES, 1, False, 1)
@@ -1768,9 +1783,15 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
                     if want[3] or want[5]:  # under 8 MB (small matrices read short rows so x through L1 too)
                         assert form(pick((6 << 20) // (lda * 4), k, "float32", lda, a_off * 4, 12)) != want
     assert n >= 60, n
-    # Rows of 128 bytes keep realigned packs; rows under 96 bytes apart a thread a row.
+    # Rows of 128 bytes keep realigned packs. Rows under 96 bytes apart (s68): 2 lanes of element
+    # loads, x through L1, rows of 32-48 bytes (687220 x 9, lda 12: 12.7 -> 12.4 us, a thread a row
+    # before); rows of 52-63 bytes keep the rules before (0.94-0.96x on that form: 800000 x 13, lda 20,
+    # 2 lanes of realigned packs; 250000 x 15, lda 22, 4 lanes of element loads, x staged).
     assert pick(2000000, 32, "float32", 64, 4).vector_loads == 2
-    assert pick(687220, 9, "float32", 12, 12).variant == "thread_per_row"
+    assert form(pick(687220, 9, "float32", 12, 12)) == ("rows_per_warp", 2, 64, 0, 2, False, 1)
+    assert form(pick(800000, 13, "float32", 20, 12)) == ("rows_per_warp", 2, 64, 2, 2, True, 1)
+    assert form(pick(250000, 15, "float32", 22, 12)) == ("rows_per_warp", 4, 32, 0, 2, True, 1)
+    assert form(pick(2000000, 12, "float32", 16, 8, 12)) == ("thread_per_row", 1, 128, pygemv.LOADS_ALIGNED8, 2, True, 1)
     # Rows on 8 bytes of 8-63 bytes: a thread a row of 8-byte loads, packed or not, x staged
     # where it is off 8 bytes (16-bit rows of 48 bytes up there: x's phase copies, as before);
     # rows of 64 bytes keep x's phase copies.
@@ -1820,6 +1841,25 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
     """)
 
 
+# dispatch.cpp short_rows_config, mirrored: rows of 256 bytes to 3.5 KB that start anywhere, 2048 and
+# more, 8-128 MB, where no earlier rule takes them: (variant, p, rows a block, loads, unroll, x
+# staged). Since s68 phased rows on 8 lanes, x staged, for 16-bit rows of 24-55 packs (56-79 from 20
+# MB) and fp32 rows of 32-79 packs of 24-64 MB; 16 realigned lanes on 128-thread blocks from 20 MB.
+SHORT_ROWS_RULE = """
+    def short_rows_rule(m, k, lda, es):
+        packs, size = -(-k * es // 16), m * lda * es
+        if es == 2:
+            phased8 = 24 <= packs < 80 and (packs < 56 or size >= (20 << 20))
+        else:
+            phased8 = 32 <= packs < 80 and (24 << 20) <= size < (64 << 20)
+        if phased8:
+            return ("rows_per_warp", 8, 32, pygemv.LOADS_PHASED, 1, True)
+        p = max(4, min(16, 1 << round(math.log2(packs / 10))))
+        rows = 128 // p if p == 4 or (p == 16 and size >= (20 << 20)) else 256 // p
+        return ("rows_per_warp", p, rows, pygemv.LOADS_REALIGNED, 2, True)
+"""
+
+
 # dispatch.cpp short_rows_past_stream_config, mirrored: packed rows under 256 bytes (lda x es) that
 # the stream took before s66: the (variant, p, loads, unroll, x_in_smem) without x's copies (no
 # workspace), or None where the stream keeps them (fp32 rows of 32-63 bytes, rows of 256 up).
@@ -1846,7 +1886,7 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
     row kernels for aligned rows, long rows, rows with wide gaps, single rows and batches. Its
     tile shrinks until the GPU has steps for every SM, and every choice can run. Without room
     for x's phase copies: with it, rows of 48 bytes up take them from 12-72 MB (next test)."""
-    run(SHORT_ROWS_PAST_STREAM + """
+    run(SHORT_ROWS_PAST_STREAM + SHORT_ROWS_RULE + """
     import math
     buf = pygemv.empty(1 << 22, "float16")
     base = buf.ptr
@@ -1874,16 +1914,22 @@ def test_heuristic_streams_short_rows_that_are_not_16_byte_aligned():
             assert c.variant == "row_stream" and c.vector_loads == 2 and c.x_in_smem, (dtype, m, k, lda, a_off, c)
             assert pygemv.can_implement(c, m, k, dtype, lda=lda or k, a_ptr=base + a_off)[0]
         # Rows of 256 bytes to 3.5 KB, 2048 and more, under 128 MB: about ten packs a lane (4..16),
-        # unroll 2, x staged; from 128 MB the row stream again.
-        for m, k, p in [(20000, 701, 8), (6770, 1477, 16), (50084, 153, 4), (40000, 129, 4)]:
+        # unroll 2, x staged, or phased rows on 8 lanes (s68; SHORT_ROWS_RULE); from 128 MB the row
+        # stream again.
+        seen = set()
+        for m, k in [(20000, 701), (6770, 1477), (50084, 153), (40000, 129), (4000, 1477), (9000, 1401), (12000, 501),
+                     (70000, 111), (45000, 171), (11324, 411), (14347, 301), (40000, 401)]:
             if not 256 <= k * es <= 3584:
                 continue
             c = pick(m, k, dtype)
-            want = max(4, min(16, 1 << round(math.log2(-(-k * es // 16) / 10))))
-            assert (c.variant, c.vector_loads, c.unroll, c.x_in_smem) == ("rows_per_warp", 2, 2, True), (dtype, m, k, c)
-            assert c.threads_per_row == want and c.threads_per_row * c.rows_per_block == (128 if want == 4 else 256), c
+            want = short_rows_rule(m, k, k, es)
+            assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == want, (
+                dtype, m, k, c)
+            seen.add(want[1:4])
             ok, why = pygemv.can_implement(c, m, k, dtype, a_ptr=base, x_ptr=base + (1 << 21))
             assert ok, (dtype, m, k, c, why)
+        forms = {(8, 32, pygemv.LOADS_PHASED), (4, 32, 2), (8, 32, 2), (16, 8, 2), (16, 16, 2)}
+        assert seen == (forms - {(16, 16, 2)} if es == 4 else forms), (dtype, seen)  # fp32: no 16 lanes under 20 MB here
         big = pick((128 << 20) // (701 * es) + 1, 701, dtype)  # 128 MB: fp32 streamed, 16-bit phased
         assert (big.variant == "row_stream") if es == 4 else big.vector_loads == pygemv.LOADS_PHASED, big
         # 16-bit rows of 200-511 bytes from 256 MB: phased, x through L1, 2 lanes a row; shorter

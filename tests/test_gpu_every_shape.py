@@ -246,6 +246,45 @@ def test_dispatch_of_wide_gap_rows_and_short_rows_on_8_bytes_is_correct(torch, d
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_s68_rules_is_correct(torch, dtype):
+    """The s68 rules (NOTES 88), the dispatcher's own choice against the float64 reference with
+    NaN in the gaps, alpha and beta, y poisoned: 16-bit rows of one phase off 8 bytes under 64
+    bytes apart a thread a row (x staged at 16 bytes apart); fp32 rows of 32-48 bytes with wide
+    gaps under 96 bytes apart on 2 lanes of element loads; rows of 24-79 packs phased on 8 lanes,
+    x staged; 16 realigned lanes on 128-thread blocks; fp32 and 16-bit row tiles of 4 waves of
+    slices."""
+    buf, ws = workspace(torch)
+    es = ES[dtype]
+    P, R = pygemv.LOADS_PHASED, pygemv.LOADS_REALIGNED
+    # (m or None for MB, k, lda pad, A off, x off, MB, want: (variant, p, rows a block, loads, x staged, least split))
+    if es == 4:
+        cases = [(None, 9, 4, 1, 0, 10, ("rows_per_warp", 2, 64, 0, False, 1)),
+                 (None, 12, 5, 3, 1, 13, ("rows_per_warp", 2, 64, 0, False, 1)),
+                 (None, 181, 46, 3, 1, 34, ("rows_per_warp", 8, 32, P, True, 1)),
+                 (None, 521, 0, 6, 5, 20, ("rows_per_warp", 16, 8, R, True, 1)),
+                 (72, 120000, 0, 3, 1, 0, ("rows_in_registers", 128, 4, R, False, 176))]
+    else:
+        cases = [(None, 11, 5, 1, 3, 13, ("thread_per_row", 1, 128, 0, False, 1)),
+                 (None, 6, 2, 2, 2, 13, ("thread_per_row", 1, 128, 0, True, 1)),
+                 (None, 300, 9, 1, 2, 12, ("rows_per_warp", 8, 32, P, True, 1)),
+                 (None, 1400, 9, 1, 2, 25, ("rows_per_warp", 16, 8, R, True, 1)),
+                 (100, 170000, 0, 3, 1, 0, ("rows_in_registers", 128, 4, R, False, 160))]
+    failures, runs = [], 0
+    for m, k, pad, a_off, x_off, mb, want in cases:
+        m = m or mb * (1 << 20) // ((k + pad) * es) + 1
+        case = Case(lda_pad=pad, a_off=a_off, x_off=x_off, alpha=(1.0, -0.5)[x_off % 2], beta=(0.0, 0.75)[x_off % 2])
+        pr = Problem(torch, m, k, dtype, case, seed=k)
+        A, x, y = pr.ptrs()
+        c = pygemv.select_config(m, k, dtype, lda=pr.lda, a_ptr=A, x_ptr=x, use_table=False, workspace_bytes=ws[1])
+        got = (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), bool(c.x_in_smem))
+        assert got == want[:5] and c.split_k >= want[5], (dtype, m, k, pad, a_off, x_off, c)
+        f, r = check_all_configs(torch, pr, [c], ws)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k, pad", [(5000, 12, 0), (3001, 35, 3), (777, 1306, 1), (64, 8, 0), (100, 3, 6),
                                        (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0), (20011, 22, 19),
                                        (3001, 12, 42), (999, 5, 64)])

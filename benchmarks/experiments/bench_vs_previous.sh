@@ -5,8 +5,8 @@
 # (timed in the same run as it). quantized_vs_previous.sh and dense_vs_previous.sh call it.
 #   git archive --format=tar <commit> -o .carry/old-src.tar    (on the host)
 #   OUT=dir [PREFIX=name-] BENCH_ARGS="..." bash benchmarks/experiments/bench_vs_previous.sh .carry/old-src.tar
-# BENCH_ARGS2 and BENCH_ARGS3, if set, are more case sets timed on both builds (files
-# ${PREFIX}2-*, ${PREFIX}3-*). BENCH_FROM_THIS=1: both builds run this checkout's pygemv/bench*.py. THIS_TABLE, if set, is the table this build's runs read
+# BENCH_ARGS2 to BENCH_ARGS5, if set, are more case sets timed on both builds (files
+# ${PREFIX}2-* to ${PREFIX}5-*). BENCH_FROM_THIS=1: both builds run this checkout's pygemv/bench*.py. THIS_TABLE, if set, is the table this build's runs read
 # (GEMV_TABLE; a tune's merge, say); the previous reads its own shipped one.
 # Writes $OUT/${PREFIX}previous.json, ${PREFIX}this.json and ${PREFIX}bench-this.txt. The two
 # builds run side by side: the previous into /tmp/site-prev (put first on PYTHONPATH for its
@@ -31,9 +31,9 @@ fi
 [ -z "${BUILD_ONLY:-}" ] || exit 0
 # BENCH_FROM_THIS=1: the previous build runs this checkout's benchmark code (cases it lacks).
 [ -z "${BENCH_FROM_THIS:-}" ] || cp pygemv/bench.py pygemv/bench_quantized.py /tmp/site-prev/pygemv/
-sets=("$BENCH_ARGS" "${BENCH_ARGS2:-}" "${BENCH_ARGS3:-}")
-names=("${PREFIX}" "${PREFIX}2-" "${PREFIX}3-")
-for i in 0 1 2; do
+sets=("$BENCH_ARGS" "${BENCH_ARGS2:-}" "${BENCH_ARGS3:-}" "${BENCH_ARGS4:-}" "${BENCH_ARGS5:-}")
+names=("${PREFIX}" "${PREFIX}2-" "${PREFIX}3-" "${PREFIX}4-" "${PREFIX}5-")
+for i in 0 1 2 3 4; do
   [ -n "${sets[$i]}" ] || continue
   p=${names[$i]}
   (cd /tmp && PYTHONPATH=/tmp/site-prev${PYTHONPATH:+:$PYTHONPATH} python3 -P -m pygemv.bench ${sets[$i]} \
@@ -42,7 +42,7 @@ for i in 0 1 2; do
   (cd /tmp && env ${THIS_TABLE:+GEMV_TABLE=$THIS_TABLE} python3 -P -m pygemv.bench ${sets[$i]} \
     --json "$OUT/${p}this.json" $plot) > "$OUT/${p}bench-this.txt" 2>&1 || { tail -30 "$OUT/${p}bench-this.txt"; exit 1; }
 done
-for i in 0 1 2; do
+for i in 0 1 2 3 4; do
 [ -n "${sets[$i]}" ] || continue
 p=${names[$i]}
 python3 - "$OUT/${p}previous.json" "$OUT/${p}this.json" <<'PY'

@@ -152,14 +152,31 @@ bool short_rows_past_stream_config(const Problem &pb, gemv_config_t *out) {
 // of the time of the row stream (fp16 5983 x 701: 6.2 against 9.3 us) and 0.75-0.97 of the
 // row kernels with x through the cache (fp32 18850 x 445: 15.8 against 20.4); the row stream
 // keeps the large ones (fp16 1296187 x 108: 142 us streamed, 213 in rows).
+// s68 (NOTES.md section 88, results/h200-2026-11-29-s68-run1/2-n-medium-rows.csv, 34 problems of
+// 8-115 MB against 24-93 configs): phased rows on 8 lanes, x staged, one load in flight, as phased
+// rows of 512 bytes up from 32 MB take them, where these lanes ran 1.05-1.35x the best: 16-bit rows of
+// 24-55 packs, of 56-79 from 20 MB (bf16 46723 x 318, lda 345, 16.9 -> 12.6 us); fp32 rows of 32-79
+// packs of 24-64 MB (39092 x 181, lda 227, 14.5 -> 12.4; 0.96x cuBLAS before). On fresh shapes 1.03x
+// (fp32, 5) and 1.09x (16 bits, 12; -run4-vs-previous.txt); fp32 rows of 28 packs (70000 x 110: 0.92x),
+// 16-bit ones of 63 at 12 MB (0.88-0.91x) and fp32 ones past 64 MB (unmeasured) keep realigned lanes.
+// 16 lanes take 128-thread blocks from 20 MB (bf16 9000 x 1400, lda 1409, 13.4 -> 9.9 us on blocks of
+// 256; at 12 MB 0.90-0.93x: 5000 x 1200).
 bool short_rows_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row_bytes = pb.k * esz, packs = (row_bytes + 15) / 16;
     const int64_t bytes = mul_sat(pb.m, pb.lda * esz);
     if (pb.batched() || pb.m < 2048 || rows_aligned16(pb) || row_bytes < 256 || row_bytes > 3584 ||
         bytes < (8 << 20) || bytes >= (128 << 20))
         return false;
+    // Phased rows, x staged, 8 lanes (s68, above).
+    const bool phased8 = esz == 2 ? packs >= 24 && packs < 80 && (packs < 56 || bytes >= (20 << 20))
+                                  : packs >= 32 && packs < 80 && bytes >= (24 << 20) && bytes < (64 << 20);
+    if (phased8) {
+        *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 8, 32, kLoadsPhased, 1, 1, 1);
+        if (runs(*out, pb)) return true;
+    }
     const int p = std::clamp(pow2_round((double)packs / 10.0), 4, 16);
-    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, p == 4 ? 32 : 256 / p, kLoadsRealigned, 2, 1, 1);
+    const int rows = p == 4 || (p == 16 && bytes >= (20 << 20)) ? 128 / p : 256 / p;
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, rows, kLoadsRealigned, 2, 1, 1);
     return runs(*out, pb);
 }
 
@@ -361,6 +378,10 @@ bool short_phased_config(const Problem &pb, gemv_config_t *out) {
 // blocks past the wave: 47 x 918792 63.4 -> 45.9 us (66 slices, 67 before), 35 x 487331 26.8 ->
 // 20.8 (88, 96 before), 20 x 1037122 30.9 -> 24.0 (benchmarks/NOTES.md section 86,
 // results/h200-2026-11-29-s66-run1-n-tiles-whole.csv).
+// s68: whole slots a thread leave at least 4 waves of resident blocks, not 6 blocks an SM: a grid of
+// 1.3-1.9 waves idles most of its last one (fp32 69 x 1611549: 65 slices, 1.48 waves, 132.1 us, 0.92x
+// cuBLAS; 186 slices 113.2, 1.09x; 87 x 981327: 67 slices 90.5, 128-512 84.4-85.8; NOTES.md section
+// 88, -s68-run2-n-few-long.csv, -run3-vs-previous.txt: 12 cases 1.026x, 0.977x at worst).
 int64_t tile_blocks_an_sm(gemv_dtype_t dtype) { return dtype == GEMV_DTYPE_F32 ? 6 : 8; }
 
 bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
@@ -381,8 +402,8 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
         const int64_t one_wave = tile_blocks_an_sm(pb.dtype()) * sms / tiles;
         if (one_wave >= 48) {
             want = one_wave;
-        } else { // whole slots a thread, as many as leave 64 slices and 6 blocks an SM
-            const int64_t least = std::max<int64_t>(64, (6 * sms + tiles - 1) / tiles);
+        } else { // whole slots a thread, as many as leave 64 slices and 4 waves of resident blocks (s68)
+            const int64_t least = std::max<int64_t>(64, (4 * tile_blocks_an_sm(pb.dtype()) * sms + tiles - 1) / tiles);
             const int64_t per_thread = std::max<int64_t>(1, slots / (p * least));
             want = (slots + p * per_thread - 1) / (p * per_thread);
         }
@@ -544,16 +565,25 @@ namespace {
 // realigned packs before; fp16 581143 x 9, lda 40, 0.80x cuBLAS so, 21.6 -> 13.3), x's phase copies
 // on 2 lanes from 32 (fp16 382799 x 23, lda 32: 19.8 -> 11.0; bf16 553818 x 17, lda 64: 28.1 ->
 // 17.6); rows 64 bytes apart or more (fp16 3154239 x 5, lda 16: 28.5 us a thread a row, 44.6 on 2
-// lanes; -run6-*).
+// lanes; -run6-*). Rows under 64 bytes apart (s68, NOTES.md section 88, results/h200-2026-11-29-s68-
+// run1-n-one-phase-close.csv): a thread a row of element loads at 4, x through L1 (staged where rows
+// lie 16 bytes apart: bf16 5991217 x 6, lda 8, 46.4 us staged, 59.4 not); these had taken 2 lanes
+// of realigned packs or a thread a row at 2 by the row kernels' own rules, 1.00-2.09x the best of 47
+// configs (fp16 4842187 x 11, lda 16, 131.2 -> 63.9 us); on fresh shapes 1.51x and 1.23x (fp16
+// 4000000 x 11, lda 16, 106.8 -> 53.1; -run2-vs-previous.txt).
 bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, gap = pb.lda - pb.k;
     if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || mul_sat(mul_sat(pb.m, pb.lda), esz) < (12 << 20))
         return false;
     const bool spread_under_a_pack = esz == 2 && row >= 10 && row < 16 && pb.lda * esz >= 64;
     const bool on8 = rows_aligned_to(pb, 8), one_phase = (pb.lda * esz) % 16 == 0; // on8: aligned rows too
-    if (!spread_under_a_pack && one_phase && !on8 && esz == 2 && row >= 8 && row < 48 && 8 * gap > pb.lda &&
-        pb.lda * esz >= 64) {
-        // 16-bit rows of one phase, not on 8 bytes, past the stream's gaps (s67, above).
+    if (!spread_under_a_pack && one_phase && !on8 && esz == 2 && row >= 8 && row < 48 && 8 * gap > pb.lda) {
+        // 16-bit rows of one phase, not on 8 bytes, past the stream's gaps (s67, above); under 64
+        // bytes apart a thread a row at 4, x staged where rows lie 16 bytes apart (s68, above).
+        if (pb.lda * esz < 64) {
+            *out = make_config(GEMV_VARIANT_THREAD_PER_ROW, 1, 128, kLoadsScalar, 4, pb.lda * esz == 16, 1);
+            return runs(*out, pb);
+        }
         if (row >= 32 && row_copies_config(pb, 2, out)) return true;
         *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsScalar, 2, 0, 1);
         return runs(*out, pb);
@@ -582,14 +612,23 @@ bool short_rows_element_config(const Problem &pb, gemv_config_t *out) {
 // 10-1350 MB) those ran 1.22x the best of 47-57 configs on average, these 1.05x: 4921171 x 12, lda 72,
 // 348.5 -> 186.6 us (cuBLAS 241); 861383 x 22, lda 46, 69.0 -> 39.1; 797309 x 8, lda 25, 28.3 ->
 // 22.1. Rows of 128 bytes up keep 4 lanes of realigned packs (380554 x 39, lda 126: 30.1 us, 31.7
-// so), rows under 96 bytes apart a thread a row (687220 x 9, lda 12: 12.6 us, 20.2 so;
-// -s67-run2-n-one-phase-short.csv); narrower gaps keep the rules before (x's phase copies, the
-// stream).
+// so); narrower gaps keep the rules before (x's phase copies, the stream). Rows under 96 bytes apart
+// (687220 x 9, lda 12: 12.6 us a thread a row, 20.2 on these 4 lanes; -s67-run2-n-one-phase-short.csv)
+// of 32-48 bytes off 8 bytes take 2 lanes of element loads at 2, x through L1, since s68 (NOTES.md
+// section 88): the rules before (a thread a row, 2 lanes of realigned packs, 4 of element loads) ran
+// 1.03-1.34x the best of 47 configs on 13 drawn problems (-s68-run1-n-fp32-close-gaps.csv), these
+// 1.00-1.10x; fresh shapes 1.23x and 1.14x (2000000 x 8, lda 12, 46.2 -> 31.1 us; -run2-, -run3-
+// vs-previous.txt). Rows of 52-60 bytes so ran 0.94-1.00x (800000 x 13, lda 20): they keep theirs.
 bool wide_gap_rows_config(const Problem &pb, gemv_config_t *out) {
     const int64_t row = pb.k * 4, gap = pb.lda - pb.k;
     if (pb.dtype() != GEMV_DTYPE_F32 || pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) ||
-        row < 32 || row >= 128 || 4 * gap < pb.lda || pb.lda * 4 < 96 || mul_sat(pb.m, pb.lda * 4) < (8 << 20))
+        row < 32 || row >= 128 || 4 * gap < pb.lda || mul_sat(pb.m, pb.lda * 4) < (8 << 20))
         return false;
+    if (pb.lda * 4 < 96) { // rows of 32-48 bytes under 96 bytes apart: 2 lanes of element loads, x through L1 (s68)
+        if (row > 48 || rows_aligned_to(pb, 8)) return false;
+        *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsScalar, 2, 0, 1);
+        return runs(*out, pb);
+    }
     *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsAligned8, 2, 1, 1);
     if (rows_aligned_to(pb, 8) && runs(*out, pb)) return true;
     *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsScalar, 2, row >= 64, 1);
