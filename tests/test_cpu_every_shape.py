@@ -197,7 +197,7 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             else:  # without room for the copies (with it, shorter rows take them from 64 MB: below)
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)
             if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased but
-                # rows of 32-79 packs from 24 MB (s68: 8 lanes, x staged; short_rows_config, SHORT_ROWS_RULE)
+                # rows of 32-79 packs of 24-64 MB (s68: 8 lanes, x staged; short_rows_config, SHORT_ROWS_RULE)
                 if 32 <= -(-k * 4 // 16) < 80 and (24 << 20) <= m * (lda or k) * 4 < (64 << 20):
                     assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
                         "rows_per_warp", 8, 32, pygemv.LOADS_PHASED, 1, True), (dtype, m, k, c)

@@ -154,9 +154,9 @@ bool short_rows_past_stream_config(const Problem &pb, gemv_config_t *out) {
 // keeps the large ones (fp16 1296187 x 108: 142 us streamed, 213 in rows).
 // s68 (NOTES.md section 88, results/h200-2026-11-29-s68-run1/2-n-medium-rows.csv, 34 problems of
 // 8-115 MB against 24-93 configs): phased rows on 8 lanes, x staged, one load in flight, as phased
-// rows of 512 bytes up from 32 MB take them, where these lanes ran 1.05-1.35x the best: 16-bit rows of
-// 24-55 packs, of 56-79 from 20 MB (bf16 46723 x 318, lda 345, 16.9 -> 12.6 us); fp32 rows of 32-79
-// packs of 24-64 MB (39092 x 181, lda 227, 14.5 -> 12.4; 0.96x cuBLAS before). On fresh shapes 1.03x
+// rows of 512 bytes up from 32 MB take them, where the realigned lanes ran 1.05-1.35x the best: 16-bit
+// rows of 24-55 packs, of 56-79 from 20 MB (bf16 46723 x 318, lda 345, 16.9 -> 13.4 us); fp32 rows of
+// 32-79 packs of 24-64 MB (39092 x 181, lda 227, 14.5 -> 12.7; 0.96x cuBLAS before). On fresh shapes 1.03x
 // (fp32, 5) and 1.09x (16 bits, 12; -run4-vs-previous.txt); fp32 rows of 28 packs (70000 x 110: 0.92x),
 // 16-bit ones of 63 at 12 MB (0.88-0.91x) and fp32 ones past 64 MB (unmeasured) keep realigned lanes.
 // 16 lanes take 128-thread blocks from 20 MB (bf16 9000 x 1400, lda 1409, 13.4 -> 9.9 us on blocks of
@@ -380,7 +380,7 @@ bool short_phased_config(const Problem &pb, gemv_config_t *out) {
 // results/h200-2026-11-29-s66-run1-n-tiles-whole.csv).
 // s68: whole slots a thread leave at least 4 waves of resident blocks, not 6 blocks an SM: a grid of
 // 1.3-1.9 waves idles most of its last one (fp32 69 x 1611549: 65 slices, 1.48 waves, 132.1 us, 0.92x
-// cuBLAS; 186 slices 113.2, 1.09x; 87 x 981327: 67 slices 90.5, 128-512 84.4-85.8; NOTES.md section
+// cuBLAS; 186 slices 113.2, 1.09x; 87 x 981327: 67 slices 90.5, 128-512 84.4-86.8; NOTES.md section
 // 88, -s68-run2-n-few-long.csv, -run3-vs-previous.txt: 12 cases 1.026x, 0.977x at worst).
 int64_t tile_blocks_an_sm(gemv_dtype_t dtype) { return dtype == GEMV_DTYPE_F32 ? 6 : 8; }
 
