@@ -214,6 +214,18 @@ def test_dispatch_of_shorter_misaligned_rows_to_x_phase_copies_is_correct(torch,
     assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
 
 
+def check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws):
+    """The dispatcher's own choice on m x k (lda = k + pad; A and x a_off and x_off elements off;
+    alpha and beta by x_off's parity) against the float64 reference with NaN in the gaps and y
+    poisoned: (the choice, failures, runs)."""
+    case = Case(lda_pad=pad, a_off=a_off, x_off=x_off, alpha=(1.0, -0.5)[x_off % 2], beta=(0.0, 0.75)[x_off % 2])
+    pr = Problem(torch, m, k, dtype, case, seed=k)
+    A, x, y = pr.ptrs()
+    c = pygemv.select_config(m, k, dtype, lda=pr.lda, a_ptr=A, x_ptr=x, use_table=False, workspace_bytes=ws[1])
+    failures, runs = check_all_configs(torch, pr, [c], ws)
+    return c, failures, runs
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_dispatch_of_wide_gap_rows_and_short_rows_on_8_bytes_is_correct(torch, dtype):
     """The s67 rules (NOTES 87), the dispatcher's own choice against the float64 reference with
@@ -234,12 +246,8 @@ def test_dispatch_of_wide_gap_rows_and_short_rows_on_8_bytes_is_correct(torch, d
     failures, runs = [], 0
     for k, pad, a_off, x_off, mb, (p_want, loads) in cases:
         m = mb * (1 << 20) // ((k + pad) * es) + 1
-        case = Case(lda_pad=pad, a_off=a_off, x_off=x_off, alpha=(1.0, -0.5)[x_off % 2], beta=(0.0, 0.75)[x_off % 2])
-        pr = Problem(torch, m, k, dtype, case, seed=k)
-        A, x, y = pr.ptrs()
-        c = pygemv.select_config(m, k, dtype, lda=pr.lda, a_ptr=A, x_ptr=x, use_table=False, workspace_bytes=ws[1])
+        c, f, r = check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws)
         assert (c.threads_per_row, int(c.vector_loads)) == (p_want, loads), (dtype, m, k, pad, a_off, x_off, c)
-        f, r = check_all_configs(torch, pr, [c], ws)
         failures += f
         runs += r
     assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
@@ -272,13 +280,9 @@ def test_dispatch_of_s68_rules_is_correct(torch, dtype):
     failures, runs = [], 0
     for m, k, pad, a_off, x_off, mb, want in cases:
         m = m or mb * (1 << 20) // ((k + pad) * es) + 1
-        case = Case(lda_pad=pad, a_off=a_off, x_off=x_off, alpha=(1.0, -0.5)[x_off % 2], beta=(0.0, 0.75)[x_off % 2])
-        pr = Problem(torch, m, k, dtype, case, seed=k)
-        A, x, y = pr.ptrs()
-        c = pygemv.select_config(m, k, dtype, lda=pr.lda, a_ptr=A, x_ptr=x, use_table=False, workspace_bytes=ws[1])
+        c, f, r = check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws)
         got = (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), bool(c.x_in_smem))
         assert got == want[:5] and c.split_k >= want[5], (dtype, m, k, pad, a_off, x_off, c)
-        f, r = check_all_configs(torch, pr, [c], ws)
         failures += f
         runs += r
     assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])

@@ -399,11 +399,11 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     if (!large) {
         want = std::min<int64_t>(want, std::max<int64_t>(1, 4 * sms / tiles));
     } else if (!aligned) {
-        const int64_t one_wave = tile_blocks_an_sm(pb.dtype()) * sms / tiles;
-        if (one_wave >= 48) {
-            want = one_wave;
+        const int64_t wave = tile_blocks_an_sm(pb.dtype()) * sms; // resident blocks
+        if (wave / tiles >= 48) {
+            want = wave / tiles;
         } else { // whole slots a thread, as many as leave 64 slices and 4 waves of resident blocks (s68)
-            const int64_t least = std::max<int64_t>(64, (4 * tile_blocks_an_sm(pb.dtype()) * sms + tiles - 1) / tiles);
+            const int64_t least = std::max<int64_t>(64, (4 * wave + tiles - 1) / tiles);
             const int64_t per_thread = std::max<int64_t>(1, slots / (p * least));
             want = (slots + p * per_thread - 1) / (p * per_thread);
         }
@@ -624,13 +624,14 @@ bool wide_gap_rows_config(const Problem &pb, gemv_config_t *out) {
     if (pb.dtype() != GEMV_DTYPE_F32 || pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) ||
         row < 32 || row >= 128 || 4 * gap < pb.lda || mul_sat(pb.m, pb.lda * 4) < (8 << 20))
         return false;
+    const bool on8 = rows_aligned_to(pb, 8);
     if (pb.lda * 4 < 96) { // rows of 32-48 bytes under 96 bytes apart: 2 lanes of element loads, x through L1 (s68)
-        if (row > 48 || rows_aligned_to(pb, 8)) return false;
+        if (row > 48 || on8) return false;
         *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 2, 64, kLoadsScalar, 2, 0, 1);
         return runs(*out, pb);
     }
     *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsAligned8, 2, 1, 1);
-    if (rows_aligned_to(pb, 8) && runs(*out, pb)) return true;
+    if (on8 && runs(*out, pb)) return true;
     *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 4, 32, kLoadsScalar, 2, row >= 64, 1);
     return runs(*out, pb);
 }
