@@ -197,8 +197,8 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
             else:  # without room for the copies (with it, shorter rows take them from 64 MB: below)
                 c = pick(m, k, dtype, lda, a_off, workspace_bytes=0)
             if es == 4 and k * 4 <= 3584:  # fp32 rows the row stream holds (3.5 KB): not phased but
-                # rows of 32-79 packs of 24-64 MB (s68: 8 lanes, x staged; short_rows_config, SHORT_ROWS_RULE)
-                if 32 <= -(-k * 4 // 16) < 80 and (24 << 20) <= m * (lda or k) * 4 < (64 << 20):
+                # rows of 32-79 packs of 24-128 MB (s68, s69: 8 lanes, x staged; short_rows_config, SHORT_ROWS_RULE)
+                if 32 <= -(-k * 4 // 16) < 80 and (24 << 20) <= m * (lda or k) * 4 < (128 << 20):
                     assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
                         "rows_per_warp", 8, 32, pygemv.LOADS_PHASED, 1, True), (dtype, m, k, c)
                 else:
@@ -411,8 +411,8 @@ def test_heuristic_gives_strided_batches_of_rows_about_8_packs_a_lane():
 
 
 def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
-    """op T: realigned packs on up to 48 long rows beyond 256 KiB (wider tiles when rows are
-    fewer than the lanes), phased rows on large matrices of many rows and on fewer rows than
+    """op T: realigned packs on up to 7 long rows beyond 256 KiB (wider tiles when rows are
+    fewer than the lanes), phased packs on 8 to 48 up to 8 MB (s69), phased rows on large matrices of many rows and on fewer rows than
     the phase period, one element a load
     elsewhere on misaligned rows; a small matrix whose lanes would walk more than 16 rows is
     split over the rows (NOTES 37), and every choice can run."""
@@ -425,7 +425,13 @@ def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
     for dtype in ("float32", "float16", "bfloat16"):
         c = pick(2, 4452911, dtype)  # fewer rows than the period: a row a lane (BELOW_PERIOD_RULE_T)
         assert c.vector_loads == pygemv.LOADS_PHASED and c.rows_per_block == 2 and c.threads_per_row == 64, c
-        assert pick(47, 4403, dtype).vector_loads == R
+        # 8 to 48 rows up to 8 MB that the rules before take not: phased packs on 128-thread blocks,
+        # 8 lanes up to 32 rows, 16 past them, 4 rows in flight (s69); fewer rows keep realigned packs.
+        for m, k, lanes in ((47, 4403, 16), (33, 5970, 16), (20, 12007, 8), (8, 30011, 8)):
+            c = pick(m, k, dtype)
+            assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == (
+                "t_columns", 128 // lanes, lanes, pygemv.LOADS_PHASED, 4), (dtype, m, k, c)
+        assert pick(5, 60011 // (4 if dtype == "float32" else 2), dtype).vector_loads == R
         for m, k in ((11, 2999), (22518, 1), (100, 4097)):
             assert pick(m, k, dtype).vector_loads == S, (dtype, m, k)
         # Few long rows: the lane-class one pass (fp32 rows long enough for one-lane tiles keep those).
@@ -550,7 +556,10 @@ def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
             rule = lane_pass_rule(m, k, es)
             if rule is None:  # fp32 120 x 27546 (13 MiB) and one-lane rows; 16-bit 33 x 54307, 120 x 27546 (3.4, 6.3 MiB)
                 assert (m, k) in ((120, 27546), (33, 54307)) or (es == 4 and m <= 96 and k >= 135105), (dtype, m, k)
-                assert not (c.variant == "t_columns" and int(c.vector_loads) == 3 and c.split_k == 1), (dtype, m, k, c)
+                if (m, k, es) == (33, 54307, 2):  # 8 to 48 rows up to 8 MB: phased packs on 16 lanes (s69)
+                    assert form(c) == ("t_columns", 8, 16, 3, 4, 1), (dtype, m, k, c)
+                else:
+                    assert not (c.variant == "t_columns" and int(c.vector_loads) == 3 and c.split_k == 1), (dtype, m, k, c)
                 seen.add(None)
                 continue
             assert form(c) == ("t_columns", *rule, 3, 4, 1), (dtype, m, k, c, rule)
@@ -884,6 +893,9 @@ def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
         below = below_period_rule(m, k, lda, es)  # fewer rows than the period: a row a lane
         if below:
             assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == below, (m, k, lda, c)
+        elif (m, k) in ((31, 9565), (8, 140481)) and es == 2:  # declined, up to 8 MB: phased packs on 8 lanes at 4 (s69)
+            assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == (
+                "t_columns", 16, 8, P, 4), (m, k, c)
         else:
             assert not (c.variant == "t_columns" and c.vector_loads == P and c.rows_per_block <= 8), (m, k, c)
     taken, declined = set(), 0
@@ -1844,14 +1856,15 @@ def test_heuristic_reads_fp32_rows_of_wide_gaps_on_4_lanes_and_short_rows_on_8_b
 # dispatch.cpp short_rows_config, mirrored: rows of 256 bytes to 3.5 KB that start anywhere, 2048 and
 # more, 8-128 MB, where no earlier rule takes them: (variant, p, rows a block, loads, unroll, x
 # staged). Since s68 phased rows on 8 lanes, x staged, for 16-bit rows of 24-55 packs (56-79 from 20
-# MB) and fp32 rows of 32-79 packs of 24-64 MB; 16 realigned lanes on 128-thread blocks from 20 MB.
+# MB) and fp32 rows of 32-79 packs from 24 MB (to 64 MB before s69); 16 realigned lanes on 128-thread
+# blocks from 20 MB.
 SHORT_ROWS_RULE = """
     def short_rows_rule(m, k, lda, es):
         packs, size = -(-k * es // 16), m * lda * es
         if es == 2:
             phased8 = 24 <= packs < 80 and (packs < 56 or size >= (20 << 20))
         else:
-            phased8 = 32 <= packs < 80 and (24 << 20) <= size < (64 << 20)
+            phased8 = 32 <= packs < 80 and size >= (24 << 20)
         if phased8:
             return ("rows_per_warp", 8, 32, pygemv.LOADS_PHASED, 1, True)
         p = max(4, min(16, 1 << round(math.log2(packs / 10))))
@@ -2004,7 +2017,8 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
                             ("bfloat16", 2, 2047, 16), ("float32", 4, 65, 4), ("float32", 4, 251, 8),
                             ("float32", 4, 599, 16), ("float32", 4, 1021, 16)]:
         row = k * es
-        least = 72 if es == 4 else 64 if row >= 512 else 24 if row >= 256 else 12
+        # fp32 rows of 32-79 packs: phased on 8 lanes up to 128 MB (s69, SHORT_ROWS_RULE)
+        least = (128 if 32 <= -(-row // 16) < 80 else 72) if es == 4 else 64 if row >= 512 else 24 if row >= 256 else 12
         c = pick(rows(least, k, es), k, dtype)
         assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.x_in_smem) == (
             "rows_per_warp", p, 128 // p, X, 1, False), (dtype, k, c)
@@ -2032,6 +2046,46 @@ def test_heuristic_reads_x_phase_copies_for_shorter_misaligned_rows_of_large_mat
             assert pick(rows(100, 108, 2), 108, dtype).vector_loads == pygemv.LOADS_ALIGNED8  # 216 bytes
             c = pick(rows(100, 2049, 2), 2049, dtype)  # rows of 4 KB up: a block a row, as before
             assert (c.variant, c.threads_per_row, c.vector_loads) == ("block_per_row", 128, X), c
+    """)
+
+
+def test_heuristic_reads_16_bit_rows_of_80_to_127_packs_on_copies_or_phased_rows():
+    """16-bit single products of rows of 80-127 packs that start anywhere (s69,
+    mid_rows_16bit_config): from 24 MB to 64 MB x's phase copies on 8 lanes at two in flight,
+    from 64 MB to 256 MiB phased rows on 16 lanes with x staged (256-thread blocks). Under 24 MB,
+    from 256 MiB, rows of 79 packs (phased on 8 lanes) or 128, rows on 8 bytes, batches, fp32
+    and, under 64 MB, no room for the copies keep other reads; every choice can run."""
+    run("""
+    base = 1 << 32
+    X, P = pygemv.LOADS_PHASED_X_COPIES, pygemv.LOADS_PHASED
+    MB = 1 << 20
+    def pick(m, k, dtype, a_off=2, **kw):
+        return pygemv.select_config(m, k, dtype, lda=k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, bool(c.x_in_smem))
+    def rows(mb, k, es=2):  # the rows of a matrix just past mb MB
+        return mb * MB // (k * es) + 1
+    copies, phased = ("rows_per_warp", 8, 16, X, 2, False), ("rows_per_warp", 16, 16, P, 1, True)
+    for dtype in ("float16", "bfloat16"):
+        for k in (633, 700, 1016):  # 80, 88 and 127 packs (1016: rows in one phase, off 2 bytes)
+            for m, want in ((rows(24, k), copies), (rows(64, k) - 2, copies), (rows(64, k), phased),
+                            (rows(256, k) - 2, phased)):
+                c = pick(m, k, dtype)
+                assert form(c) == want, (dtype, m, k, c)
+                assert pygemv.can_implement(c, m, k, dtype, a_ptr=base + 2, x_ptr=base + (1 << 40))[0], c
+            others = [(rows(24, k) - 2, {}), (rows(256, k), {}), (rows(30, k), dict(workspace_bytes=0)),
+                      (rows(30, k) // 2, dict(batch=2, stride_a=(rows(30, k) // 2) * k))]
+            if k == 700:  # rows 1400 bytes apart, A on 8 bytes: 8-byte loads
+                others.append((rows(30, k), dict(a_off=8)))
+            if k == 1016:  # rows 2032 bytes apart, A on 16 bytes: aligned
+                others.append((rows(30, k), dict(a_off=0)))
+            for m, kw in others:
+                c = pick(m, k, dtype, **kw)
+                assert form(c) not in (copies, phased), (dtype, m, k, kw, c)
+        assert form(pick(rows(30, 632), 632, dtype)) == ("rows_per_warp", 8, 32, P, 1, True)  # 79 packs
+        assert form(pick(rows(30, 1017), 1017, dtype)) not in (copies, phased)                # 128 packs
+    assert form(pick(rows(30, 317, 4), 317, "float32")) not in (copies, phased)                 # fp32: 80 packs
     """)
 
 

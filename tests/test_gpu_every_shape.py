@@ -198,7 +198,7 @@ def test_dispatch_of_shorter_misaligned_rows_to_x_phase_copies_is_correct(torch,
     buf, ws = workspace(torch)
     es = ES[dtype]
     failures, runs = [], 0
-    for k, mb in ((27, 33), (107, 33), (509, 65), (1001, 65)) if es == 2 else ((65, 73), (107, 73), (599, 73)):
+    for k, mb in ((27, 33), (107, 33), (509, 65), (2047, 65)) if es == 2 else ((65, 73), (107, 73), (599, 73)):
         m = mb * (1 << 20) // (k * es) + 1
         for a_off in (0, 1, 16 // es - 1):
             case = Case(lda_pad=(0, 2)[a_off % 2], a_off=a_off, incx=(1, -2)[a_off % 2], x_off=a_off,
@@ -283,6 +283,34 @@ def test_dispatch_of_s68_rules_is_correct(torch, dtype):
         c, f, r = check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws)
         got = (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), bool(c.x_in_smem))
         assert got == want[:5] and c.split_k >= want[5], (dtype, m, k, pad, a_off, x_off, c)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_s69_rules_is_correct(torch, dtype):
+    """The s69 op N rules (NOTES 89), the dispatcher's own choice against the float64 reference
+    with NaN in the gaps, alpha and beta, y poisoned: 16-bit rows of 80-127 packs on x's phase
+    copies, 8 lanes at two in flight (24-64 MB), or phased on 16 lanes with x staged (64 MB to
+    256 MiB); fp32 rows of 32-79 packs phased on 8 lanes with x staged up to 128 MB."""
+    buf, ws = workspace(torch)
+    es = ES[dtype]
+    P, X = pygemv.LOADS_PHASED, pygemv.LOADS_PHASED_X_COPIES
+    # (k, lda pad, A off, x off, MB, want: (variant, p, rows a block, loads, unroll, x staged))
+    if es == 4:
+        cases = [(170, 3, 2, 1, 69, ("rows_per_warp", 8, 32, P, 1, True)),
+                 (301, 0, 1, 0, 100, ("rows_per_warp", 8, 32, P, 1, True))]
+    else:
+        cases = [(900, 5, 1, 2, 36, ("rows_per_warp", 8, 16, X, 2, False)),
+                 (1001, 0, 3, 0, 50, ("rows_per_warp", 8, 16, X, 2, False)),
+                 (750, 5, 1, 2, 70, ("rows_per_warp", 16, 16, P, 1, True))]
+    failures, runs = [], 0
+    for k, pad, a_off, x_off, mb, want in cases:
+        m = mb * (1 << 20) // ((k + pad) * es) + 1
+        c, f, r = check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws)
+        got = (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, bool(c.x_in_smem))
+        assert got == want, (dtype, m, k, pad, a_off, x_off, c)
         failures += f
         runs += r
     assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])

@@ -11,6 +11,7 @@ from gpu_cases import OpProblem, all_sample_configs, run_all, workspace
 pytestmark = pytest.mark.gpu
 
 DTYPES = ["float32", "float16", "bfloat16"]
+ES = {"float32": 4, "float16": 2, "bfloat16": 2}
 SHAPES_T = [(1, 1), (1, 7), (7, 1), (3, 33), (33, 129), (127, 1000), (1000, 17), (4097, 65), (65, 4097),
             (2049, 2051), (16384, 256)]
 LAYOUTS = [dict(), dict(lda_pad=5, alpha=-0.7, beta=1.3), dict(a_off=1, x_off=3, y_off=1, beta=-2.0),
@@ -234,14 +235,14 @@ def test_dispatch_of_few_long_rows_that_start_anywhere(torch, dtype):
 
 
 def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
-    """op T on rows that do not start 16-byte aligned: realigned packs on up to 48 long rows
-    beyond small matrices, phased rows on matrices of 4 MiB up of more than 96 rows, on
+    """op T on rows that do not start 16-byte aligned: realigned packs on up to 7 long rows
+    beyond small matrices (8 to 48 up to 8 MB: phased packs since s69, test below), phased rows on matrices of 4 MiB up of more than 96 rows, on
     16-bit matrices of 33 rows up from 8 MiB and on fewer rows than the phase period (2 x
     4452911: a row a lane), one element a load on fewer rows (fp32 87 x 517781: one-lane
     tiles), on small matrices and on rows under 64 bytes; aligned packs where every row is
     aligned."""
     for dtype in DTYPES:
-        for m, k, loads in ((2, 4452911, pygemv.LOADS_PHASED), (47, 4403, pygemv.LOADS_REALIGNED),
+        for m, k, loads in ((2, 4452911, pygemv.LOADS_PHASED), (5, 60011 // ES[dtype], pygemv.LOADS_REALIGNED),
                             (87, 517781, pygemv.LOADS_SCALAR if dtype == "float32" else pygemv.LOADS_PHASED),
                             (2318, 6081, pygemv.LOADS_PHASED),
                             (500, 6081, pygemv.LOADS_PHASED), (500, 1001, pygemv.LOADS_SCALAR),
@@ -249,6 +250,23 @@ def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
                             (4096, 4096, pygemv.LOADS_ALIGNED)):
             c = pygemv.select_config(m, k, dtype, trans=True, use_table=False)
             assert c.vector_loads == loads, (dtype, m, k, c)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m, k", [(8, 30011), (19, 13001), (33, 5970), (48, 4403)])
+def test_dispatch_of_op_t_few_rows_that_start_anywhere(torch, dtype, m, k):
+    """op T on 8 to 48 rows that start anywhere, up to 8 MB, that the other rules take not
+    (s69, NOTES 89): the dispatcher's phased packs on 128-thread blocks (8 lanes up to 32 rows,
+    16 past them, 4 rows in flight) at several phases of A, padded lda (NaN), strided and
+    reversed x, alpha and beta, poisoned y."""
+    es = ES[dtype]
+    c = pygemv.select_config(m, k, dtype, lda=k + 3, a_ptr=(1 << 32) + es, x_ptr=1 << 40, trans=True, use_table=False)
+    lanes = 16 if m > 32 else 8
+    assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll) == (
+        "t_columns", 128 // lanes, lanes, pygemv.LOADS_PHASED, 4), c
+    layouts = [dict(lda_pad=3, a_off=1, x_off=3, y_off=1, beta=0.5), dict(lda_pad=1, a_off=2, incx=-2, alpha=-1.5),
+               dict(lda_pad=5, a_off=3, incy=2, beta=1.0), dict(a_off=1)]
+    assert check_layouts(torch, m, k, dtype, True, layouts, [c]) >= 2 * len(layouts)
 
 
 BATCHES = [dict(batch=3), dict(batch=5, reverse_batch=True, lda_pad=1, incy=2, beta=0.5),

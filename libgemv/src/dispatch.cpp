@@ -72,10 +72,10 @@ bool runs(const gemv_config_t &c, const Problem &pb) {
     return validate_config(c) == GEMV_STATUS_SUCCESS && can_implement(c, pb) == GEMV_STATUS_SUCCESS;
 }
 
-// x's phase copies on p lanes a row (128-thread blocks, one load in flight), where the workspace
-// holds them and the problem runs so: the short-row rules' shared form.
-bool row_copies_config(const Problem &pb, int p, gemv_config_t *out) {
-    const gemv_config_t c = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, 1, 0, 1);
+// x's phase copies on p lanes a row (128-thread blocks, `unroll` loads in flight), where the
+// workspace holds them and the problem runs so: the short-row rules' shared form.
+bool row_copies_config(const Problem &pb, int p, gemv_config_t *out, int unroll = 1) {
+    const gemv_config_t c = make_config(GEMV_VARIANT_ROWS_PER_WARP, p, 128 / p, kLoadsPhasedCopies, unroll, 0, 1);
     if (workspace_needed(c, pb) > pb.workspace_bytes || !runs(c, pb)) return false;
     *out = c;
     return true;
@@ -157,8 +157,11 @@ bool short_rows_past_stream_config(const Problem &pb, gemv_config_t *out) {
 // rows of 512 bytes up from 32 MB take them, where the realigned lanes ran 1.05-1.35x the best: 16-bit
 // rows of 24-55 packs, of 56-79 from 20 MB (bf16 46723 x 318, lda 345, 16.9 -> 13.4 us); fp32 rows of
 // 32-79 packs of 24-64 MB (39092 x 181, lda 227, 14.5 -> 12.7; 0.96x cuBLAS before). On fresh shapes 1.03x
-// (fp32, 5) and 1.09x (16 bits, 12; -run4-vs-previous.txt); fp32 rows of 28 packs (70000 x 110: 0.92x),
-// 16-bit ones of 63 at 12 MB (0.88-0.91x) and fp32 ones past 64 MB (unmeasured) keep realigned lanes.
+// (fp32, 5) and 1.09x (16 bits, 12; -run4-vs-previous.txt); fp32 rows of 28 packs (70000 x 110: 0.92x)
+// and 16-bit ones of 63 at 12 MB (0.88-0.91x) keep realigned lanes. s69 (NOTES.md section 89,
+// results/h200-2026-11-29-s69-run1/2-n-fp32-phased-large*.csv, 22 problems of 67-130 MB): fp32 rows of
+// 32-79 packs up to 128 MB too, before x's copies from 72 MB (short_copies_config): 1.00-1.12x
+// (131072 x 128, lda 129, 22.4 -> 20.9 us; 119032 x 147 24.7 -> 22.1), at 130 MB 0.97x.
 // 16 lanes take 128-thread blocks from 20 MB (bf16 9000 x 1400, lda 1409, 13.4 -> 9.9 us on blocks of
 // 256; at 12 MB 0.90-0.93x: 5000 x 1200).
 bool short_rows_config(const Problem &pb, gemv_config_t *out) {
@@ -169,7 +172,7 @@ bool short_rows_config(const Problem &pb, gemv_config_t *out) {
         return false;
     // Phased rows, x staged, 8 lanes (s68, above).
     const bool phased8 = esz == 2 ? packs >= 24 && packs < 80 && (packs < 56 || bytes >= (20 << 20))
-                                  : packs >= 32 && packs < 80 && bytes >= (24 << 20) && bytes < (64 << 20);
+                                  : packs >= 32 && packs < 80 && bytes >= (24 << 20);
     if (phased8) {
         *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 8, 32, kLoadsPhased, 1, 1, 1);
         if (runs(*out, pb)) return true;
@@ -297,17 +300,42 @@ bool phased_copies_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 // 224 bytes apart or more, 4 (fp16 1233282 x 75, lda 195, 118.0 -> 91.0 us; bf16 110730 x 59,
 // lda 119, 11.6 -> 10.4; 2 kept 2268232 x 55, lda 97, 194 bytes apart: 4 ran 1.09x its time;
 // benchmarks/NOTES.md section 87). Tables tuned before the copies keep their entries here
-// (unlike rows of 4 KB up: table.cpp).
+// (unlike rows of 4 KB up: table.cpp). s69: fp32 rows of 32-79 packs under 128 MB take phased
+// rows on 8 lanes instead (short_rows_config), 16-bit rows of 80-127 packs from 24 MB
+// mid_rows_16bit_config.
 bool short_copies_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, packs = (row + 15) / 16;
     const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
     const int64_t least = esz == 4 ? 72 : row >= 512 ? 64 : row >= 256 ? 24 : 12; // MB
     if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || row < (esz == 4 ? 256 : 48) ||
-        row >= 4096 || bytes < (least << 20) || (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))))
+        row >= 4096 || bytes < (least << 20) || (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))) ||
+        (esz == 4 && packs >= 32 && packs < 80 && bytes < (128 << 20)))
         return false;
     int p = packs < 12 ? 2 : packs < 24 ? 4 : packs < 96 ? 8 : 16;
     if (p == 2 && esz == 2 && row >= 64 && pb.lda * esz >= 224) p = 4; // rows far apart (s67, above)
     return row_copies_config(pb, p, out);
+}
+
+// 16-bit rows of 80-127 packs that start anywhere, single products of 24 MB to 256 MiB (s69,
+// benchmarks/NOTES.md section 89, results/h200-2026-11-29-s69-run2/3-n-16bit-*.csv: 46 problems of
+// 9-265 MB against 14-17 configs): under 64 MB x's phase copies on 8 lanes, two loads in flight
+// (1.045x the best on 22 problems of 16-64 MB, where realigned lanes and staged phased rows on a warp took
+// 1.148x: bf16 17262 x 755 14.4 -> 11.2 us, 32461 x 650 19.3 -> 16.2), from 64 MB phased rows on
+// 16 lanes with x staged, 256-thread blocks (1.005x, where the copies on 8 or 16 lanes at one took
+// 1.040x: bf16 160782 x 798 80.9 -> 75.2). Under 24 MB realigned lanes keep them (the copies
+// 0.86-1.06x under 16 MB and 1.00-1.20x at 17-24; against them fp16 14000 x 700, lda 705, 19.7 MB, ran
+// 0.91x in run 4's A/B); rows of 65-79 packs keep phased rows on 8 lanes (short_rows_config; the
+// copies 0.82-0.87x at 33 MB). A/B on 24 fresh cases 1.042x, 3 slower (fp16 16000 x 800, lda 807,
+// 0.88x: realigned lanes ran that layout at 2.7 TB/s, the surveyed ones at 1.8-2.1).
+bool mid_rows_16bit_config(const Problem &pb, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), packs = (pb.k * esz + 15) / 16;
+    const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
+    if (esz != 2 || pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || packs < 80 ||
+        packs >= 128 || bytes < (24 << 20) || bytes >= (256 << 20))
+        return false;
+    if (bytes < (64 << 20)) return row_copies_config(pb, 8, out, 2);
+    *out = make_config(GEMV_VARIANT_ROWS_PER_WARP, 16, 16, kLoadsPhased, 1, 1, 1);
+    return runs(*out, pb);
 }
 
 // The phased config (fit to phased_regime's measurements): lanes a row by its 16-byte loads, 128
@@ -321,8 +349,10 @@ bool short_copies_config(const Problem &pb, gemv_config_t *out) {
 // 8191: 93.8 us against 97.3 staged, 16384 x 8193: 181.5 against 190.7). 16-bit rows lost
 // that way (fp16 8191 x 8191: 54-60 us against 50.6; benchmarks/NOTES.md section 25).
 bool phased_config(const Problem &pb, int sm_count, gemv_config_t *out) {
-    // x's phase copies first: rows of 4 KB up, then shorter ones (disjoint by row length).
-    if (phased_copies_config(pb, sm_count, out) || short_copies_config(pb, out)) return true;
+    // x's phase copies first: rows of 4 KB up, then 16-bit rows of 80-127 packs (copies or
+    // phased), then shorter ones (disjoint by row length).
+    if (phased_copies_config(pb, sm_count, out) || mid_rows_16bit_config(pb, out) || short_copies_config(pb, out))
+        return true;
     if (!phased_regime(pb)) return false;
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
     if (esz == 4 && pb.incx == 1 && pb.k >= 4096) {
@@ -1593,6 +1623,18 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             const int64_t most_rows =
                 esz == 4 && lanes == 32 ? 8 : lanes == 4 && pb.k > 256 * sms && last_wave_half_full ? 24 : 16;
             if (rows_per_lane <= most_rows && (rows_per_lane <= 8 || mul_sat(pb.k, lanes) >= target / 2) && runs(c, pb)) return c;
+        }
+        // Few rows (8 to 48) that start anywhere, one product, up to 8 MB, that no rule above took:
+        // phased packs (each lane shifts its rows into phase), 128-thread blocks of 8 lanes up to 32
+        // rows, 16 past them, 4 rows in flight. s69 (benchmarks/NOTES.md section 89, results/
+        // h200-2026-11-29-s69-run4-t-few-rows.csv, 25 problems of 3-36 rows against 42 configs): where
+        // the realigned tiles below (256 threads, 1-2 rows in flight) ran, 1.07x the best time
+        // against their 1.39x (fp32 28 x 5305 3.04 -> 1.78 us; bf16 19 x 17377 3.60 -> 2.30; fp32 36 x
+        // 33508 4.07 -> 3.25).
+        if (loads == kLoadsRealigned && pb.batch == 1 && pb.m >= 8 && bytes <= (8 << 20)) {
+            const int lanes = pb.m > 32 ? 16 : 8;
+            const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 128 / lanes, lanes, kLoadsPhased, 4, 0, 1);
+            if (runs(c, pb)) return c;
         }
         int c_threads = (int)std::min<int64_t>(vec ? (small ? 4 : packs > 32 ? 16 : 8) : 32, pow2_ceil(packs));
         int64_t tiles = (packs + c_threads - 1) / c_threads;
