@@ -412,10 +412,10 @@ def test_heuristic_gives_strided_batches_of_rows_about_8_packs_a_lane():
 
 def test_op_t_heuristic_loads_and_grids_on_rows_that_start_anywhere():
     """op T: realigned packs on up to 7 long rows beyond 256 KiB (wider tiles when rows are
-    fewer than the lanes), phased packs on 8 to 48 up to 8 MB (s69), phased rows on large matrices of many rows and on fewer rows than
-    the phase period, one element a load
-    elsewhere on misaligned rows; a small matrix whose lanes would walk more than 16 rows is
-    split over the rows (NOTES 37), and every choice can run."""
+    fewer than the lanes), phased packs on 8 to 48 rows up to 8 MB (s69), phased rows on large
+    matrices of many rows and on fewer rows than the phase period, one element a load elsewhere
+    on misaligned rows; a small matrix whose lanes would walk more than 16 rows is split over the
+    rows (NOTES 37), and every choice can run."""
     run("""
     base = 1 << 32
     def pick(m, k, dtype, lda=None, a_off=0):
@@ -559,7 +559,8 @@ def test_op_t_heuristic_takes_phased_rows_in_one_pass_on_few_long_rows():
                 if (m, k, es) == (33, 54307, 2):  # 8 to 48 rows up to 8 MB: phased packs on 16 lanes (s69)
                     assert form(c) == ("t_columns", 8, 16, 3, 4, 1), (dtype, m, k, c)
                 else:
-                    assert not (c.variant == "t_columns" and int(c.vector_loads) == 3 and c.split_k == 1), (dtype, m, k, c)
+                    assert not (c.variant == "t_columns" and int(c.vector_loads) == 3 and c.split_k == 1), (
+                        dtype, m, k, c)
                 seen.add(None)
                 continue
             assert form(c) == ("t_columns", *rule, 3, 4, 1), (dtype, m, k, c, rule)
@@ -893,7 +894,7 @@ def test_op_t_heuristic_reads_few_long_misaligned_rows_on_lane_classes():
         below = below_period_rule(m, k, lda, es)  # fewer rows than the period: a row a lane
         if below:
             assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == below, (m, k, lda, c)
-        elif (m, k) in ((31, 9565), (8, 140481)) and es == 2:  # declined, up to 8 MB: phased packs on 8 lanes at 4 (s69)
+        elif (m, k) in ((31, 9565), (8, 140481)) and es == 2:  # up to 8 MB: phased packs, 8 lanes at 4 (s69)
             assert (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll) == (
                 "t_columns", 16, 8, P, 4), (m, k, c)
         else:

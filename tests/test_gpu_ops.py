@@ -236,8 +236,9 @@ def test_dispatch_of_few_long_rows_that_start_anywhere(torch, dtype):
 
 def test_dispatch_takes_realigned_packs_for_op_t_on_misaligned_rows(torch):
     """op T on rows that do not start 16-byte aligned: realigned packs on up to 7 long rows
-    beyond small matrices (8 to 48 up to 8 MB: phased packs since s69, test below), phased rows on matrices of 4 MiB up of more than 96 rows, on
-    16-bit matrices of 33 rows up from 8 MiB and on fewer rows than the phase period (2 x
+    beyond small matrices (8 to 48 rows up to 8 MB: phased packs since s69, test below), phased
+    rows on matrices of 4 MiB up of more than 96 rows, on 16-bit matrices of 33 rows up from 8
+    MiB and on fewer rows than the phase period (2 x
     4452911: a row a lane), one element a load on fewer rows (fp32 87 x 517781: one-lane
     tiles), on small matrices and on rows under 64 bytes; aligned packs where every row is
     aligned."""

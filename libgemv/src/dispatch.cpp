@@ -159,7 +159,7 @@ bool short_rows_past_stream_config(const Problem &pb, gemv_config_t *out) {
 // 32-79 packs of 24-64 MB (39092 x 181, lda 227, 14.5 -> 12.7; 0.96x cuBLAS before). On fresh shapes 1.03x
 // (fp32, 5) and 1.09x (16 bits, 12; -run4-vs-previous.txt); fp32 rows of 28 packs (70000 x 110: 0.92x)
 // and 16-bit ones of 63 at 12 MB (0.88-0.91x) keep realigned lanes. s69 (NOTES.md section 89,
-// results/h200-2026-11-29-s69-run1/2-n-fp32-phased-large*.csv, 22 problems of 67-130 MB): fp32 rows of
+// results/h200-2026-11-29-s69-run1/2-n-fp32-phased-large*.csv, 24 problems of 67-145 MB): fp32 rows of
 // 32-79 packs up to 128 MB too, before x's copies from 72 MB (short_copies_config): 1.00-1.12x
 // (131072 x 128, lda 129, 22.4 -> 20.9 us; 119032 x 147 24.7 -> 22.1), at 130 MB 0.97x.
 // 16 lanes take 128-thread blocks from 20 MB (bf16 9000 x 1400, lda 1409, 13.4 -> 9.9 us on blocks of
@@ -301,8 +301,8 @@ bool phased_copies_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 // lda 119, 11.6 -> 10.4; 2 kept 2268232 x 55, lda 97, 194 bytes apart: 4 ran 1.09x its time;
 // benchmarks/NOTES.md section 87). Tables tuned before the copies keep their entries here
 // (unlike rows of 4 KB up: table.cpp). s69: fp32 rows of 32-79 packs under 128 MB take phased
-// rows on 8 lanes instead (short_rows_config), 16-bit rows of 80-127 packs from 24 MB
-// mid_rows_16bit_config.
+// rows on 8 lanes instead (short_rows_config), and 16-bit rows of 80-127 packs of 24 MB to 256
+// MiB mid_rows_16bit_config's reads (asked first).
 bool short_copies_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, packs = (row + 15) / 16;
     const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
@@ -350,7 +350,7 @@ bool mid_rows_16bit_config(const Problem &pb, gemv_config_t *out) {
 // that way (fp16 8191 x 8191: 54-60 us against 50.6; benchmarks/NOTES.md section 25).
 bool phased_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     // x's phase copies first: rows of 4 KB up, then 16-bit rows of 80-127 packs (copies or
-    // phased), then shorter ones (disjoint by row length).
+    // phased, before the shorter rows' copies would take them), then shorter ones.
     if (phased_copies_config(pb, sm_count, out) || mid_rows_16bit_config(pb, out) || short_copies_config(pb, out))
         return true;
     if (!phased_regime(pb)) return false;
@@ -1630,7 +1630,7 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
         // h200-2026-11-29-s69-run4-t-few-rows.csv, 25 problems of 3-36 rows against 42 configs): where
         // the realigned tiles below (256 threads, 1-2 rows in flight) ran, 1.07x the best time
         // against their 1.39x (fp32 28 x 5305 3.04 -> 1.78 us; bf16 19 x 17377 3.60 -> 2.30; fp32 36 x
-        // 33508 4.07 -> 3.25).
+        // 33508 4.07 -> 3.25); 30 fresh cases of 8-48 rows 1.43x, 2.02x cuBLAS (-run5-vs-previous.txt).
         if (loads == kLoadsRealigned && pb.batch == 1 && pb.m >= 8 && bytes <= (8 << 20)) {
             const int lanes = pb.m > 32 ? 16 : 8;
             const gemv_config_t c = make_config(GEMV_VARIANT_T_COLUMNS, 128 / lanes, lanes, kLoadsPhased, 4, 0, 1);
