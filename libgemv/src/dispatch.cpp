@@ -306,10 +306,10 @@ bool phased_copies_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 bool short_copies_config(const Problem &pb, gemv_config_t *out) {
     const int64_t esz = (int64_t)dtype_size(pb.dtype()), row = pb.k * esz, packs = (row + 15) / 16;
     const int64_t bytes = mul_sat(mul_sat(pb.m, pb.lda), esz);
-    const int64_t least = esz == 4 ? 72 : row >= 512 ? 64 : row >= 256 ? 24 : 12; // MB
+    // MB; fp32 rows of 32-79 packs from 128 (s69: phased rows on 8 lanes below, short_rows_config)
+    const int64_t least = esz == 4 ? (packs >= 32 && packs < 80 ? 128 : 72) : row >= 512 ? 64 : row >= 256 ? 24 : 12;
     if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || rows_aligned16(pb) || row < (esz == 4 ? 256 : 48) ||
-        row >= 4096 || bytes < (least << 20) || (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))) ||
-        (esz == 4 && packs >= 32 && packs < 80 && bytes < (128 << 20)))
+        row >= 4096 || bytes < (least << 20) || (phased_regime(pb) && (packs < 64 || (packs >= 128 && packs < 256))))
         return false;
     int p = packs < 12 ? 2 : packs < 24 ? 4 : packs < 96 ? 8 : 16;
     if (p == 2 && esz == 2 && row >= 64 && pb.lda * esz >= 224) p = 4; // rows far apart (s67, above)
