@@ -2090,6 +2090,54 @@ def test_heuristic_reads_16_bit_rows_of_80_to_127_packs_on_copies_or_phased_rows
     """)
 
 
+def test_heuristic_splits_few_long_rows_into_slices_of_a_load_a_lane():
+    """Single products of few rows of more than 2048 packs (s70): rows of under 4096 packs, or up
+    to a load a lane of 3 blocks an SM in all (132 SMs: 101376 packs, about 1.6 MB), take slices of
+    256 lanes at two in flight, a load a lane or less (loads / 256 slices, a power of two up; 8-byte
+    loads count theirs), at most 3 blocks an SM (the SMs' share where that caps it). Rows of under
+    4096 packs keep one block a row of 1024 lanes past 24 rows (fewer than 16 slices), or past 8
+    rows under 3072 packs. Larger problems keep packs / 256 slices at four in flight, 8 blocks an
+    SM; rows of 2048 packs and batches keep theirs."""
+    run("""
+    base = 1 << 32
+    def pick(m, k, dtype, lda=None, a_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40),
+                                    use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        e = 16 // es  # elements a pack
+        for m, packs, pad, a_off, loads, want in (
+                (8, 3459, 63, 0, 2, 16),      # fp16 8 x 27671, lda 27734: one block a row of 1024 before
+                (1, 3597, 0, 0, 1, 16), (2, 2049, 0, 0, 1, 16), (3, 8073, 3, 1, 2, 32),
+                (1, 7243, 0, 0, 1, 32), (9, 6346, 0, 1, 2, 32),
+                (13, 6632, 0, 0, 1, 30),      # 32 slices pass 396 blocks: 396 // 13
+                (24, 3954, 0, 0, 1, 16), (8, 2100, 0, 0, 1, 16),
+                (2, 50688, 0, 0, 1, 198),    # 101376 packs in all
+                (8, 3459, 0, 0, 1, 16)):
+            c = pick(m, packs * e, dtype, lda=packs * e + pad, a_off=a_off * es)
+            assert form(c) == ("splitk_twopass", 256, loads, 2, want), (dtype, m, packs, pad, a_off, c)
+        # 8-byte loads (rows on 8 bytes): twice the loads, twice the slices.
+        c = pick(4, 3000 * e, dtype, lda=3000 * e + e // 2)
+        assert form(c) == ("splitk_twopass", 256, pygemv.LOADS_ALIGNED8, 2, 32), (dtype, c)
+        # Past 24 rows under 4096 packs (fewer than 16 slices), or past 8 under 3072: one block a row.
+        assert pick(25, 4095 * e, dtype).variant == "block_per_row"
+        assert pick(9, 3071 * e, dtype).variant == "block_per_row" and pick(9, 3072 * e, dtype).split_k == 16
+        # 2048 packs: one block a row (two loads a lane).
+        assert pick(4, 2048 * e, dtype).variant == "block_per_row"
+        # Past 101376 packs in all: packs / 256 slices at four in flight, 8 blocks an SM.
+        c = pick(2, 50689 * e, dtype)
+        assert form(c) == ("splitk_twopass", 256, 1, 4, 198), (dtype, c)
+        c = pick(1, 300000 * e, dtype)
+        assert form(c) == ("splitk_twopass", 256, 1, 4, 1024), (dtype, c)
+        c = pick(3, 100000 * e, dtype)
+        assert form(c) == ("splitk_twopass", 256, 1, 4, 352), (dtype, c)
+        # Batches keep theirs: no split under 4096 packs.
+        c = pick(1, 3459 * e, dtype, batch=8, stride_a=3459 * e, stride_y=1)
+        assert c.variant != "splitk_twopass", (dtype, c)
+    """)
+
+
 def test_heuristic_reads_x_phase_copies_for_long_misaligned_rows_under_2048_rows():
     """Single products of 256 to 2047 rows of 16 KB and more that do not start 16-byte aligned,
     from 32 MiB, any dtype: phased rows with x's phase copies (block_per_row, vector_loads 5), before

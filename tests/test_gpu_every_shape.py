@@ -317,6 +317,32 @@ def test_dispatch_of_s69_rules_is_correct(torch, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_few_long_rows_on_slices_is_correct(torch, dtype):
+    """The s70 split of few long rows (NOTES 90), the dispatcher's own choice against the float64
+    reference with NaN in the gaps, alpha and beta, y poisoned: rows of more than 2048 packs, up to
+    about 1.6 MB, on slices of 256 lanes at two in flight, a load a lane or less, at most 3 blocks
+    an SM (the split a power of two, or the SMs' share where that caps it)."""
+    buf, ws = workspace(torch)
+    es = ES[dtype]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    # (m, row bytes, lda pad, A off, x off): 2049-4095 packs (one block a row before), past
+    # 4096 packs (13 rows: slices the SMs cap), and 24 rows of 3954 packs.
+    cases = [(8, 55342, 63, 0, 0), (1, 57550, 0, 0, 0), (3, 42716, 3, 1, 0), (17, 51256, 0, 4 // es, 1),
+             (13, 106106, 11, 1, 2), (24, 63252, 0, 2 // es, 1)]
+    failures, runs = [], 0
+    for m, row, pad, a_off, x_off in cases:
+        k = row // es
+        c, f, r = check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws)
+        loads = -(-k * es // (8 if c.vector_loads == pygemv.LOADS_ALIGNED8 else 16))
+        want = min(1 << max(0, (-(-loads // 256) - 1).bit_length()), 3 * sms // m)
+        got = (c.variant, c.threads_per_row, c.unroll, c.split_k)
+        assert got == ("splitk_twopass", 256, 2, want), (dtype, m, k, pad, a_off, x_off, c)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k, pad", [(5000, 12, 0), (3001, 35, 3), (777, 1306, 1), (64, 8, 0), (100, 3, 6),
                                        (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0), (20011, 22, 19),
                                        (3001, 12, 42), (999, 5, 64)])

@@ -783,21 +783,39 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
 
         // Still far from filling the GPU with one block a row: split K (deterministic), by
         // the row's 16-byte packs whatever the load width (8-byte loads split bf16 123 x 17924
-        // and ran it in 5.44 us against 3.91 in one block a row).
+        // and ran it in 5.44 us against 3.91 in one block a row). Latency-bound single products
+        // (rows of under 4096 packs, or up to a load a lane of 3 blocks an SM in all, about 1.6
+        // MB) split from 2048 packs a row (past two loads a lane of 1024): slices of 256 lanes at
+        // two in flight, a load a lane or less (loads / 256 slices, a power of two up), at most 3
+        // blocks an SM. On an H200 (benchmarks/NOTES.md section 90, 42 problems of 1-26 rows of
+        // 16-128 KB, 72 configs) one block a row ran rows of 2049-4095 packs at 1.05-1.44x the
+        // best (fp16 8 x 27671, lda 27734: 3.93 us, 3.18 so), the slices before (packs / 256 at
+        // four in flight, 8 blocks an SM) 1.04-1.43x (fp32 3 x 32292: 3.86 us, 2.95 so); these
+        // 1.00-1.09x. A fourth block an SM lost (17 x 25628 on 32 slices 1.47x), and so did
+        // slices past 8 rows under 3072 packs (fp32 20 x 10000 2.86 -> 3.04 us), slices of more
+        // than 256 packs (fp32 30 x 14001 on 13: 3.95 -> 4.06) and of nearly two loads a lane
+        // (fp16 1 x 1500000 on 396: 4.50 -> 4.90).
         const int64_t packs16 = vec ? (pb.k + pack - 1) / pack : loads;
-        if (mul_sat(rows, 2 * p) < target_threads && packs16 >= 4096) {
+        const int64_t sms = std::max(sm_count, 1);
+        const bool latency_bound = !pb.batched() && (packs16 < 4096 || mul_sat(rows, packs16) <= 3 * sms * 256);
+        if (mul_sat(rows, 2 * p) < target_threads && packs16 > (latency_bound ? 2048 : 4095)) {
             gemv_config_t s = make_config(0, 0, 0, 0, 0, 0, 1);
             s.variant = GEMV_VARIANT_SPLITK_TWOPASS;
             s.threads_per_row = 256;
             s.rows_per_block = 1;
-            s.unroll = 4;
+            s.unroll = latency_bound ? 2 : 4;
             s.vector_loads = mode;
             s.x_in_smem = 0;
-            const int64_t by_gpu = target_threads / mul_sat(std::max<int64_t>(rows, 1), 256);
-            // At least one load a thread a slice: few rows are latency-bound, and the tuned
-            // split for fp16 1 x 65536 is 64 slices (half a load a thread).
-            const int64_t by_work = packs16 / 256;
-            s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
+            const int64_t per_sm = latency_bound ? 3 : 8;
+            const int64_t by_gpu = per_sm * sms / std::max<int64_t>(rows, 1);
+            // Larger problems: at least one load a thread a slice (the tuned split for fp16 1 x
+            // 65536 was 64 slices, half a load a thread).
+            const int64_t by_work = latency_bound ? pow2_ceil((loads + 255) / 256) : packs16 / 256;
+            s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), latency_bound ? 1 : 2, 1024);
+            // Under 4096 packs one block a row of 1024 lanes holds its own past 24 rows (fewer than
+            // 16 slices, which may pass 256 packs each) and, under 3072 packs (three loads a
+            // lane), past 8.
+            if (packs16 < 4096 && (s.split_k < 16 || (packs16 < 3072 && rows > 8))) s.split_k = 1;
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
             if (s.split_k >= 2) {
                 if (runs(s, pb)) return s;
