@@ -128,6 +128,32 @@ def test_search_space_is_legal_and_conditional(m, k, dtype):
     assert any(key.startswith("threads_per_row[") for key in params)
 
 
+def test_search_space_follows_the_rows_pitch_and_a_offset():
+    """build_space(lda=, a_offset=): padded rows that all start 16-byte aligned search aligned
+    packs (op N and op T); rows or A off 16 bytes search realigned and phased packs, 8-byte packs
+    where both are on 8 bytes; row_mma only on aligned rows; bad lda or a_offset raise."""
+    A, R, P, A8 = pygemv.LOADS_ALIGNED, pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_ALIGNED8
+    def splits_loads(**kw):  # the split-M column kernels' loads (the op T stream's are fixed, aligned)
+        space = build_space(5262, 6, "float32", op="T", **kw)
+        return {int(c.vector_loads) for c in space.configs() if c.variant == "t_splitm_twopass"}
+    # fp32 5262 x 6, lda 20 (80-byte rows): aligned packs, where dense rows of 24 bytes are not.
+    assert A in splits_loads(lda=20) and R not in splits_loads(lda=20), splits_loads(lda=20)
+    assert A not in splits_loads() and R in splits_loads(), splits_loads()
+    assert A not in splits_loads(lda=20, a_offset=1), splits_loads(lda=20, a_offset=1)
+    assert build_space(1000, 6, "float32", lda=8).vector_loads == [A, pygemv.LOADS_SCALAR]
+    assert build_space(1000, 8, "float32", lda=10).vector_loads[-2:] == [A8, pygemv.LOADS_SCALAR]  # 40-byte rows
+    assert A8 not in build_space(1000, 8, "float32", lda=10, a_offset=1).vector_loads
+    assert build_space(1000, 8, "float32", lda=8, a_offset=2).vector_loads[:2] == [R, P]          # A 8 bytes off
+    assert build_space(1, 6, "float32", a_offset=1).vector_loads[0] == R                            # one row off 4 bytes
+    assert build_space(1000, 8, "float32").vector_loads == build_space(1000, 8, "float32", lda=8).vector_loads
+    assert "row_mma" in build_space(1000, 64, "float16", lda=72).variants                          # 144-byte rows
+    assert "row_mma" not in build_space(1000, 64, "float16", lda=68).variants
+    with pytest.raises(ValueError, match="lda"):
+        build_space(10, 64, "float16", lda=63)
+    with pytest.raises(ValueError, match="a_offset"):
+        build_space(10, 64, "float16", a_offset=-1)
+
+
 def test_row_stream_in_the_space_only_for_rows_it_can_hold_with_its_fixed_loads():
     space = build_space(100000, 35, "float16")
     assert "row_stream" in space.variants and space.packs_only == {"row_stream"}

@@ -138,8 +138,8 @@ class Space:
 
 
 def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, weights: tuple | None = None,
-                deterministic_only: bool = True) -> Space:
-    """The search space of one problem (dense rows, dense batch strides).
+                deterministic_only: bool = True, lda: int | None = None, a_offset: int = 0) -> Space:
+    """The search space of one problem (dense batch strides; dense rows unless ``lda`` says).
 
     Parameters
     ----------
@@ -157,14 +157,29 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
     deterministic_only : bool
         Leave out variants whose results may differ run to run (split-K with atomics), as
         the dispatcher does.
+    lda : int, optional
+        The rows' pitch in elements (default ``k``): the load modes searched follow the rows'
+        alignment, so padded rows that all start 16-byte aligned search aligned packs.
+    a_offset : int
+        A's first element this many elements past a 16-byte boundary (0: aligned).
+
+    Raises
+    ------
+    ValueError
+        If ``lda`` is under ``k`` or ``a_offset`` is negative.
     """
+    if lda is not None and lda < k:
+        raise ValueError(f"lda ({lda}) must be at least k ({k})")
+    if a_offset < 0:
+        raise ValueError(f"a_offset must be >= 0, got {a_offset}")
     es = _lib.DTYPE_SIZES[dtype]
+    pitch, start = (k if lda is None else lda) * es, a_offset * es  # bytes
     # 16-byte loads: aligned when every row (of every product) starts 16-byte aligned, else
     # realigned in the kernel or phased (op N; x staged in the rows' phase, or read through
     # L1 and shifted, by x_in_smem drawn alongside: batches take the second alone, can_implement
     # refuses the first; x's phase copies in the workspace, single products), and 8-byte packs
     # where rows start 8-byte aligned; scalar loads stay in the space for tiny rows.
-    vec_ok = (m == 1 and batch == 1) or (k * es) % 16 == 0
+    vec_ok = start % 16 == 0 and ((m == 1 and batch == 1) or pitch % 16 == 0)
     loads = -(-k * es // 16)
     if weights is not None:
         return _quantized_space(m, k, dtype, weights)
@@ -172,7 +187,7 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
         return _columns_space(m, k, dtype, batch, vec_ok, deterministic_only)
     vector = ([pygemv.LOADS_ALIGNED] if vec_ok else [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED] if batch > 1 else
               [pygemv.LOADS_REALIGNED, pygemv.LOADS_PHASED, pygemv.LOADS_PHASED_X_COPIES])
-    if not vec_ok and (k * es) % 8 == 0:  # rows 8-byte aligned: 8-byte packs too
+    if not vec_ok and start % 8 == 0 and pitch % 8 == 0:  # rows 8-byte aligned: 8-byte packs too
         vector.append(pygemv.LOADS_ALIGNED8)
     space = Space(m, k, dtype, [], vector + [pygemv.LOADS_SCALAR], batch=batch)
     for var in pygemv.variants("N"):
@@ -183,7 +198,7 @@ def build_space(m: int, k: int, dtype: str, *, op: str = "N", batch: int = 1, we
         if var.name == "row_mma":
             # Tensor-core tiles of 16 rows: rows of whole aligned packs, up to 1 KB (NOTES 77: 0.31-1.07x
             # at 768 elements), blocks of 1 to 8 tiles; aligned packs (fixed), x read in place.
-            if (k * es) % 16 or k * es > 1024:
+            if not vec_ok or (k * es) % 16 or k * es > 1024:
                 continue
             if space.add(var.name, [32], m * batch, tile_rows=16):
                 space.variant_loads[var.name] = [pygemv.LOADS_ALIGNED]

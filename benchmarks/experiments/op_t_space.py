@@ -8,7 +8,8 @@ instrument: checked first, cold L2, graph replay, medians). Usage, after install
 
 (xB: a strided batch of B products, dense strides; +P: lda = K + P; @a,x,y: A's, x's and y's
 pointers that many elements past a 256-byte boundary, as pygemv-bench --offsets; for example
-bfloat16:4096x14336@0,3,0. Cases may also come one a line from a file, @FILE; a line may list
+bfloat16:4096x14336@0,3,0; the space follows lda and A's offset: padded rows that all start
+aligned search aligned packs. Cases may also come one a line from a file, @FILE; a line may list
 specs after its case, timed on that case besides --configs: a survey of configs derived from
 each case, such as its aligned twin's pick.) --configs times
 the configs a file lists (one spec a line, time_configs.py's form) instead of the space; --csv
@@ -81,7 +82,8 @@ def main():
     for case, own in read_cases(a.cases):
         dtype, m, k, batch, pad, offsets = parse_case(case)
         space = (listed if listed is not None else [] if own
-                 else list(build_space(m, k, dtype, op=a.op, batch=batch).configs()))  # a list: extended below
+                 else list(build_space(m, k, dtype, op=a.op, batch=batch, lda=k + pad,
+                                       a_offset=offsets[0]).configs()))  # a list: extended below
         space = space + [parse_spec(s) for s in own if all(spec(c) != s for c in space)]
         keep = [c for c in space
                 if (a.vec is None or int(c.vector_loads) in a.vec) and (a.unroll is None or c.unroll in a.unroll)
