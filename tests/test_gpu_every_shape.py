@@ -7,13 +7,14 @@ untouched gaps (gpu_cases)."""
 import pytest
 
 import pygemv
+from pygemv import _lib
 from gpu_cases import Case, Problem, workspace
 from test_gpu_gemv import check_all_configs
 
 pytestmark = pytest.mark.gpu
 
 DTYPES = ["float32", "float16", "bfloat16"]
-ES = {"float32": 4, "float16": 2, "bfloat16": 2}
+ES = _lib.DTYPE_SIZES  # bytes an element
 
 
 def realigned_configs(k: int) -> list[pygemv.Config]:

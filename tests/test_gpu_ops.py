@@ -6,12 +6,13 @@ elements, and the array API (3-D arrays, trans=True, the torch fast path)."""
 import pytest
 
 import pygemv
+from pygemv import _lib
 from gpu_cases import OpProblem, all_sample_configs, run_all, workspace
 
 pytestmark = pytest.mark.gpu
 
 DTYPES = ["float32", "float16", "bfloat16"]
-ES = {"float32": 4, "float16": 2, "bfloat16": 2}
+ES = _lib.DTYPE_SIZES  # bytes an element
 SHAPES_T = [(1, 1), (1, 7), (7, 1), (3, 33), (33, 129), (127, 1000), (1000, 17), (4097, 65), (65, 4097),
             (2049, 2051), (16384, 256)]
 LAYOUTS = [dict(), dict(lda_pad=5, alpha=-0.7, beta=1.3), dict(a_off=1, x_off=3, y_off=1, beta=-2.0),

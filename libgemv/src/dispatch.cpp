@@ -670,7 +670,8 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int esz = (int)dtype_size(pb.dtype());
     const int pack = 16 / esz;
     // Enough threads in flight to cover HBM latency: a full SM's worth on every SM.
-    const int64_t target_threads = (int64_t)std::max(sm_count, 1) * 2048;
+    const int64_t sms = std::max(sm_count, 1);
+    const int64_t target_threads = sms * 2048;
     const bool small = small_matrix(pb, target_threads);
     const int64_t rows = mul_sat(pb.m, pb.batch); // a batch counts all its rows
     gemv_config_t chosen;
@@ -796,7 +797,6 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // than 256 packs (fp32 30 x 14001 on 13: 3.95 -> 4.06) and of nearly two loads a lane
         // (fp16 1 x 1500000 on 396: 4.50 -> 4.90).
         const int64_t packs16 = vec ? (pb.k + pack - 1) / pack : loads;
-        const int64_t sms = std::max(sm_count, 1);
         const bool latency_bound = !pb.batched() && (packs16 < 4096 || mul_sat(rows, packs16) <= 3 * sms * 256);
         if (mul_sat(rows, 2 * p) < target_threads && packs16 > (latency_bound ? 2048 : 4095)) {
             gemv_config_t s = make_config(0, 0, 0, 0, 0, 0, 1);
@@ -811,7 +811,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             // Larger problems: at least one load a thread a slice (the tuned split for fp16 1 x
             // 65536 was 64 slices, half a load a thread).
             const int64_t by_work = latency_bound ? pow2_ceil((loads + 255) / 256) : packs16 / 256;
-            s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), latency_bound ? 1 : 2, 1024);
+            s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
             // Under 4096 packs one block a row of 1024 lanes holds its own past 24 rows (fewer than
             // 16 slices, which may pass 256 packs each) and, under 3072 packs (three loads a
             // lane), past 8.
