@@ -297,8 +297,10 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     assert pick(1191, 705, "float32").variant == "block_per_row"
     c = pick(2181, 1614, "float16")
     assert (c.threads_per_row, c.x_in_smem) == (64, False), c
-    # Rows of more than 2048 packs are not latency-bound: widened rows or split K as before.
-    assert pick(39, 21986, "float16").unroll == 2
+    # 39 realigned rows of 2749 packs: one block a row of 1024 lanes, one load in flight (s71;
+    # two before), not split (39 x 12 slices pass 2 blocks an SM).
+    c = pick(39, 21986, "float16")
+    assert (c.variant, c.threads_per_row, c.unroll, c.split_k) == ("block_per_row", 1024, 1, 1), c
     # Aligned rows of 64-256 bytes read x through L1 (faster than staged on the H100).
     for m, k, dtype in [(131072, 128, "float16"), (1048576, 32, "bfloat16"), (65536, 64, "float32")]:
         if m * k * 2 <= (1 << 21) * 2:
@@ -1015,8 +1017,8 @@ ALIGNED_ROWS_RULE_T = """
                 return ("t_columns", 32, 4, A, 1, 1)
             if (es == 2 or m > 16) and -(-(-(-k * es // 16)) // 64) >= 16 * 132:  # 16 one-lane tiles an SM
                 return ("t_columns", 64, 2, A, 2, 1)
-        if m > 2048 and k * es <= 128 and nbytes <= (1 << 20):
-            return ("t_splitm_twopass", 4, 64, A, 2, 128)
+        if m > 2048 and k * es <= 128 and nbytes <= (1 << 20):  # rows of up to 48 bytes a lane a row (s71)
+            return ("t_splitm_twopass", 1, 64, A, 2, 256) if k * es <= 48 else ("t_splitm_twopass", 4, 64, A, 2, 128)
         return None
 """
 
@@ -1025,8 +1027,8 @@ def test_op_t_heuristic_reads_few_or_short_aligned_rows():
     """Single products of aligned rows (s66, ALIGNED_ROWS_RULE_T): 3 to 48 rows of at least 16
     one-lane tiles an SM across a row (16-bit, and fp32 from 17 rows) on 2 lanes of 64-thread
     tiles, 2 rows in flight; 3-4 rows of 256 KiB to 1 MiB a row a lane on 32-thread tiles; more
-    than 2048 rows of up to 128 bytes, up to 1 MiB, in 128 slices of 4-thread tiles of 64 lanes.
-    Fewer columns, fp32 up to 16 rows, more rows, larger matrices, batches and rows that do not
+    than 2048 rows of up to 128 bytes, up to 1 MiB, in 128 slices of 4-thread tiles of 64 lanes
+    (rows of up to 48 bytes a lane a row, 256 slices, since s71). Fewer columns, fp32 up to 16 rows, more rows, larger matrices, batches and rows that do not
     start aligned keep the other rules."""
     run(PICK_T + ALIGNED_ROWS_RULE_T + """
     seen = set()
@@ -1049,7 +1051,7 @@ def test_op_t_heuristic_reads_few_or_short_aligned_rows():
         assert form(c)[:4] != ("t_columns", 64, 2, pygemv.LOADS_ALIGNED), (dtype, c)
         c = pick(28, 1370240, dtype, lda=1370241)
         assert c.vector_loads != pygemv.LOADS_ALIGNED, (dtype, c)
-    assert seen == {("t_columns", 32, 4), ("t_columns", 64, 2), ("t_splitm_twopass", 4, 64)}, seen
+    assert seen == {("t_columns", 32, 4), ("t_columns", 64, 2), ("t_splitm_twopass", 4, 64), ("t_splitm_twopass", 1, 64)}, seen
     assert aligned_rule(7, 2250016, 4) is None and aligned_rule(28, 1370240, 4)  # fp32 from 17 rows
     assert aligned_rule(6, 494928, 2) is None  # under 16 one-lane tiles an SM
     """)
@@ -2135,6 +2137,61 @@ def test_heuristic_splits_few_long_rows_into_slices_of_a_load_a_lane():
         # Batches keep theirs: no split under 4096 packs.
         c = pick(1, 3459 * e, dtype, batch=8, stride_a=3459 * e, stride_y=1)
         assert c.variant != "splitk_twopass", (dtype, c)
+    """)
+
+
+def test_heuristic_s71_rules_for_realigned_rows_and_short_aligned_op_t_rows():
+    """The s71 rules (132 SMs). Realigned rows past the s70 cuts (9-26 rows of 2049-3071 packs)
+    split into ceil(packs / 256) slices rounded up to even, within 2 blocks an SM; one block a
+    row of 1024 realigned lanes keeps one load in flight; realigned single products of 512-4095
+    packs a row up to 16 MiB take lanes for half the GPU's threads; fp32 rows on 8 bytes with x
+    off 8 bytes, few of them, realign rather than stage x for each row's block. Aligned rows keep
+    theirs. op T on more than 2048 aligned rows of up to 48 bytes (up to 1 MiB): a lane a row,
+    256 slices of 64 lanes."""
+    run("""
+    base = 1 << 32
+    R, A1, A8 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED, pygemv.LOADS_ALIGNED8
+    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40) + x_off,
+                                    use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        e = 16 // es  # elements a pack
+        # (m, packs, want split); A one element off: realigned rows
+        for m, packs, split in ((12, 2060, 10), (26, 2049, 10), (9, 3071, 12), (22, 2600, 12)):
+            c = pick(m, packs * e, dtype, a_off=es)
+            assert form(c) == ("splitk_twopass", 256, R, 2, split), (dtype, m, packs, c)
+        # Past 2 blocks an SM (27 x 10 slices), or past 24 rows from 3072 packs: one block a
+        # row of 1024 realigned lanes at one in flight; aligned rows keep two.
+        for m, packs in ((27, 2049), (25, 3500), (40, 3075), (9, 1500)):
+            assert form(pick(m, packs * e, dtype, a_off=es)) == ("block_per_row", 1024, R, 1, 1), (dtype, m, packs)
+        assert form(pick(40, 3075 * e, dtype)) == ("block_per_row", 1024, A1, 2, 1), dtype
+        assert pick(12, 2060 * e, dtype).variant == "block_per_row"
+        # Realigned single products of 512-4095 packs, up to 16 MiB: lanes for half the GPU's
+        # threads (270336 / 2 / rows, at most packs / 2, 32 to 1024), whatever the rules gave.
+        for m, packs, p in ((400, 1500, 256), (800, 1250, 128), (200, 2750, 512), (1000, 1000, 128),
+                            (299, 3500, 256), (2000, 512, 64)):
+            c = pick(m, packs * e + 1, dtype, lda=packs * e + 3)
+            assert (c.threads_per_row, int(c.vector_loads)) == (p, R), (dtype, m, packs, c)
+        # Past 16 MiB the rules before: 300 x 3501 packs (more than 1 << 20)
+        c = pick(300, 3500 * e + 1, dtype, lda=3500 * e + 3)
+        assert c.threads_per_row == 512, (dtype, c)
+    # fp32 rows on 8 bytes, x 4 bytes off: realigned, not 8-byte loads with x staged ...
+    c = pick(35, 10606, "float32", lda=10616, a_off=8, x_off=4)
+    assert form(c) == ("block_per_row", 1024, R, 1, 1), c
+    # ... x on 8 bytes: 8-byte loads, x through the cache
+    c = pick(35, 10606, "float32", lda=10616, a_off=8)
+    assert (int(c.vector_loads), bool(c.x_in_smem)) == (A8, False), c
+    # op T, aligned rows of up to 48 bytes: a lane a row
+    for m, k, lda, dtype in ((5262, 6, 20, "float32"), (3737, 12, 12, "float32"), (2049, 4, 4, "float32"),
+                             (16048, 17, 24, "float16"), (10000, 24, 24, "bfloat16")):
+        c = pick(m, k, dtype, lda=lda, trans=True)
+        assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k) == (
+            "t_splitm_twopass", 1, 64, A1, 2, 256), (m, k, lda, dtype, c)
+    # rows of 52 bytes up keep 4-lane tiles
+    c = pick(3737, 13, "float32", lda=16, trans=True)
+    assert (c.variant, c.threads_per_row, c.rows_per_block, c.split_k) == ("t_splitm_twopass", 4, 64, 128), c
     """)
 
 

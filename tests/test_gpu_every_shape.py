@@ -344,6 +344,44 @@ def test_dispatch_of_few_long_rows_on_slices_is_correct(torch, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_s71_realigned_rules_is_correct(torch, dtype):
+    """The s71 op N rules for rows that do not start 16-byte aligned (NOTES 91), the dispatcher's
+    own choice against the float64 reference with NaN in the gaps, alpha and beta, y poisoned:
+    9-26 rows of 2049-3071 packs on even slices of at most a load a lane (ceil(packs / 256),
+    up to 2 blocks an SM); one block a row of 1024 lanes at one load in flight; 100-800 rows
+    of 512-4095 packs on lanes for half the GPU's threads; fp32 rows on 8 bytes with x off 8
+    realigned, not 8-byte loads with x staged for each row."""
+    buf, ws = workspace(torch)
+    es = ES[dtype]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    R = pygemv.LOADS_REALIGNED
+    # (m, k, lda pad, A off, x off, want: (variant, p, loads, unroll, split))
+    if es == 4:
+        cases = [(12, 8241, 1, 1, 0, ("splitk_twopass", 256, R, 2, 10)),
+                 (40, 12301, 1, 1, 0, ("block_per_row", 1024, R, 1, 1)),
+                 (400, 6001, 2, 0, 1, ("block_per_row", 256, R, 2, 1)),
+                 (35, 10606, 10, 2, 3, ("block_per_row", 1024, R, 1, 1))]
+    else:
+        cases = [(12, 16479, 9, 2, 6, ("splitk_twopass", 256, R, 2, 10)),
+                 (40, 24601, 1, 0, 0, ("block_per_row", 1024, R, 1, 1)),
+                 (500, 12001, 1, 1, 3, ("block_per_row", 256, R, 2, 1))]
+    failures, runs = [], 0
+    for m, k, pad, a_off, x_off, want in cases:
+        if want[0] == "splitk_twopass" and m * want[4] > 2 * sms:  # a GPU of fewer SMs keeps a block a row
+            want = ("block_per_row", 1024, R, 1, 1)
+        if m >= 100:  # half the GPU's threads: lanes by its SMs
+            packs = -(-k * es // 16)
+            p = max(32, min(1024, 1 << (min(sms * 1024 // m, packs // 2).bit_length() - 1)))
+            want = ("block_per_row", p, R, 2, 1)
+        c, f, r = check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws)
+        got = (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+        assert got == want, (dtype, m, k, pad, a_off, x_off, c)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k, pad", [(5000, 12, 0), (3001, 35, 3), (777, 1306, 1), (64, 8, 0), (100, 3, 6),
                                        (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0), (20011, 22, 19),
                                        (3001, 12, 42), (999, 5, 64)])

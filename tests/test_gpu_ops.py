@@ -271,6 +271,23 @@ def test_dispatch_of_op_t_few_rows_that_start_anywhere(torch, dtype, m, k):
     assert check_layouts(torch, m, k, dtype, True, layouts, [c]) >= 2 * len(layouts)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_short_aligned_op_t_rows_to_a_lane_a_row_is_correct(torch, dtype):
+    """op T on more than 2048 aligned rows of up to 48 bytes, up to 1 MiB (s71, NOTES 91): the
+    dispatcher's 256 slices of 64 lanes, a lane a row at two in flight, checked against the
+    float64 reference with y poisoned, alpha and beta, padded lda (NaN gaps), x and y off
+    their packs, strided and reversed x."""
+    es = ES[dtype]
+    shapes = [(5262, 6, 14), (20000, 5, 3), (3737, 12, 0)] if es == 4 else [(16048, 17, 7), (4996, 8, 0), (2051, 24, 0)]
+    for m, k, pad in shapes:
+        c = pygemv.select_config(m, k, dtype, lda=k + pad, a_ptr=1 << 32, x_ptr=1 << 40, trans=True, use_table=False)
+        assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k) == (
+            "t_splitm_twopass", 1, 64, pygemv.LOADS_ALIGNED, 2, 256), (m, k, pad, c)
+        layouts = [dict(lda_pad=pad, beta=0.5), dict(lda_pad=pad, x_off=1, y_off=3, alpha=-1.5),
+                   dict(lda_pad=pad, incx=-2, incy=2, beta=1.0), dict(lda_pad=pad)]
+        assert check_layouts(torch, m, k, dtype, True, layouts, [c]) >= 2 * len(layouts)
+
+
 BATCHES = [dict(batch=3), dict(batch=5, reverse_batch=True, lda_pad=1, incy=2, beta=0.5),
            dict(batch=4, share_a=True, alpha=2.0), dict(batch=6, share_x=True, x_off=1, incx=-1, beta=1.0),
            dict(batch=2, a_off=3, y_off=5, incx=2, incy=-2, alpha=-1.5, beta=-0.25)]

@@ -764,6 +764,14 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             const int64_t want = few_rows_threads / std::max<int64_t>(rows, 1);
             p = std::min<int>(1024, std::max(p, pow2_floor(std::min<int64_t>(want, loads / 2))));
         }
+        // Realigned single products of 512-4095 packs a row, up to 16 MiB: lanes for half the GPU's
+        // threads (as realigned batches, above), whatever the rules above gave. On an H200 the
+        // full GPU's lanes (few rows) and fp32's 512 ran 100-800 such rows 1.2-1.5x as long as
+        // these (fp32 400 x 6001, lda 6003: 6.47 us on 512 lanes, 4.89 on 256; fp32 800 x 5001
+        // 10.48 on 512, 7.10 on 128; fp16 500 x 12001 7.07, 5.35; NOTES.md section 91).
+        if (mode == kLoadsRealigned && !pb.batched() && loads >= 512 && loads < 4096 &&
+            mul_sat(rows, loads) <= (int64_t(1) << 20))
+            p = (int)std::clamp<int64_t>(pow2_floor(std::min<int64_t>(target_threads / 2 / std::max<int64_t>(rows, 1), loads / 2)), 32, 1024);
         // 64 threads a row whose rows just pass one full wave (up to 1.5): 128, so the last
         // wave is not a fifth-full one, while each keeps two loads or more. On the H100, 16-bit
         // rows of 375-480 packs at 5000-6000 rows: fp16 5003 x 3696 16.46 us at 64, 14.96 at
@@ -778,9 +786,22 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         if (small && vec) p = small_matrix_lanes(loads, rows, target_threads);
         if (by_element && !vec)
             p = std::min({pow2_ceil(loads), half_gpu_lanes(rows, target_threads), 256});
+        // 8-byte loads of a misaligned x stage it in shared memory for each block; a block of
+        // one row (128 lanes up) reads all of x for that row alone, as long as the row itself. Where
+        // the GPU is not full (few rows) realigned packs, x shifted in registers, run instead: on an
+        // H200 fp32 35 x 10606, lda 10616, x 3 elements off, 5.61 us staged, 3.33 realigned
+        // (benchmarks/NOTES.md section 91).
+        if (mode == kLoadsAligned8 && smem && x_unaligned && p >= 128 && !pb.batched() &&
+            mul_sat(rows, p) <= target_threads)
+            continue;
         gemv_config_t c = row_config(p, loads, mode, small && vec ? x_unaligned : smem);
         if (small && vec) c.unroll = 1;
         if (one_in_flight && !small) c.unroll = 1;
+        // Realigned rows of 2-4 packs a lane on a block of 1024: one load in flight. On an H200
+        // two ran 1.00-1.13x as long as one on 69 of 74 such rows (1088-4080 packs, 1-94 rows),
+        // the rest within 0.6% (bf16 40 x 24601, lda 24602: 4.27 us at two, 3.79 at one;
+        // NOTES.md section 91).
+        if (mode == kLoadsRealigned && p == 1024 && !pb.batched() && loads < 4 * (int64_t)p) c.unroll = 1;
 
         // Still far from filling the GPU with one block a row: split K (deterministic), by
         // the row's 16-byte packs whatever the load width (8-byte loads split bf16 123 x 17924
@@ -815,7 +836,15 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             // Under 4096 packs one block a row of 1024 lanes holds its own past 24 rows (fewer than
             // 16 slices, which may pass 256 packs each) and, under 3072 packs (three loads a
             // lane), past 8.
-            if (packs16 < 4096 && (s.split_k < 16 || (packs16 < 3072 && rows > 8))) s.split_k = 1;
+            // Realigned rows past those cuts split finer where the slices fit 2 blocks an SM: a
+            // load a lane or less, ceil(loads / 256) slices rounded up to even (10-12 slices of rows
+            // of 2049-3071 packs, 9-26 rows). On an H200 one block a row ran these 1.00-1.15x as long
+            // (bf16 12 x 16479, lda 16488: 3.60 us, 3.20 on 10; fp32 19 x 9490: 3.35, 2.91; NOTES.md
+            // section 91); past 2 blocks an SM one block a row held its own (fp16 49 x 19827).
+            if (packs16 < 4096 && (s.split_k < 16 || (packs16 < 3072 && rows > 8))) {
+                const int64_t even = ((loads + 255) / 256 + 1) / 2 * 2;
+                s.split_k = mode == kLoadsRealigned && mul_sat(rows, even) <= 2 * sms ? (int)even : 1;
+            }
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
             if (s.split_k >= 2) {
                 if (runs(s, pb)) return s;
@@ -1264,7 +1293,12 @@ bool aligned_short_rows_split_config(const Problem &pb, gemv_config_t *out) {
     if (pb.batch > 1 || !rows_aligned16(pb) || pb.m <= 2048 || pb.k * esz > 128 ||
         mul_sat(mul_sat(pb.m, pb.k), esz) > (1 << 20))
         return false;
-    gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
+    // Rows of up to 48 bytes (3 packs): a lane a row, 256 slices of 64 lanes; a tile of 4 lanes
+    // left most of its lanes idle there and ran 1.02-1.42x the best of 48 configs (fp32 20000 x
+    // 5, lda 8: 5.03 us, 3.55 so; fp32 5262 x 6, lda 20: 4.22 against 3.47; s71, NOTES.md section
+    // 91, results/h200-2026-11-29-s71-run2-t-short-aligned-rows.csv).
+    gemv_config_t c = pb.k * esz <= 48 ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 1, 64, kLoadsAligned, 2, 0, 256)
+                                       : make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
     while (c.split_k >= 2 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
     *out = c;
     return c.split_k >= 2 && runs(c, pb);
