@@ -1028,8 +1028,9 @@ def test_op_t_heuristic_reads_few_or_short_aligned_rows():
     one-lane tiles an SM across a row (16-bit, and fp32 from 17 rows) on 2 lanes of 64-thread
     tiles, 2 rows in flight; 3-4 rows of 256 KiB to 1 MiB a row a lane on 32-thread tiles; more
     than 2048 rows of up to 128 bytes, up to 1 MiB, in 128 slices of 4-thread tiles of 64 lanes
-    (rows of up to 48 bytes a lane a row, 256 slices, since s71). Fewer columns, fp32 up to 16 rows, more rows, larger matrices, batches and rows that do not
-    start aligned keep the other rules."""
+    (rows of up to 48 bytes a lane a row, 256 slices, since s71). Fewer columns, fp32 up to 16
+    rows, more rows, larger matrices, batches and rows that do not start aligned keep the other
+    rules."""
     run(PICK_T + ALIGNED_ROWS_RULE_T + """
     seen = set()
     form = lambda c: (c.variant, c.threads_per_row, c.rows_per_block, c.vector_loads, c.unroll, c.split_k)
@@ -1051,7 +1052,8 @@ def test_op_t_heuristic_reads_few_or_short_aligned_rows():
         assert form(c)[:4] != ("t_columns", 64, 2, pygemv.LOADS_ALIGNED), (dtype, c)
         c = pick(28, 1370240, dtype, lda=1370241)
         assert c.vector_loads != pygemv.LOADS_ALIGNED, (dtype, c)
-    assert seen == {("t_columns", 32, 4), ("t_columns", 64, 2), ("t_splitm_twopass", 4, 64), ("t_splitm_twopass", 1, 64)}, seen
+    assert seen == {("t_columns", 32, 4), ("t_columns", 64, 2), ("t_splitm_twopass", 4, 64),
+                    ("t_splitm_twopass", 1, 64)}, seen
     assert aligned_rule(7, 2250016, 4) is None and aligned_rule(28, 1370240, 4)  # fp32 from 17 rows
     assert aligned_rule(6, 494928, 2) is None  # under 16 one-lane tiles an SM
     """)

@@ -770,8 +770,10 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
         // these (fp32 400 x 6001, lda 6003: 6.47 us on 512 lanes, 4.89 on 256; fp32 800 x 5001
         // 10.48 on 512, 7.10 on 128; fp16 500 x 12001 7.07, 5.35; NOTES.md section 91).
         if (mode == kLoadsRealigned && !pb.batched() && loads >= 512 && loads < 4096 &&
-            mul_sat(rows, loads) <= (int64_t(1) << 20))
-            p = (int)std::clamp<int64_t>(pow2_floor(std::min<int64_t>(target_threads / 2 / std::max<int64_t>(rows, 1), loads / 2)), 32, 1024);
+            mul_sat(rows, loads) <= (int64_t(1) << 20)) {
+            const int64_t half_gpu = target_threads / 2 / std::max<int64_t>(rows, 1);
+            p = (int)std::clamp<int64_t>(pow2_floor(std::min<int64_t>(half_gpu, loads / 2)), 32, 1024);
+        }
         // 64 threads a row whose rows just pass one full wave (up to 1.5): 128, so the last
         // wave is not a fifth-full one, while each keeps two loads or more. On the H100, 16-bit
         // rows of 375-480 packs at 5000-6000 rows: fp16 5003 x 3696 16.46 us at 64, 14.96 at
