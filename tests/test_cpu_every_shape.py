@@ -258,9 +258,10 @@ def test_heuristic_takes_phased_or_realigned_loads_on_rows_that_are_not_16_byte_
     assert pick(400, 600000, "float16", x_off=6).variant != "rows_in_registers"  # aligned rows, x not
     # Whole slots a thread: 8193 realigned slots of 64 tiles take 65 slices of a slot, not 64.
     assert pick(256, 65536, "float16", lda=65537, a_off=2).split_k == 65
-    # From 4 rows and 2 MB: tiles too, at most 4 blocks an SM (132 SMs: 528 over 12 tiles).
-    c = pick(48, 23714, "float32")
-    assert c.variant == "rows_in_registers" and c.vector_loads == 2 and c.rows_per_block == 4, c
+    # From 4 rows and 2 MB: tiles too, at most 4 blocks an SM (132 SMs: 528 over 12 tiles);
+    # aligned here: realigned rows of under 8192 packs take realigned_mid_rows_config (s72).
+    c = pick(48, 23712, "float32")
+    assert c.variant == "rows_in_registers" and c.vector_loads == 1 and c.rows_per_block == 4, c
     assert c.split_k == 528 // 12 and c.threads_per_row == 128, c
     for m, k in ((3, 400001), (4, 40001)):  # under 4 rows, under 2 MB: split K
         assert pick(m, k, "float32").variant == "splitk_twopass", (m, k)
@@ -1017,8 +1018,13 @@ ALIGNED_ROWS_RULE_T = """
                 return ("t_columns", 32, 4, A, 1, 1)
             if (es == 2 or m > 16) and -(-(-(-k * es // 16)) // 64) >= 16 * 132:  # 16 one-lane tiles an SM
                 return ("t_columns", 64, 2, A, 2, 1)
-        if m > 2048 and k * es <= 128 and nbytes <= (1 << 20):  # rows of up to 48 bytes a lane a row (s71)
-            return ("t_splitm_twopass", 1, 64, A, 2, 256) if k * es <= 48 else ("t_splitm_twopass", 4, 64, A, 2, 128)
+        if m > 2048 and k * es <= 128 and nbytes <= (1 << 20):
+            if k * es > 48:
+                return ("t_splitm_twopass", 4, 64, A, 2, 128)
+            if es == 2 and k * es in (32, 48):  # 16-bit rows of 2-3 whole packs (no gap): a lane of packs a row (s71)
+                return ("t_splitm_twopass", 1, 64, A, 2, 256)
+            # element loads, 4 in flight (s72): a column a tile of 256 lanes up to 16 bytes, else 2 of 64
+            return ("t_splitm_twopass", 1, 256, 0, 4, 256) if k * es <= 16 else ("t_splitm_twopass", 2, 64, 0, 4, 256)
         return None
 """
 
@@ -1028,7 +1034,8 @@ def test_op_t_heuristic_reads_few_or_short_aligned_rows():
     one-lane tiles an SM across a row (16-bit, and fp32 from 17 rows) on 2 lanes of 64-thread
     tiles, 2 rows in flight; 3-4 rows of 256 KiB to 1 MiB a row a lane on 32-thread tiles; more
     than 2048 rows of up to 128 bytes, up to 1 MiB, in 128 slices of 4-thread tiles of 64 lanes
-    (rows of up to 48 bytes a lane a row, 256 slices, since s71). Fewer columns, fp32 up to 16
+    (rows of up to 48 bytes on 256 slices since s71: element loads since s72, 16-bit rows of 2-3
+    whole packs a lane of packs a row). Fewer columns, fp32 up to 16
     rows, more rows, larger matrices, batches and rows that do not start aligned keep the other
     rules."""
     run(PICK_T + ALIGNED_ROWS_RULE_T + """
@@ -1053,7 +1060,7 @@ def test_op_t_heuristic_reads_few_or_short_aligned_rows():
         c = pick(28, 1370240, dtype, lda=1370241)
         assert c.vector_loads != pygemv.LOADS_ALIGNED, (dtype, c)
     assert seen == {("t_columns", 32, 4), ("t_columns", 64, 2), ("t_splitm_twopass", 4, 64),
-                    ("t_splitm_twopass", 1, 64)}, seen
+                    ("t_splitm_twopass", 1, 64), ("t_splitm_twopass", 1, 256), ("t_splitm_twopass", 2, 64)}, seen
     assert aligned_rule(7, 2250016, 4) is None and aligned_rule(28, 1370240, 4)  # fp32 from 17 rows
     assert aligned_rule(6, 494928, 2) is None  # under 16 one-lane tiles an SM
     """)
@@ -2148,8 +2155,8 @@ def test_heuristic_s71_rules_for_realigned_rows_and_short_aligned_op_t_rows():
     row of 1024 realigned lanes keeps one load in flight; realigned single products of 512-4095
     packs a row up to 16 MiB take lanes for half the GPU's threads; fp32 rows on 8 bytes with x
     off 8 bytes, few of them, realign rather than stage x for each row's block. Aligned rows keep
-    theirs. op T on more than 2048 aligned rows of up to 48 bytes (up to 1 MiB): a lane a row,
-    256 slices of 64 lanes."""
+    theirs. op T on more than 2048 aligned rows of up to 48 bytes (up to 1 MiB): 256 slices (a
+    lane of packs a row, 64 lanes; element loads since s72)."""
     run("""
     base = 1 << 32
     R, A1, A8 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED, pygemv.LOADS_ALIGNED8
@@ -2185,15 +2192,70 @@ def test_heuristic_s71_rules_for_realigned_rows_and_short_aligned_op_t_rows():
     # ... x on 8 bytes: 8-byte loads, x through the cache
     c = pick(35, 10606, "float32", lda=10616, a_off=8)
     assert (int(c.vector_loads), bool(c.x_in_smem)) == (A8, False), c
-    # op T, aligned rows of up to 48 bytes: a lane a row
+    # op T, aligned rows of up to 48 bytes: 256 slices (element loads since s72, below) ...
     for m, k, lda, dtype in ((5262, 6, 20, "float32"), (3737, 12, 12, "float32"), (2049, 4, 4, "float32"),
                              (16048, 17, 24, "float16"), (10000, 24, 24, "bfloat16")):
         c = pick(m, k, dtype, lda=lda, trans=True)
-        assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k) == (
-            "t_splitm_twopass", 1, 64, A1, 2, 256), (m, k, lda, dtype, c)
+        assert (c.variant, c.split_k) == ("t_splitm_twopass", 256), (m, k, lda, dtype, c)
+    # ... 16-bit rows of 2-3 whole packs without gaps a lane of packs a row
+    c = pick(10000, 24, "bfloat16", trans=True)
+    assert (c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll) == (1, 64, A1, 2), c
     # rows of 52 bytes up keep 4-lane tiles
     c = pick(3737, 13, "float32", lda=16, trans=True)
     assert (c.variant, c.threads_per_row, c.rows_per_block, c.split_k) == ("t_splitm_twopass", 4, 64, 128), c
+    """)
+
+
+def test_heuristic_s72_rules_for_realigned_mid_rows_and_short_aligned_op_t_rows():
+    """The s72 rules (132 SMs). Realigned single products of 4096-8191 packs a row, 2-32 MiB, up
+    to 264 rows (2 blocks of 512 an SM): up to 66 rows 256-lane slices at two in flight, 528 / rows
+    of them (a power of two, at most 16); up to 132 rows a block of 1024 lanes at one in flight;
+    then a block of 512 at two. Past them, aligned rows and 8192 packs keep the row tiles.
+    op T on more than 2048 aligned rows of up to 48 bytes, up to 1 MiB: element loads at four in
+    flight on 256 slices, a column a tile of 256 lanes up to 16 bytes, 2 columns of 64 lanes past
+    them; 16-bit rows of 2-3 whole packs with no gap keep a lane of packs a row."""
+    run("""
+    base = 1 << 32
+    R, A1 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED
+    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40) + x_off,
+                                    use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+    for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
+        e = 16 // es
+        # (m, packs, want); rows of packs * 16 - es bytes, so none starts aligned but the first
+        for m, packs, want in ((22, 6500, ("splitk_twopass", 256, R, 2, 16)), (40, 6000, ("splitk_twopass", 256, R, 2, 8)),
+                               (66, 4100, ("splitk_twopass", 256, R, 2, 8)), (67, 4100, ("block_per_row", 1024, R, 1, 1)),
+                               (132, 8191, ("block_per_row", 1024, R, 1, 1)), (133, 5000, ("block_per_row", 512, R, 2, 1)),
+                               (264, 4096, ("block_per_row", 512, R, 2, 1))):
+            c = pick(m, packs * e - 1, dtype)
+            assert form(c) == want, (dtype, m, packs, c)
+        # Rows aligned with x off its pack: realigned too.
+        assert form(pick(100, 5000 * e, dtype, x_off=es)) == ("block_per_row", 1024, R, 1, 1), dtype
+        # Past 264 rows, at 8192 packs, aligned rows and x: the row tiles.
+        for m, packs, kw in ((265, 4096, {}), (100, 8193, {}), (100, 5000, {"lda": 5000 * e})):
+            k = packs * e - (0 if kw else 1)
+            assert pick(m, k, dtype, **kw).variant == "rows_in_registers", (dtype, m, packs, kw)
+        # Under 2 MiB the split rules before (20 x 6500 packs: 2.08 MB).
+        assert pick(20, 6500 * e - 1, dtype).split_k != 16, dtype
+        # Batches keep theirs.
+        c = pick(40, 6000 * e - 1, dtype, batch=2, stride_a=40 * (6000 * e - 1))
+        assert form(c) != ("splitk_twopass", 256, R, 2, 8), (dtype, c)
+    # op T, aligned rows of up to 48 bytes, more than 2048 of them, up to 1 MiB
+    T = lambda m, k, dtype, lda=None: pick(m, k, dtype, lda=lda, trans=True)
+    tform = lambda c: (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k)
+    for m, k, lda, dtype, want in ((15000, 2, 4, "float32", (1, 256, 0, 4)), (4000, 4, 4, "float32", (1, 256, 0, 4)),
+                                   (20000, 5, 8, "float32", (2, 64, 0, 4)), (3737, 12, 12, "float32", (2, 64, 0, 4)),
+                                   (30000, 4, 8, "float16", (1, 256, 0, 4)), (4996, 8, 8, "float16", (1, 256, 0, 4)),
+                                   (16000, 12, 16, "float16", (2, 64, 0, 4)), (12000, 16, 24, "bfloat16", (2, 64, 0, 4)),
+                                   (10000, 16, 16, "float16", (1, 64, A1, 2)), (10000, 24, 24, "bfloat16", (1, 64, A1, 2))):
+        c = T(m, k, dtype, lda)
+        assert tform(c) == ("t_splitm_twopass",) + want + (256,), (m, k, lda, dtype, c)
+    # rows of 52 bytes up keep 4-lane tiles of packs; 2048 rows and fewer, or past 1 MiB, the rules before
+    assert tform(T(3737, 13, "float32", 16)) == ("t_splitm_twopass", 4, 64, A1, 2, 128)
+    for m, k, dtype in ((2048, 2, "float32"), (70000, 4, "float32")):
+        assert tform(T(m, k, dtype))[1:] != (1, 256, 0, 4, 256), (m, k, dtype)
     """)
 
 

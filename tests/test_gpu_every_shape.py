@@ -382,6 +382,38 @@ def test_dispatch_of_s71_realigned_rules_is_correct(torch, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_s72_realigned_mid_rows_is_correct(torch, dtype):
+    """Realigned single products of 4096-8191 packs a row, 2-32 MiB (s72, NOTES 92): the
+    dispatcher's own choice against the float64 reference with NaN in the gaps, alpha and beta,
+    y poisoned: up to half the SMs' rows on 256-lane slices (4 an SM over the rows, a power of
+    two, at most 16), up to the SMs' count on a block of 1024 lanes at one in flight, up to twice
+    it on a block of 512 at two; rows off their packs, and aligned rows with x off its pack."""
+    buf, ws = workspace(torch)
+    es = ES[dtype]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    R = pygemv.LOADS_REALIGNED
+    # (m, k, lda pad, A off, x off)
+    cases = ([(40, 24001, 1, 1, 0), (100, 20001, 3, 0, 1), (200, 17001, 1, 2, 0), (60, 24000, 0, 0, 3)] if es == 4 else
+             [(50, 40001, 1, 1, 0), (120, 45001, 3, 0, 3), (230, 36001, 1, 3, 1), (64, 48000, 0, 0, 5)])
+    failures, runs = [], 0
+    for m, k, pad, a_off, x_off in cases:
+        if 2 * m <= sms:
+            want = ("splitk_twopass", 256, R, 2, max(2, min(16, 1 << ((4 * sms // m).bit_length() - 1))))
+        elif m <= sms:
+            want = ("block_per_row", 1024, R, 1, 1)
+        elif m <= 2 * sms:
+            want = ("block_per_row", 512, R, 2, 1)
+        else:  # a GPU of fewer SMs: the row tiles
+            want = ("rows_in_registers", 128, R)
+        c, f, r = check_dispatched(torch, dtype, m, k, pad, a_off, x_off, ws)
+        got = (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+        assert got[:len(want)] == want, (dtype, m, k, pad, a_off, x_off, c)
+        failures += f
+        runs += r
+    assert not failures, f"{len(failures)} of {runs} runs wrong:\n" + "\n".join(failures[:20])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("m, k, pad", [(5000, 12, 0), (3001, 35, 3), (777, 1306, 1), (64, 8, 0), (100, 3, 6),
                                        (2, 3999, 0), (1, 5, 0), (9, 1, 7), (40000, 9, 0), (20011, 22, 19),
                                        (3001, 12, 42), (999, 5, 64)])

@@ -272,17 +272,23 @@ def test_dispatch_of_op_t_few_rows_that_start_anywhere(torch, dtype, m, k):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_dispatch_of_short_aligned_op_t_rows_to_a_lane_a_row_is_correct(torch, dtype):
-    """op T on more than 2048 aligned rows of up to 48 bytes, up to 1 MiB (s71, NOTES 91): the
-    dispatcher's 256 slices of 64 lanes, a lane a row at two in flight, checked against the
-    float64 reference with y poisoned, alpha and beta, padded lda (NaN gaps), x and y off
-    their packs, strided and reversed x."""
+def test_dispatch_of_short_aligned_op_t_rows_on_256_slices_is_correct(torch, dtype):
+    """op T on more than 2048 aligned rows of up to 48 bytes, up to 1 MiB (s71, s72; NOTES 91,
+    92): the dispatcher's 256 slices, element loads at four in flight (a column a tile of 256
+    lanes up to 16 bytes, 2 of 64 lanes past them) or, for 16-bit rows of 2-3 whole packs with
+    no gap, a lane of packs a row at two, checked against the float64 reference with y poisoned,
+    alpha and beta, padded lda (NaN gaps), x and y off their packs, strided and reversed x."""
     es = ES[dtype]
-    shapes = [(5262, 6, 14), (20000, 5, 3), (3737, 12, 0)] if es == 4 else [(16048, 17, 7), (4996, 8, 0), (2051, 24, 0)]
+    shapes = ([(5262, 6, 14), (20000, 5, 3), (3737, 12, 0), (15000, 2, 2)] if es == 4 else
+              [(16048, 17, 7), (4996, 8, 0), (2051, 24, 0), (30000, 4, 4)])
     for m, k, pad in shapes:
         c = pygemv.select_config(m, k, dtype, lda=k + pad, a_ptr=1 << 32, x_ptr=1 << 40, trans=True, use_table=False)
+        if es == 2 and k * es in (32, 48) and not pad:
+            want = (1, 64, pygemv.LOADS_ALIGNED, 2)
+        else:
+            want = (1, 256, 0, 4) if k * es <= 16 else (2, 64, 0, 4)
         assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k) == (
-            "t_splitm_twopass", 1, 64, pygemv.LOADS_ALIGNED, 2, 256), (m, k, pad, c)
+            ("t_splitm_twopass",) + want + (256,)), (m, k, pad, c)
         layouts = [dict(lda_pad=pad, beta=0.5), dict(lda_pad=pad, x_off=1, y_off=3, alpha=-1.5),
                    dict(lda_pad=pad, incx=-2, incy=2, beta=1.0), dict(lda_pad=pad)]
         assert check_layouts(torch, m, k, dtype, True, layouts, [c]) >= 2 * len(layouts)

@@ -449,6 +449,36 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
     return runs(c, pb);
 }
 
+// Realigned rows of 4096-8191 packs (rows or x not 16-byte aligned), single products of 2-32
+// MiB, up to 2 blocks of 512 lanes an SM (264 rows on 132 SMs): the row tiles above ran these
+// 1.16-1.61x the best of 14 configs on an H200 (bf16 120 x 40001, lda 40002: 8.09 us, 5.04 on a
+// block of 1024; fp32 48 x 23714, lda 23715: 5.58, 4.34 on 8 slices; benchmarks/NOTES.md section
+// 92, results/h200-2026-11-29-s72-run1-n-realigned-4k-8k-rows.csv). Up to 4 blocks of 256 an SM in
+// all, 256-lane slices at two in flight (4 an SM over the rows, a power of two, at most 16): past
+// that the slices' second wave cost (fp32 75 x 17001 on 8 slices 6.35 us, on a block of 1024
+// 4.41); then a block of 1024 lanes at one in flight, then of 512 at two. Past 264 rows the tiles
+// held their own (fp32 280 x 21001: 10.72 us, 11.92 on a block of 256).
+bool realigned_mid_rows_config(const Problem &pb, int sm_count, gemv_config_t *out) {
+    const int64_t esz = (int64_t)dtype_size(pb.dtype()), loads = (pb.k * esz + 15) / 16;
+    const int64_t bytes = mul_sat(pb.m, pb.k * esz), sms = std::max(sm_count, 1);
+    const bool aligned = rows_aligned16(pb) && (reinterpret_cast<uintptr_t>(pb.x) & 15u) == 0;
+    if (pb.op != GEMV_OP_N || pb.batched() || pb.quantized() || pb.incx != 1 || aligned || loads < 4096 ||
+        loads >= 8192 || bytes < (2 << 20) || bytes >= (32 << 20) || pb.m > 2 * sms)
+        return false;
+    if (2 * pb.m <= sms) {
+        gemv_config_t c = make_config(GEMV_VARIANT_SPLITK_TWOPASS, 256, 1, kLoadsRealigned, 2, 0,
+                                      (int)std::clamp<int64_t>(pow2_floor(4 * sms / pb.m), 2, 16));
+        while (c.split_k >= 2 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
+        if (c.split_k >= 2 && runs(c, pb)) {
+            *out = c;
+            return true;
+        }
+    }
+    *out = pb.m <= sms ? make_config(GEMV_VARIANT_BLOCK_PER_ROW, 1024, 1, kLoadsRealigned, 1, 0, 1)
+                       : make_config(GEMV_VARIANT_BLOCK_PER_ROW, 512, 1, kLoadsRealigned, 2, 0, 1);
+    return runs(*out, pb);
+}
+
 // Small matrices: rows of at most 2048 packs, and few enough of them that at 4 packs a lane
 // they fill at most half the GPU's threads (about 8 MB). There every row is in flight at
 // once, so the time is the latency of a few loads: a lane a pack up to half the GPU's
@@ -694,7 +724,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const bool stream8 = (rows8 && esz == 2 && row_bytes >= 200) || short8; // 8-byte rows the stream lost
     if ((!rows8 && pb.m >= 2 * (int64_t)std::max(sm_count, 1) && copies_band_under_2048_rows(pb) &&
          phased_copies_config(pb, sm_count, &chosen)) ||
-        tile_config(pb, sm_count, &chosen) ||
+        realigned_mid_rows_config(pb, sm_count, &chosen) || tile_config(pb, sm_count, &chosen) ||
         (!rows8 && (phased_config(pb, sm_count, &chosen) || short_phased_config(pb, &chosen))) ||
         wide_gap_rows_config(pb, &chosen) || short_rows_element_config(pb, &chosen) ||
         (!small && ((!rows8 && short_rows_config(pb, &chosen)) || (!stream8 && (short_rows_past_stream_config(pb, &chosen) || stream_config(pb, sm_count, &chosen))))))
@@ -1295,12 +1325,22 @@ bool aligned_short_rows_split_config(const Problem &pb, gemv_config_t *out) {
     if (pb.batch > 1 || !rows_aligned16(pb) || pb.m <= 2048 || pb.k * esz > 128 ||
         mul_sat(mul_sat(pb.m, pb.k), esz) > (1 << 20))
         return false;
-    // Rows of up to 48 bytes (3 packs): a lane a row, 256 slices of 64 lanes; a tile of 4 lanes
-    // left most of its lanes idle there and ran 1.02-1.42x the best of 48 configs (fp32 20000 x
-    // 5, lda 8: 5.03 us, 3.55 so; fp32 5262 x 6, lda 20: 4.22 against 3.47; s71, NOTES.md section
-    // 91, results/h200-2026-11-29-s71-run2-t-short-aligned-rows.csv).
-    gemv_config_t c = pb.k * esz <= 48 ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 1, 64, kLoadsAligned, 2, 0, 256)
-                                       : make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
+    // Rows of up to 48 bytes (3 packs): 256 slices; a tile of 4 lanes of packs left most of its
+    // lanes idle there and ran 1.02-1.42x the best of 48 configs (fp32 20000 x 5, lda 8: 5.03 us,
+    // 3.55 on a lane of packs a row; s71, NOTES.md section 91). Element loads, a column a tile of
+    // 256 lanes up to 16 bytes, 2 columns of 64 lanes past them, 4 in flight: a row's last pack
+    // short of 16 bytes is read an element at a time in a loop: the lane of packs ran 26 of 31 such
+    // rows 1.03-1.45x as long as these, 1.13x on average (fp32 40000 x 2, lda 4: 4.55 us, 3.15;
+    // fp16 60000 x 4, lda 8: 5.04, 3.90), 3 rows of one whole pack 0.97-1.03x (s72, NOTES.md
+    // section 92, results/h200-2026-11-29-s72-run1-t-short-aligned-gaps.csv). 16-bit rows of 2-3
+    // whole packs with no gap keep the lane of packs (fp16 10000 x 24: 3.16 us, 3.53 so).
+    const int64_t row = pb.k * esz;
+    gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
+    if (row <= 48 && esz == 2 && row > 16 && row % 16 == 0 && pb.lda == pb.k)
+        c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 1, 64, kLoadsAligned, 2, 0, 256);
+    else if (row <= 48)
+        c = row <= 16 ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 1, 256, kLoadsScalar, 4, 0, 256)
+                      : make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 2, 64, kLoadsScalar, 4, 0, 256);
     while (c.split_k >= 2 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
     *out = c;
     return c.split_k >= 2 && runs(c, pb);
