@@ -1019,7 +1019,7 @@ ALIGNED_ROWS_RULE_T = """
             if (es == 2 or m > 16) and -(-(-(-k * es // 16)) // 64) >= 16 * 132:  # 16 one-lane tiles an SM
                 return ("t_columns", 64, 2, A, 2, 1)
         if m > 2048 and k * es <= 128 and nbytes <= (1 << 20):
-            if k * es > 48:
+            if k * es > 48:  # dense aligned rows are whole packs (those ending short read elements, s72)
                 return ("t_splitm_twopass", 4, 64, A, 2, 128)
             if es == 2 and k * es in (32, 48):  # 16-bit rows of 2-3 whole packs (no gap): a lane of packs a row (s71)
                 return ("t_splitm_twopass", 1, 64, A, 2, 256)
@@ -1035,7 +1035,8 @@ def test_op_t_heuristic_reads_few_or_short_aligned_rows():
     tiles, 2 rows in flight; 3-4 rows of 256 KiB to 1 MiB a row a lane on 32-thread tiles; more
     than 2048 rows of up to 128 bytes, up to 1 MiB, in 128 slices of 4-thread tiles of 64 lanes
     (rows of up to 48 bytes on 256 slices since s71: element loads since s72, 16-bit rows of 2-3
-    whole packs a lane of packs a row). Fewer columns, fp32 up to 16
+    whole packs a lane of packs a row; longer rows ending short of a pack element loads on 256
+    slices of 8-column tiles of 32 lanes). Fewer columns, fp32 up to 16
     rows, more rows, larger matrices, batches and rows that do not start aligned keep the other
     rules."""
     run(PICK_T + ALIGNED_ROWS_RULE_T + """
@@ -2200,8 +2201,8 @@ def test_heuristic_s71_rules_for_realigned_rows_and_short_aligned_op_t_rows():
     # ... 16-bit rows of 2-3 whole packs without gaps a lane of packs a row
     c = pick(10000, 24, "bfloat16", trans=True)
     assert (c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll) == (1, 64, A1, 2), c
-    # rows of 52 bytes up keep 4-lane tiles
-    c = pick(3737, 13, "float32", lda=16, trans=True)
+    # rows of 64 bytes up of whole packs keep 4-lane tiles
+    c = pick(3737, 16, "float32", lda=16, trans=True)
     assert (c.variant, c.threads_per_row, c.rows_per_block, c.split_k) == ("t_splitm_twopass", 4, 64, 128), c
     """)
 
@@ -2213,7 +2214,9 @@ def test_heuristic_s72_rules_for_realigned_mid_rows_and_short_aligned_op_t_rows(
     then a block of 512 at two. Past them, aligned rows and 8192 packs keep the row tiles.
     op T on more than 2048 aligned rows of up to 48 bytes, up to 1 MiB: element loads at four in
     flight on 256 slices, a column a tile of 256 lanes up to 16 bytes, 2 columns of 64 lanes past
-    them; 16-bit rows of 2-3 whole packs with no gap keep a lane of packs a row."""
+    them; 16-bit rows of 2-3 whole packs with no gap keep a lane of packs a row; rows of 49-128
+    bytes that end short of a pack read elements too, 8 columns a tile of 32 lanes. op T single
+    products of aligned packs from 64 MiB on up to 3 tiles an SM take 8 slices or more."""
     run("""
     base = 1 << 32
     R, A1 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED
@@ -2252,10 +2255,19 @@ def test_heuristic_s72_rules_for_realigned_mid_rows_and_short_aligned_op_t_rows(
                                    (10000, 16, 16, "float16", (1, 64, A1, 2)), (10000, 24, 24, "bfloat16", (1, 64, A1, 2))):
         c = T(m, k, dtype, lda)
         assert tform(c) == ("t_splitm_twopass",) + want + (256,), (m, k, lda, dtype, c)
-    # rows of 52 bytes up keep 4-lane tiles of packs; 2048 rows and fewer, or past 1 MiB, the rules before
-    assert tform(T(3737, 13, "float32", 16)) == ("t_splitm_twopass", 4, 64, A1, 2, 128)
+    # rows of 49-128 bytes: ending short of a pack element loads on 8-column tiles of 32 lanes,
+    # whole packs 4-lane tiles of packs; 2048 rows and fewer, or past 1 MiB, the rules before
+    assert tform(T(3737, 13, "float32", 16)) == ("t_splitm_twopass", 8, 32, 0, 4, 256)
+    assert tform(T(8000, 30, "float16", 32)) == ("t_splitm_twopass", 8, 32, 0, 4, 256)
+    assert tform(T(6000, 56, "float16", 64)) == ("t_splitm_twopass", 4, 64, A1, 2, 128)
     for m, k, dtype in ((2048, 2, "float32"), (70000, 4, "float32")):
         assert tform(T(m, k, dtype))[1:] != (1, 256, 0, 4, 256), (m, k, dtype)
+    # op T single products of aligned packs from 64 MiB on up to 3 tiles an SM (396): 8 slices or more
+    for m, k, lda, dtype, split in ((1621, 34797, 34848, "bfloat16", 8), (1100, 17399, 17424, "float32", 8),
+                                    (3000, 20000, None, "bfloat16", 8), (14336, 4096, None, "bfloat16", 16)):
+        assert tform(T(m, k, dtype, lda)) == ("t_splitm_twopass", 16, 16, A1, 4, split), (m, k, dtype)
+    assert tform(T(4096, 65536, "float16")) == ("t_columns", 16, 16, A1, 4, 1)  # 512 tiles
+    assert tform(T(2000, 16000, "bfloat16")) == ("t_splitm_twopass", 16, 16, A1, 4, 4)  # under 64 MiB
     """)
 
 

@@ -276,15 +276,18 @@ def test_dispatch_of_short_aligned_op_t_rows_on_256_slices_is_correct(torch, dty
     """op T on more than 2048 aligned rows of up to 48 bytes, up to 1 MiB (s71, s72; NOTES 91,
     92): the dispatcher's 256 slices, element loads at four in flight (a column a tile of 256
     lanes up to 16 bytes, 2 of 64 lanes past them) or, for 16-bit rows of 2-3 whole packs with
-    no gap, a lane of packs a row at two, checked against the float64 reference with y poisoned,
+    no gap, a lane of packs a row at two; rows of 49-128 bytes ending short of a pack on element
+    loads, 8 columns a tile of 32 lanes; checked against the float64 reference with y poisoned,
     alpha and beta, padded lda (NaN gaps), x and y off their packs, strided and reversed x."""
     es = ES[dtype]
-    shapes = ([(5262, 6, 14), (20000, 5, 3), (3737, 12, 0), (15000, 2, 2)] if es == 4 else
-              [(16048, 17, 7), (4996, 8, 0), (2051, 24, 0), (30000, 4, 4)])
+    shapes = ([(5262, 6, 14), (20000, 5, 3), (3737, 12, 0), (15000, 2, 2), (3737, 13, 3)] if es == 4 else
+              [(16048, 17, 7), (4996, 8, 0), (2051, 24, 0), (30000, 4, 4), (8000, 30, 2)])
     for m, k, pad in shapes:
         c = pygemv.select_config(m, k, dtype, lda=k + pad, a_ptr=1 << 32, x_ptr=1 << 40, trans=True, use_table=False)
         if es == 2 and k * es in (32, 48) and not pad:
             want = (1, 64, pygemv.LOADS_ALIGNED, 2)
+        elif k * es > 48:  # rows of 49-128 bytes ending short of a pack
+            want = (8, 32, 0, 4)
         else:
             want = (1, 256, 0, 4) if k * es <= 16 else (2, 64, 0, 4)
         assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k) == (
@@ -292,6 +295,22 @@ def test_dispatch_of_short_aligned_op_t_rows_on_256_slices_is_correct(torch, dty
         layouts = [dict(lda_pad=pad, beta=0.5), dict(lda_pad=pad, x_off=1, y_off=3, alpha=-1.5),
                    dict(lda_pad=pad, incx=-2, incy=2, beta=1.0), dict(lda_pad=pad)]
         assert check_layouts(torch, m, k, dtype, True, layouts, [c]) >= 2 * len(layouts)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dispatch_of_large_aligned_op_t_on_8_slices_is_correct(torch, dtype):
+    """op T single products of aligned packs from 64 MiB on up to 3 tiles an SM (s72, NOTES 92):
+    the dispatcher's 8 slices of 16-thread tiles of 16 lanes at four rows in flight, checked
+    against the float64 reference with y poisoned: lda padded (NaN gaps) with A 96 bytes past
+    256 (the layout one slice ran at half speed), x and y off their packs, alpha and beta."""
+    es = ES[dtype]
+    m, k, pad = (1100, 17399, 25) if es == 4 else (1100, 34797, 51)  # 272 tiles, 76 MB
+    c = pygemv.select_config(m, k, dtype, lda=k + pad, a_ptr=(1 << 32) + 96, x_ptr=1 << 40, trans=True,
+                             use_table=False)
+    assert (c.variant, c.threads_per_row, c.rows_per_block, int(c.vector_loads), c.unroll, c.split_k) == (
+        "t_splitm_twopass", 16, 16, pygemv.LOADS_ALIGNED, 4, 8), c
+    layouts = [dict(lda_pad=pad, a_off=96 // es, x_off=3, y_off=1, beta=0.5), dict(lda_pad=pad, alpha=-1.5)]
+    assert check_layouts(torch, m, k, dtype, True, layouts, [c]) >= 2 * len(layouts)
 
 
 BATCHES = [dict(batch=3), dict(batch=5, reverse_batch=True, lda_pad=1, incy=2, beta=0.5),

@@ -1333,9 +1333,14 @@ bool aligned_short_rows_split_config(const Problem &pb, gemv_config_t *out) {
     // rows 1.03-1.45x as long as these, 1.13x on average (fp32 40000 x 2, lda 4: 4.55 us, 3.15;
     // fp16 60000 x 4, lda 8: 5.04, 3.90), 3 rows of one whole pack 0.97-1.03x (s72, NOTES.md
     // section 92, results/h200-2026-11-29-s72-run1-t-short-aligned-gaps.csv). 16-bit rows of 2-3
-    // whole packs with no gap keep the lane of packs (fp16 10000 x 24: 3.16 us, 3.53 so).
+    // whole packs with no gap keep the lane of packs (fp16 10000 x 24: 3.16 us, 3.53 so). Longer
+    // rows that end short of a pack: element loads, 8 columns a tile of 32 lanes, 4 in flight, 256
+    // slices; the packs ran 5 such rows 1.14-1.34x as long (fp32 3737 x 13, lda 16: 3.86 us, 2.89;
+    // fp16 8000 x 30, lda 32: 4.52, 3.60; -s72-run3-t-aligned-rows-52-128.csv). Rows of whole packs
+    // ran 0.90-1.19x as long, 1.00x on average: they keep the packs.
     const int64_t row = pb.k * esz;
-    gemv_config_t c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
+    gemv_config_t c = row % 16 ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 8, 32, kLoadsScalar, 4, 0, 256)
+                               : make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
     if (row <= 48 && esz == 2 && row > 16 && row % 16 == 0 && pb.lda == pb.k)
         c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 1, 64, kLoadsAligned, 2, 0, 256);
     else if (row <= 48)
@@ -1748,8 +1753,17 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             // 8.4 against 10.7 us; 7083 x 655 8.3 against 11.6); more tiles keep 4 (bf16 421 x
             // 12810, 400 tiles, ran 10.4 against 9.4 us in 2 slices).
             const int64_t blocks = (!vec && mul_sat(tiles, pb.batch) <= 2 * sms ? 8 : 4) * sms;
-            const int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
-                                                   tiles <= 1 ? 512 : 64);
+            int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
+                                             tiles <= 1 ? 512 : 64);
+            // Single products of aligned packs from 64 MiB on up to 3 tiles an SM: 8 slices or more.
+            // On an H200 the 1-4 slices above ran 8 such problems 1.02-1.87x as long (bf16 1621 x
+            // 34797, lda 34848, A 96 bytes past 256: 74.7 us on one slice, 40.0 on 8, cuBLAS 65.9;
+            // bf16 3000 x 20000 38.3 -> 32.8; fp32 2000 x 20000 45.5 -> 40.7); a ninth had 8 already.
+            // More tiles (fp16 4096 x 65536 on 512: 125.6 -> 132.8 us) and smaller matrices (fp16
+            // 200 x 33000: 7.9 on 2 slices, 9.2 on 8) lost (benchmarks/NOTES.md section 92, results/
+            // h200-2026-11-29-s72-run3-t-large-aligned.csv, -run4-t-mid-large-aligned.csv).
+            if (vec && pb.batch == 1 && bytes >= (int64_t(64) << 20) && tiles <= 3 * sms)
+                want = std::max<int64_t>(want, 8);
             gemv_config_t s = c;
             // Fewer rows in flight, more slices; but one element a load on 16 tiles up, one product,
             // keeps 4 in flight: at 2 it ran 1.18x as long on 41 shapes (fp32 640 x 1085 5.68
