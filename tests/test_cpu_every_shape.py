@@ -2216,7 +2216,7 @@ def test_heuristic_s72_rules_for_realigned_mid_rows_and_short_aligned_op_t_rows(
     flight on 256 slices, a column a tile of 256 lanes up to 16 bytes, 2 columns of 64 lanes past
     them; 16-bit rows of 2-3 whole packs with no gap keep a lane of packs a row; rows of 49-128
     bytes that end short of a pack read elements too, 8 columns a tile of 32 lanes. op T single
-    products of aligned packs from 64 MiB on up to 3 tiles an SM take 8 slices or more."""
+    products of aligned rows with gaps from 64 MiB on up to 3 tiles an SM take 8 slices or more."""
     run("""
     base = 1 << 32
     R, A1 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED
@@ -2262,12 +2262,14 @@ def test_heuristic_s72_rules_for_realigned_mid_rows_and_short_aligned_op_t_rows(
     assert tform(T(6000, 56, "float16", 64)) == ("t_splitm_twopass", 4, 64, A1, 2, 128)
     for m, k, dtype in ((2048, 2, "float32"), (70000, 4, "float32")):
         assert tform(T(m, k, dtype))[1:] != (1, 256, 0, 4, 256), (m, k, dtype)
-    # op T single products of aligned packs from 64 MiB on up to 3 tiles an SM (396): 8 slices or more
+    # op T single products of aligned rows with gaps from 64 MiB on up to 3 tiles an SM (396): 8
+    # slices or more; dense rows, more tiles and smaller matrices the rule before
     for m, k, lda, dtype, split in ((1621, 34797, 34848, "bfloat16", 8), (1100, 17399, 17424, "float32", 8),
-                                    (3000, 20000, None, "bfloat16", 8), (14336, 4096, None, "bfloat16", 16)):
-        assert tform(T(m, k, dtype, lda)) == ("t_splitm_twopass", 16, 16, A1, 4, split), (m, k, dtype)
-    assert tform(T(4096, 65536, "float16")) == ("t_columns", 16, 16, A1, 4, 1)  # 512 tiles
-    assert tform(T(2000, 16000, "bfloat16")) == ("t_splitm_twopass", 16, 16, A1, 4, 4)  # under 64 MiB
+                                    (3000, 20000, 20008, "bfloat16", 8), (14336, 4096, 4104, "bfloat16", 16),
+                                    (3000, 20000, None, "bfloat16", 2), (1621, 34816, None, "float16", 1)):
+        assert tform(T(m, k, dtype, lda))[4:] == (4, split), (m, k, dtype, lda)
+    assert tform(T(4096, 65536, "float16", 65544)) == ("t_columns", 16, 16, A1, 4, 1)  # 512 tiles
+    assert tform(T(2000, 16000, "bfloat16", 16008)) == ("t_splitm_twopass", 16, 16, A1, 4, 4)  # under 64 MiB
     """)
 
 

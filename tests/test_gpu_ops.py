@@ -299,7 +299,7 @@ def test_dispatch_of_short_aligned_op_t_rows_on_256_slices_is_correct(torch, dty
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_dispatch_of_large_aligned_op_t_on_8_slices_is_correct(torch, dtype):
-    """op T single products of aligned packs from 64 MiB on up to 3 tiles an SM (s72, NOTES 92):
+    """op T single products of aligned rows with gaps from 64 MiB on up to 3 tiles an SM (s72, NOTES 92):
     the dispatcher's 8 slices of 16-thread tiles of 16 lanes at four rows in flight, checked
     against the float64 reference with y poisoned: lda padded (NaN gaps) with A 96 bytes past
     256 (the layout one slice ran at half speed), x and y off their packs, alpha and beta."""

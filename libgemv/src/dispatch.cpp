@@ -1755,14 +1755,17 @@ gemv_config_t heuristic_columns(const Problem &pb, int sm_count) {
             const int64_t blocks = (!vec && mul_sat(tiles, pb.batch) <= 2 * sms ? 8 : 4) * sms;
             int64_t want = std::min<int64_t>(std::max<int64_t>(1, blocks / std::max<int64_t>(1, mul_sat(tiles, pb.batch))),
                                              tiles <= 1 ? 512 : 64);
-            // Single products of aligned packs from 64 MiB on up to 3 tiles an SM: 8 slices or more.
-            // On an H200 the 1-4 slices above ran 8 such problems 1.02-1.87x as long (bf16 1621 x
-            // 34797, lda 34848, A 96 bytes past 256: 74.7 us on one slice, 40.0 on 8, cuBLAS 65.9;
-            // bf16 3000 x 20000 38.3 -> 32.8; fp32 2000 x 20000 45.5 -> 40.7); a ninth had 8 already.
-            // More tiles (fp16 4096 x 65536 on 512: 125.6 -> 132.8 us) and smaller matrices (fp16
-            // 200 x 33000: 7.9 on 2 slices, 9.2 on 8) lost (benchmarks/NOTES.md section 92, results/
-            // h200-2026-11-29-s72-run3-t-large-aligned.csv, -run4-t-mid-large-aligned.csv).
-            if (vec && pb.batch == 1 && bytes >= (int64_t(64) << 20) && tiles <= 3 * sms)
+            // Single products of aligned rows with gaps (lda > K) from 64 MiB on up to 3 tiles an
+            // SM: 8 slices or more. On an H200 the 1-2 slices above ran such rows at up to half
+            // speed (bf16 1621 x 34797, lda 34848, A 96 bytes past 256: 74.4 us on one slice, 40.0
+            // on 8, cuBLAS 65.1; 1100 x 40005, lda 40056: 53.2 -> 32.3); 9 such problems ran 0.99-
+            // 1.87x as fast on 8 (all had A off 256 bytes too: which of the two matters is not
+            // known). Dense rows gained and lost alike (13 problems 0.89-1.17x: bf16 6000 x 12288
+            // 40.5 -> 45.4 us, 2600 x 24000 37.4 -> 33.4), and so did more tiles (fp16 4096 x 65536
+            // on 512: 125.6 -> 132.8 us) and smaller matrices (fp16 200 x 33000: 7.9 on 2 slices,
+            // 9.2 on 8). benchmarks/NOTES.md section 92, results/h200-2026-11-29-s72-run3-t-large-
+            // aligned.csv, -run4-t-mid-large-aligned.csv, -run5-vs-previous.txt.
+            if (vec && pb.batch == 1 && pb.lda > pb.k && bytes >= (int64_t(64) << 20) && tiles <= 3 * sms)
                 want = std::max<int64_t>(want, 8);
             gemv_config_t s = c;
             // Fewer rows in flight, more slices; but one element a load on 16 tiles up, one product,
