@@ -1339,11 +1339,13 @@ bool aligned_short_rows_split_config(const Problem &pb, gemv_config_t *out) {
     // fp16 8000 x 30, lda 32: 4.52, 3.60; -s72-run3-t-aligned-rows-52-128.csv). Rows of whole packs
     // ran 0.90-1.19x as long, 1.00x on average: they keep the packs.
     const int64_t row = pb.k * esz;
-    gemv_config_t c = row % 16 ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 8, 32, kLoadsScalar, 4, 0, 256)
-                               : make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
-    if (row <= 48 && esz == 2 && row > 16 && row % 16 == 0 && pb.lda == pb.k)
+    gemv_config_t c;
+    if (row > 48)
+        c = row % 16 ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 8, 32, kLoadsScalar, 4, 0, 256)
+                     : make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 4, 64, kLoadsAligned, 2, 0, 128);
+    else if (esz == 2 && row > 16 && row % 16 == 0 && pb.lda == pb.k)
         c = make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 1, 64, kLoadsAligned, 2, 0, 256);
-    else if (row <= 48)
+    else
         c = row <= 16 ? make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 1, 256, kLoadsScalar, 4, 0, 256)
                       : make_config(GEMV_VARIANT_T_SPLITM_TWOPASS, 2, 64, kLoadsScalar, 4, 0, 256);
     while (c.split_k >= 2 && workspace_needed(c, pb) > pb.workspace_bytes) c.split_k /= 2;
