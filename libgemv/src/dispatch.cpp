@@ -451,7 +451,7 @@ bool tile_config(const Problem &pb, int sm_count, gemv_config_t *out) {
 
 // Realigned rows of 4096-8191 packs (rows or x not 16-byte aligned), single products of 2-32
 // MiB, up to 2 blocks of 512 lanes an SM (264 rows on 132 SMs): the row tiles above ran these
-// 1.16-1.61x the best of 14 configs on an H200 (bf16 120 x 40001, lda 40002: 8.09 us, 5.04 on a
+// 1.10-1.61x the best of 14 configs on an H200 (bf16 120 x 40001, lda 40002: 8.09 us, 5.04 on a
 // block of 1024; fp32 48 x 23714, lda 23715: 5.58, 4.34 on 8 slices; benchmarks/NOTES.md section
 // 92, results/h200-2026-11-29-s72-run1-n-realigned-4k-8k-rows.csv). Up to 4 blocks of 256 an SM in
 // all, 256-lane slices at two in flight (4 an SM over the rows, a power of two, at most 16): past
@@ -1329,10 +1329,10 @@ bool aligned_short_rows_split_config(const Problem &pb, gemv_config_t *out) {
     // lanes idle there and ran 1.02-1.42x the best of 48 configs (fp32 20000 x 5, lda 8: 5.03 us,
     // 3.55 on a lane of packs a row; s71, NOTES.md section 91). Element loads, a column a tile of
     // 256 lanes up to 16 bytes, 2 columns of 64 lanes past them, 4 in flight: a row's last pack
-    // short of 16 bytes is read an element at a time in a loop: the lane of packs ran 26 of 31 such
-    // rows 1.03-1.45x as long as these, 1.13x on average (fp32 40000 x 2, lda 4: 4.55 us, 3.15;
-    // fp16 60000 x 4, lda 8: 5.04, 3.90), 3 rows of one whole pack 0.97-1.03x (s72, NOTES.md
-    // section 92, results/h200-2026-11-29-s72-run1-t-short-aligned-gaps.csv). 16-bit rows of 2-3
+    // short of 16 bytes is read an element at a time in a loop: the lane of packs ran the 29 such
+    // rows 1.14x as long as these on average, 1.05-1.45x on 25 (fp32 40000 x 2, lda 4: 4.55 us,
+    // 3.15; fp16 60000 x 4, lda 8: 5.04, 3.90), 0.97-1.03x on 4, three of one whole pack (s72,
+    // NOTES.md section 92, results/h200-2026-11-29-s72-run1-t-short-aligned-gaps.csv). 16-bit rows of 2-3
     // whole packs with no gap keep the lane of packs (fp16 10000 x 24: 3.16 us, 3.53 so). Longer
     // rows that end short of a pack: element loads, 8 columns a tile of 32 lanes, 4 in flight, 256
     // slices; the packs ran 5 such rows 1.14-1.34x as long (fp32 3737 x 13, lda 16: 3.86 us, 2.89;
