@@ -2150,6 +2150,19 @@ def test_heuristic_splits_few_long_rows_into_slices_of_a_load_a_lane():
     """)
 
 
+# A pick at any lda and offsets of A and x (bytes; trans=True for op T), and its (variant, p,
+# loads, unroll, split_k), for the s71 and s72 rules' tests.
+PICK_ANY = """
+    base = 1 << 32
+    R, A1, A8 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED, pygemv.LOADS_ALIGNED8
+    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, **kw):
+        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40) + x_off,
+                                    use_table=False, **kw)
+    def form(c):
+        return (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+"""
+
+
 def test_heuristic_s71_rules_for_realigned_rows_and_short_aligned_op_t_rows():
     """The s71 rules (132 SMs). Realigned rows past the s70 cuts (9-26 rows of 2049-3071 packs)
     split into ceil(packs / 256) slices rounded up to even, within 2 blocks an SM; one block a
@@ -2158,14 +2171,7 @@ def test_heuristic_s71_rules_for_realigned_rows_and_short_aligned_op_t_rows():
     off 8 bytes, few of them, realign rather than stage x for each row's block. Aligned rows keep
     theirs. op T on more than 2048 aligned rows of up to 48 bytes (up to 1 MiB): 256 slices (a
     lane of packs a row, 64 lanes; element loads since s72)."""
-    run("""
-    base = 1 << 32
-    R, A1, A8 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED, pygemv.LOADS_ALIGNED8
-    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, **kw):
-        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40) + x_off,
-                                    use_table=False, **kw)
-    def form(c):
-        return (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+    run(PICK_ANY + """
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         e = 16 // es  # elements a pack
         # (m, packs, want split); A one element off: realigned rows
@@ -2217,14 +2223,7 @@ def test_heuristic_s72_rules_for_realigned_mid_rows_and_short_aligned_op_t_rows(
     them; 16-bit rows of 2-3 whole packs with no gap keep a lane of packs a row; rows of 49-128
     bytes that end short of a pack read elements too, 8 columns a tile of 32 lanes. op T single
     products of aligned rows with gaps from 64 MiB on up to 3 tiles an SM take 8 slices or more."""
-    run("""
-    base = 1 << 32
-    R, A1 = pygemv.LOADS_REALIGNED, pygemv.LOADS_ALIGNED
-    def pick(m, k, dtype, lda=None, a_off=0, x_off=0, **kw):
-        return pygemv.select_config(m, k, dtype, lda=lda or k, a_ptr=base + a_off, x_ptr=base + (1 << 40) + x_off,
-                                    use_table=False, **kw)
-    def form(c):
-        return (c.variant, c.threads_per_row, int(c.vector_loads), c.unroll, c.split_k)
+    run(PICK_ANY + """
     for dtype, es in (("float32", 4), ("float16", 2), ("bfloat16", 2)):
         e = 16 // es
         # (m, packs, want); rows of packs * 16 - es bytes, so none starts aligned but the first
