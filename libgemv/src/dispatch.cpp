@@ -722,7 +722,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
     const int64_t row_bytes = pb.k * esz;
     const bool short8 = on8 && row_bytes >= 8 && row_bytes < 64;
     const bool stream8 = (rows8 && esz == 2 && row_bytes >= 200) || short8; // 8-byte rows the stream lost
-    if ((!rows8 && pb.m >= 2 * (int64_t)std::max(sm_count, 1) && copies_band_under_2048_rows(pb) &&
+    if ((!rows8 && pb.m >= 2 * sms && copies_band_under_2048_rows(pb) &&
          phased_copies_config(pb, sm_count, &chosen)) ||
         realigned_mid_rows_config(pb, sm_count, &chosen) || tile_config(pb, sm_count, &chosen) ||
         (!rows8 && (phased_config(pb, sm_count, &chosen) || short_phased_config(pb, &chosen))) ||
@@ -863,7 +863,8 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             const int64_t by_gpu = per_sm * sms / std::max<int64_t>(rows, 1);
             // Larger problems: at least one load a thread a slice (the tuned split for fp16 1 x
             // 65536 was 64 slices, half a load a thread).
-            const int64_t by_work = latency_bound ? pow2_ceil((loads + 255) / 256) : packs16 / 256;
+            const int64_t a_load_a_lane = (loads + 255) / 256; // slices of 256 lanes at a load a lane or less
+            const int64_t by_work = latency_bound ? pow2_ceil(a_load_a_lane) : packs16 / 256;
             s.split_k = (int)std::clamp<int64_t>(std::min(by_gpu, by_work), 2, 1024);
             // Under 4096 packs one block a row of 1024 lanes holds its own past 24 rows (fewer than
             // 16 slices, which may pass 256 packs each) and, under 3072 packs (three loads a
@@ -874,7 +875,7 @@ gemv_config_t heuristic_rows(const Problem &pb, int sm_count) {
             // (bf16 12 x 16479, lda 16488: 3.60 us, 3.20 on 10; fp32 19 x 9490: 3.35, 2.91; NOTES.md
             // section 91); past 2 blocks an SM one block a row held its own (fp16 49 x 19827).
             if (packs16 < 4096 && (s.split_k < 16 || (packs16 < 3072 && rows > 8))) {
-                const int64_t even = ((loads + 255) / 256 + 1) / 2 * 2;
+                const int64_t even = (a_load_a_lane + 1) / 2 * 2;
                 s.split_k = mode == kLoadsRealigned && mul_sat(rows, even) <= 2 * sms ? (int)even : 1;
             }
             while (s.split_k >= 2 && workspace_needed(s, pb) > pb.workspace_bytes) s.split_k /= 2;
